@@ -1,0 +1,27 @@
+/**
+ * Contracts that cross service boundaries. `gen/` is generated from the .proto files by
+ * `npm run proto:gen` (buf + protoc-gen-es); never edit it by hand — CI fails when it is stale.
+ */
+import type { DescMessage } from '@bufbuild/protobuf';
+import { UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
+import { ContactMessageSubmittedSchema, UpgradeRequestedSchema } from './gen/baret/v1/notification_pb.js';
+import { QuotaReleasedSchema, QuotaReservedSchema } from './gen/baret/v1/quota_pb.js';
+
+export * from './gen/baret/v1/envelope_pb.js';
+export * from './gen/baret/v1/identity_pb.js';
+export * from './gen/baret/v1/notification_pb.js';
+export * from './gen/baret/v1/quota_pb.js';
+
+/**
+ * Event type (as stored in the event store) → its protobuf message. Only events listed here
+ * cross a service boundary; the relay refuses to publish any other.
+ */
+export const eventSchemas: Record<string, DescMessage> = {
+  user_registered: UserRegisteredSchema,
+  user_promoted: UserPromotedSchema,
+  user_deleted: UserDeletedSchema,
+  quota_reserved: QuotaReservedSchema,
+  quota_released: QuotaReleasedSchema,
+  contact_message_submitted: ContactMessageSubmittedSchema,
+  upgrade_requested: UpgradeRequestedSchema,
+};

@@ -1,0 +1,109 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * Every setting Baret reads from its environment, in one schema. Types come from the schema;
+ * `loadConfig` converts, applies defaults and lists everything that is wrong at once.
+ */
+export const ConfigSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+  }),
+  BARET_MODE: Type.Union([Type.Literal('embedded'), Type.Literal('distributed')], {
+    default: 'embedded',
+    description: 'embedded: one process, SQLite and a folder; distributed: Kafka, EventStoreDB, MongoDB, MinIO',
+  }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  BARET_DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'embedded mode: database and objects' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'required in distributed mode' })),
+  JWT_EXPIRES_IN: Type.String({ default: '12h', pattern: '^[0-9]+[smhd]$' }),
+  CORS_ORIGINS: Type.String({ default: '', description: 'comma-separated allowed origins; empty: same origin only' }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  BARET_ADMIN_EMAILS: Type.String({ default: '', description: 'comma-separated addresses that become admins' }),
+  BARET_TEAM_EMAIL: Type.String({ default: 'team@baret.app' }),
+  SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
+  SMTP_FROM: Type.String({ default: 'Baret <no-reply@baret.app>' }),
+  UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1, default: 2 * 1024 ** 3 }),
+  WEB_DIST_DIR: Type.Optional(Type.String()),
+  OPENAI_BASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  OPENAI_MODEL: Type.String({ default: 'gpt-4o-mini' }),
+  OPENAI_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000 }),
+  MODEL_PRICING_JSON: Type.Optional(Type.String({ description: 'JSON: { model: { input_per_1m, output_per_1m } }' })),
+  KAFKA_BROKERS: Type.Optional(Type.String({ minLength: 1 })),
+  EVENTSTORE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  MONGODB_URL: Type.Optional(Type.String({ minLength: 1 })),
+  MONGODB_DATABASE: Type.String({ default: 'baret' }),
+  S3_ENDPOINT: Type.Optional(Type.String({ minLength: 1 })),
+  S3_ACCESS_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  S3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  S3_BUCKET: Type.String({ default: 'baret' }),
+  S3_REGION: Type.String({ default: 'us-east-1' }),
+});
+
+export type RawConfig = Static<typeof ConfigSchema>;
+export type Config = RawConfig & { JWT_SECRET: string; BARET_DATA_DIR: string };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const DISTRIBUTED_REQUIRED = ['JWT_SECRET', 'KAFKA_BROKERS', 'EVENTSTORE_URL', 'MONGODB_URL', 'S3_ENDPOINT'] as const;
+
+/** Parses the environment. Unknown variables are ignored; empty strings count as unset. */
+export function parseConfig(env: Record<string, string | undefined>): RawConfig {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') input[key] = v;
+  }
+  const value = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, input));
+  const problems = [...Value.Errors(ConfigSchema, value)].map(
+    (e) => `${e.path.replace(/^\//, '') || '(root)'}: ${e.message}${e.value === undefined ? '' : ` (got ${JSON.stringify(e.value)})`}`,
+  );
+  const cfg = value as RawConfig;
+  if (problems.length === 0 && cfg.BARET_MODE === 'distributed') {
+    for (const key of DISTRIBUTED_REQUIRED) if (!cfg[key]) problems.push(`${key}: required in distributed mode`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return cfg;
+}
+
+/**
+ * Parses the environment and completes it: in embedded mode a JWT secret is generated once and
+ * kept in the data dir (mode 0600), so tokens survive restarts without any setup.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cfg = parseConfig(env);
+  const dataDir = resolve(cfg.BARET_DATA_DIR);
+  let secret = cfg.JWT_SECRET;
+  if (!secret) {
+    mkdirSync(dataDir, { recursive: true });
+    const file = join(dataDir, 'jwt-secret');
+    try {
+      secret = readFileSync(file, 'utf8').trim();
+    } catch {
+      secret = randomBytes(48).toString('base64url');
+      writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+    }
+  }
+  return { ...cfg, BARET_DATA_DIR: dataDir, JWT_SECRET: secret };
+}
+
+export const csv = (s: string): string[] =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);

@@ -1,0 +1,177 @@
+import type { Logger } from 'pino';
+import {
+  deadLetterTopic,
+  type ConsumeOptions,
+  type IncomingMessage,
+  type MessageBus,
+  type MessageHandler,
+  type OutgoingMessage,
+  type Subscription,
+} from '../ports/messageBus.js';
+import { Notifier } from './notifier.js';
+import type { SqliteDatabase } from './sqlite.js';
+
+interface LogRow {
+  offset: number;
+  topic: string;
+  key: string;
+  value: Buffer;
+  headers: string;
+}
+
+const BATCH = 200;
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+  });
+
+/**
+ * The embedded message bus: a durable log in the SQLite file with one committed offset per
+ * (group, topic). One process, one consumer per group; messages of a group are handled one at a
+ * time in log order, which keeps the order of every key.
+ */
+export class SqliteMessageBus implements MessageBus {
+  private readonly notifier = new Notifier();
+  private readonly activeGroups = new Set<string>();
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly stmts;
+  private readonly publishTx: (topic: string, messages: readonly OutgoingMessage[]) => void;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly log?: Logger,
+  ) {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS bus_log (
+        "offset"   INTEGER PRIMARY KEY AUTOINCREMENT,
+        topic      TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        value      BLOB NOT NULL,
+        headers    TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+      );
+      CREATE INDEX IF NOT EXISTS bus_log_topic ON bus_log (topic, "offset");
+      CREATE TABLE IF NOT EXISTS bus_offsets (
+        group_id TEXT NOT NULL,
+        topic    TEXT NOT NULL,
+        "offset" INTEGER NOT NULL,
+        PRIMARY KEY (group_id, topic)
+      );
+    `);
+    this.stmts = {
+      insert: db.prepare('INSERT INTO bus_log (topic, key, value, headers) VALUES (?, ?, ?, ?)'),
+      committed: db.prepare<[string, string], { offset: number }>(
+        'SELECT "offset" FROM bus_offsets WHERE group_id = ? AND topic = ?',
+      ),
+      commit: db.prepare(
+        `INSERT INTO bus_offsets (group_id, topic, "offset") VALUES (?, ?, ?)
+         ON CONFLICT (group_id, topic) DO UPDATE SET "offset" = excluded."offset"`,
+      ),
+    };
+    this.publishTx = db.transaction((topic: string, messages: readonly OutgoingMessage[]) => {
+      for (const m of messages) {
+        this.stmts.insert.run(topic, m.key, Buffer.from(m.value), JSON.stringify(m.headers ?? {}));
+      }
+    });
+  }
+
+  publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void> {
+    try {
+      if (messages.length > 0) this.publishTx(topic, messages);
+      this.notifier.notify();
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  subscribe(
+    group: string,
+    topics: readonly string[],
+    handler: MessageHandler,
+    options: ConsumeOptions = {},
+  ): Promise<Subscription> {
+    if (topics.length === 0) return Promise.reject(new Error('subscribe needs at least one topic'));
+    if (this.activeGroups.has(group)) {
+      return Promise.reject(new Error(`group ${group} already has a consumer in this process`));
+    }
+    this.activeGroups.add(group);
+    const maxAttempts = options.maxAttempts ?? 5;
+    const retryDelayMs = options.retryDelayMs ?? 200;
+    const controller = new AbortController();
+    const { signal } = controller;
+
+    const offsets = new Map<string, number>(
+      topics.map((t) => [t, this.stmts.committed.get(group, t)?.offset ?? 0]),
+    );
+    const placeholders = topics.map(() => '(topic = ? AND "offset" > ?)').join(' OR ');
+    const next = this.db.prepare<unknown[], LogRow>(
+      `SELECT "offset", topic, key, value, headers FROM bus_log WHERE ${placeholders} ORDER BY "offset" LIMIT ${BATCH}`,
+    );
+
+    const handleWithRetries = async (row: LogRow): Promise<boolean> => {
+      for (let attempt = 1; ; attempt++) {
+        if (signal.aborted) return false;
+        const message: IncomingMessage = {
+          topic: row.topic,
+          key: row.key,
+          value: new Uint8Array(row.value),
+          headers: JSON.parse(row.headers) as Record<string, string>,
+          offset: String(row.offset),
+          attempt,
+        };
+        try {
+          await handler(message);
+          return true;
+        } catch (err) {
+          this.log?.warn({ err, group, topic: row.topic, offset: row.offset, attempt }, 'message handler failed');
+          if (attempt >= maxAttempts) {
+            this.publishTx(deadLetterTopic(row.topic), [
+              { key: row.key, value: row.value, headers: { ...message.headers, 'x-error': String(err), 'x-group': group } },
+            ]);
+            this.log?.error({ group, topic: row.topic, offset: row.offset }, 'message moved to dead-letter topic');
+            return true;
+          }
+          await sleep(retryDelayMs * 2 ** (attempt - 1), signal);
+        }
+      }
+    };
+
+    const loop = async (): Promise<void> => {
+      while (!signal.aborted) {
+        const rows = next.all(...topics.flatMap((t) => [t, offsets.get(t) ?? 0]));
+        for (const row of rows) {
+          const handled = await handleWithRetries(row);
+          if (!handled) return; // closed mid-message: not committed, delivered again next time
+          this.stmts.commit.run(group, row.topic, row.offset);
+          offsets.set(row.topic, row.offset);
+        }
+        if (rows.length < BATCH) await this.notifier.wait(1000, signal);
+      }
+    };
+
+    const running = loop().catch((err: unknown) => {
+      this.log?.error({ err, group }, 'consumer loop stopped');
+    });
+    const subscription: Subscription = {
+      close: async () => {
+        controller.abort();
+        await running;
+        this.activeGroups.delete(group);
+        this.subscriptions.delete(subscription);
+      },
+    };
+    this.subscriptions.add(subscription);
+    return Promise.resolve(subscription);
+  }
+
+  ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+  }
+}

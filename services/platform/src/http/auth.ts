@@ -1,0 +1,105 @@
+import jwt from '@fastify/jwt';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+
+/** Who is calling, resolved on the server for every request that carries a credential. */
+export interface Principal {
+  userId: string;
+  email: string;
+  fullName: string | null;
+  isAdmin: boolean;
+  via: 'jwt' | 'api_key';
+}
+
+export interface TokenClaims {
+  sub: string;
+}
+
+export interface AuthResolvers {
+  /** The current state of a user named by a valid JWT; null when the user no longer exists. */
+  userById(userId: string): Promise<Omit<Principal, 'via'> | null>;
+  /** The owner of an API key; null when the key is unknown or deleted. Updates last_used_at. */
+  userByApiKey(token: string): Promise<Omit<Principal, 'via'> | null>;
+  /** Tells API keys from JWTs by their shape. */
+  isApiKey(token: string): boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    /** preHandler: 401 unless a valid credential was sent. */
+    requireUser: (request: FastifyRequest) => Promise<void>;
+    /** preHandler: 401 without a credential, 403 unless the user is an admin now. */
+    requireAdmin: (request: FastifyRequest) => Promise<void>;
+    signAccessToken: (userId: string) => string;
+  }
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: TokenClaims;
+    user: TokenClaims;
+  }
+}
+
+export interface AuthPluginOptions {
+  secret: string;
+  expiresIn: string;
+  resolvers: AuthResolvers;
+}
+
+const UNAUTHENTICATED = 'Please log in to continue.';
+
+/**
+ * Authentication by JWT access token or API key (`Authorization: Bearer …`). The user is looked
+ * up on every request, so a deleted user, a deleted key or a revoked admin right takes effect at
+ * once.
+ */
+export const authPlugin = fp<AuthPluginOptions>(
+  async (app: FastifyInstance, opts) => {
+    await app.register(jwt, { secret: opts.secret, sign: { expiresIn: opts.expiresIn } });
+    app.decorateRequest('principal', null);
+    app.decorate('signAccessToken', (userId: string) => app.jwt.sign({ sub: userId }));
+
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      const header = request.headers.authorization;
+      if (!header) return;
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      if (!match?.[1]) throw new UnauthorizedError('The Authorization header must be "Bearer <token>".');
+      const token = match[1];
+      if (opts.resolvers.isApiKey(token)) {
+        const user = await opts.resolvers.userByApiKey(token);
+        if (!user) throw new UnauthorizedError('This API key is not valid.');
+        request.principal = { ...user, via: 'api_key' };
+        return;
+      }
+      let claims: TokenClaims;
+      try {
+        claims = app.jwt.verify<TokenClaims>(token);
+      } catch {
+        throw new UnauthorizedError('Your session has expired or is not valid. Please log in again.');
+      }
+      const user = await opts.resolvers.userById(claims.sub);
+      if (!user) throw new UnauthorizedError('Your session is no longer valid. Please log in again.');
+      request.principal = { ...user, via: 'jwt' };
+    });
+
+    app.decorate('requireUser', async (request: FastifyRequest) => {
+      if (!request.principal) throw new UnauthorizedError(UNAUTHENTICATED);
+    });
+    app.decorate('requireAdmin', async (request: FastifyRequest) => {
+      if (!request.principal) throw new UnauthorizedError(UNAUTHENTICATED);
+      if (!request.principal.isAdmin) throw new ForbiddenError('You do not have admin rights.');
+    });
+  },
+  { name: 'baret-auth' },
+);
+
+/** The authenticated principal of a request that passed `requireUser`. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new UnauthorizedError(UNAUTHENTICATED);
+  return request.principal;
+}

@@ -1,0 +1,101 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { isDomainError } from '../errors.js';
+
+/** RFC 7807 problem details, as every error of the API is answered. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  request_id?: string;
+  code?: string;
+  errors?: Array<{ field: string; message: string }>;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function sendProblem(reply: FastifyReply, problem: Omit<Problem, 'type' | 'title'> & Partial<Problem>): FastifyReply {
+  const body: Problem = {
+    type: problem.type ?? 'about:blank',
+    title: problem.title ?? TITLES[problem.status] ?? 'Error',
+    ...problem,
+    request_id: String(reply.request.id),
+    instance: reply.request.url.split('?')[0],
+  };
+  return reply.code(problem.status).type('application/problem+json').send(body);
+}
+
+function fieldOf(instancePath: string | undefined, missing: unknown): string {
+  const path = (instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const m = typeof missing === 'string' ? missing : '';
+  return [path, m].filter(Boolean).join('.') || '(body)';
+}
+
+interface ValidationItem {
+  instancePath?: string;
+  message?: string;
+  params?: { missingProperty?: unknown };
+}
+
+/**
+ * One error handler for the whole API: domain errors and Fastify's own errors become
+ * problem+json with a message fit for a user; anything unexpected is logged in full and
+ * answered as a bare 500 that leaks nothing.
+ */
+export const problemPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      if (isDomainError(error)) {
+        if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+        return sendProblem(reply, {
+          status: error.status,
+          code: error.code,
+          detail: error.status >= 500 ? 'The service is temporarily unavailable. Please try again.' : error.message,
+        });
+      }
+      if (error.validation) {
+        const items = error.validation as ValidationItem[];
+        const errors = items.map((v) => ({
+          field: fieldOf(v.instancePath, v.params?.missingProperty),
+          message: v.message ?? 'is invalid',
+        }));
+        return sendProblem(reply, {
+          status: 400,
+          code: 'validation_error',
+          detail: errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+          errors,
+        });
+      }
+      const status = error.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        return sendProblem(reply, { status, code: error.code?.toLowerCase(), detail: error.message });
+      }
+      request.log.error({ err: error }, 'unhandled error');
+      return sendProblem(reply, {
+        status: 500,
+        code: 'internal_error',
+        detail: 'Something went wrong on our side. Please try again later.',
+      });
+    });
+    app.setNotFoundHandler((request, reply) =>
+      sendProblem(reply, { status: 404, code: 'not_found', detail: `No route for ${request.method} ${request.url.split('?')[0]}` }),
+    );
+  },
+  { name: 'baret-problem' },
+);

@@ -1,0 +1,17 @@
+export * from './config.js';
+export * from './decider.js';
+export * from './errors.js';
+export * from './infrastructure.js';
+export * from './logger.js';
+export * from './relay.js';
+export * from './http/auth.js';
+export * from './http/problem.js';
+export * from './ports/documentStore.js';
+export * from './ports/eventStore.js';
+export * from './ports/messageBus.js';
+export * from './ports/objectStore.js';
+export { FsObjectStore } from './embedded/fsObjectStore.js';
+export { openSqlite, type SqliteDatabase } from './embedded/sqlite.js';
+export { SqliteDocumentStore } from './embedded/sqliteDocumentStore.js';
+export { SqliteEventStore } from './embedded/sqliteEventStore.js';
+export { SqliteMessageBus } from './embedded/sqliteMessageBus.js';

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { FsObjectStore } from './embedded/fsObjectStore.js';
+import { openSqlite } from './embedded/sqlite.js';
+import { SqliteDocumentStore } from './embedded/sqliteDocumentStore.js';
+import { SqliteEventStore } from './embedded/sqliteEventStore.js';
+import { SqliteMessageBus } from './embedded/sqliteMessageBus.js';
+import type { DocumentStore } from './ports/documentStore.js';
+import type { EventStore } from './ports/eventStore.js';
+import type { MessageBus } from './ports/messageBus.js';
+import type { ObjectStore } from './ports/objectStore.js';
+
+/** The ports a service is written against; which adapters fill them is the composition root's choice. */
+export interface Infrastructure {
+  eventStore: EventStore;
+  bus: MessageBus;
+  documents: DocumentStore;
+  objects: ObjectStore;
+  /** Resolves when every store answers; rejects naming the first that does not. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function checkReady(parts: Record<string, { ping(): Promise<void> }>): Promise<void> {
+  for (const [name, part] of Object.entries(parts)) {
+    try {
+      await part.ping();
+    } catch (e) {
+      throw new Error(`${name} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+/** Embedded adapters: one SQLite file and one folder under BARET_DATA_DIR. */
+export async function createEmbeddedInfrastructure(
+  config: Pick<Config, 'BARET_DATA_DIR'>,
+  log?: Logger,
+  clock?: () => Date,
+): Promise<Infrastructure> {
+  const db = openSqlite(join(config.BARET_DATA_DIR, 'baret.db'));
+  const eventStore = new SqliteEventStore(db, clock);
+  const bus = new SqliteMessageBus(db, log);
+  const documents = new SqliteDocumentStore(db);
+  const objects = await new FsObjectStore(join(config.BARET_DATA_DIR, 'objects')).init();
+  let closed = false;
+  return {
+    eventStore,
+    bus,
+    documents,
+    objects,
+    ready: () => checkReady({ eventStore, bus, documents, objects }),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await bus.close();
+      await eventStore.close();
+      await objects.close();
+      await documents.close();
+      db.close();
+    },
+  };
+}

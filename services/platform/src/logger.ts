@@ -1,0 +1,43 @@
+import pino, { type Logger, type LoggerOptions } from 'pino';
+
+/** Paths whose values never reach a log line. */
+export const REDACT_PATHS = [
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'access_token',
+  '*.access_token',
+  'secret',
+  '*.secret',
+  'apiKey',
+  '*.apiKey',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'res.headers["set-cookie"]',
+  'JWT_SECRET',
+  '*.JWT_SECRET',
+  'OPENAI_API_KEY',
+  '*.OPENAI_API_KEY',
+  'S3_SECRET_KEY',
+  '*.S3_SECRET_KEY',
+  'SMTP_URL',
+  '*.SMTP_URL',
+];
+
+export function loggerOptions(level: string, name = 'baret'): LoggerOptions {
+  return {
+    name,
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  };
+}
+
+export function createLogger(level: string, name = 'baret', destination?: pino.DestinationStream): Logger {
+  return destination ? pino(loggerOptions(level, name), destination) : pino(loggerOptions(level, name));
+}
+
+export type { Logger };

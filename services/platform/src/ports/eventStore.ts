@@ -1,0 +1,65 @@
+/**
+ * EventStore port: append-only streams with optimistic concurrency, and one ordered
+ * log of all events ("$all") that subscribers can follow from a checkpoint.
+ *
+ * Adapters: SQLite (embedded), EventStoreDB/KurrentDB (distributed).
+ */
+export type ExpectedRevision =
+  /** append whatever the stream's state */
+  | 'any'
+  /** the stream must not exist yet */
+  | 'no_stream'
+  /** the stream must exist */
+  | 'stream_exists'
+  /** revision (0-based) of the stream's last event */
+  | number;
+
+export interface EventData<Type extends string = string, Data = unknown> {
+  /** Unique id of the event; appending the same id twice to a stream is idempotent. */
+  id?: string;
+  type: Type;
+  data: Data;
+  metadata?: Record<string, unknown>;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  id: string;
+  streamId: string;
+  /** 0-based position of the event in its stream. */
+  revision: number;
+  /** Position of the event in the global log ($all), strictly increasing. */
+  position: number;
+  type: Type;
+  data: Data;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append. */
+  nextExpectedRevision: number;
+  /** Global position of the last appended event. */
+  position: number;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events strictly after this global position; omit to start at the beginning. */
+  fromPosition?: number;
+  /** Ends the subscription's iterator. */
+  signal?: AbortSignal;
+}
+
+export interface EventStore {
+  appendToStream(
+    streamId: string,
+    events: readonly EventData[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
+  /** All events of a stream in order; an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /** Catch up from a checkpoint, then follow live appends, in global order, until aborted. */
+  subscribeToAll(options?: SubscribeOptions): AsyncIterable<RecordedEvent>;
+  /** Resolves when the store is reachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,56 @@
+/**
+ * MessageBus port: topics of keyed messages, consumed by named groups with committed offsets.
+ *
+ * Guarantees every adapter keeps (checked by the contract suite):
+ * - a publish that resolved is durable;
+ * - delivery is at least once: a message whose handler did not finish (threw, or the process died)
+ *   is delivered again to the group;
+ * - order is kept per key within a topic;
+ * - a group resumes after its last committed message.
+ *
+ * Adapters: SQLite log (embedded), Kafka (distributed).
+ */
+export interface OutgoingMessage {
+  key: string;
+  value: Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export interface IncomingMessage {
+  topic: string;
+  key: string;
+  value: Uint8Array;
+  headers: Record<string, string>;
+  /** Adapter-specific position, for logs. */
+  offset: string;
+  /** How many times this message was handed to this group's handler, starting at 1. */
+  attempt: number;
+}
+
+export type MessageHandler = (message: IncomingMessage) => Promise<void>;
+
+export interface ConsumeOptions {
+  /** Handler failures before the message is moved to `<topic>.dlq` and skipped. Default 5. */
+  maxAttempts?: number;
+  /** First retry delay in ms; doubles each attempt. Default 200. */
+  retryDelayMs?: number;
+}
+
+export interface Subscription {
+  /** Stop consuming; an in-flight handler is awaited, its message is committed only if it finished. */
+  close(): Promise<void>;
+}
+
+export interface MessageBus {
+  publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  subscribe(
+    group: string,
+    topics: readonly string[],
+    handler: MessageHandler,
+    options?: ConsumeOptions,
+  ): Promise<Subscription>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;

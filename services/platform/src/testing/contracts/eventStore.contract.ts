@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { ConcurrencyError } from '../../errors.js';
+import type { EventStore, RecordedEvent } from '../../ports/eventStore.js';
+
+export interface EventStoreHarness {
+  store: EventStore;
+  /** Close this instance and open a new one on the same data, as a restarted process would. */
+  restart(): Promise<EventStore>;
+  dispose(): Promise<void>;
+}
+
+const ev = (type: string, n: number) => ({ type, data: { n } });
+
+async function take(iter: AsyncIterable<RecordedEvent>, count: number): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  if (count === 0) return out;
+  for await (const e of iter) {
+    out.push(e);
+    if (out.length >= count) break;
+  }
+  return out;
+}
+
+/** The guarantees every EventStore adapter keeps. */
+export function eventStoreContract(name: string, create: () => Promise<EventStoreHarness>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    const withHarness = (fn: (h: EventStoreHarness) => Promise<void>) => async () => {
+      const h = await create();
+      try {
+        await fn(h);
+      } finally {
+        await h.dispose();
+      }
+    };
+
+    it('appends to a new stream and reads the events back in order with revisions', withHarness(async ({ store }) => {
+      const r = await store.appendToStream('job-a', [ev('a', 1), ev('b', 2)], { expectedRevision: 'no_stream' });
+      expect(r.nextExpectedRevision).toBe(1);
+      const events = await store.readStream('job-a');
+      expect(events.map((e) => [e.type, e.revision, e.data])).toEqual([
+        ['a', 0, { n: 1 }],
+        ['b', 1, { n: 2 }],
+      ]);
+      expect(events[0]!.streamId).toBe('job-a');
+      expect(events[0]!.createdAt).toBeInstanceOf(Date);
+      expect(events[1]!.position).toBeGreaterThan(events[0]!.position);
+    }));
+
+    it('reads a stream that does not exist as empty', withHarness(async ({ store }) => {
+      expect(await store.readStream('job-missing')).toEqual([]);
+    }));
+
+    it('rejects an append whose expected revision is stale with a ConcurrencyError', withHarness(async ({ store }) => {
+      await store.appendToStream('job-b', [ev('a', 1)], { expectedRevision: 'no_stream' });
+      await expect(store.appendToStream('job-b', [ev('b', 2)], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(
+        ConcurrencyError,
+      );
+      await expect(store.appendToStream('job-b', [ev('b', 2)], { expectedRevision: 5 })).rejects.toBeInstanceOf(
+        ConcurrencyError,
+      );
+      await expect(store.appendToStream('job-none', [ev('b', 2)], { expectedRevision: 'stream_exists' })).rejects.toBeInstanceOf(
+        ConcurrencyError,
+      );
+      await store.appendToStream('job-b', [ev('b', 2)], { expectedRevision: 0 });
+      expect((await store.readStream('job-b')).map((e) => e.type)).toEqual(['a', 'b']);
+    }));
+
+    it('lets exactly one of two writers at the same revision win', withHarness(async ({ store }) => {
+      await store.appendToStream('job-c', [ev('a', 1)]);
+      const results = await Promise.allSettled([
+        store.appendToStream('job-c', [ev('x', 1)], { expectedRevision: 0 }),
+        store.appendToStream('job-c', [ev('y', 1)], { expectedRevision: 0 }),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect((await store.readStream('job-c')).length).toBe(2);
+    }));
+
+    it('treats a retried append with the same event ids as done once', withHarness(async ({ store }) => {
+      const events = [{ id: '6f1c7f0e-4a57-4c1e-9a43-1d1f2a3b4c5d', type: 'a', data: { n: 1 } }];
+      await store.appendToStream('job-d', events, { expectedRevision: 'no_stream' });
+      await store.appendToStream('job-d', events, { expectedRevision: 'no_stream' });
+      expect(await store.readStream('job-d')).toHaveLength(1);
+    }));
+
+    it('subscribes to all events: catches up, then follows live appends', withHarness(async ({ store }) => {
+      await store.appendToStream('job-e', [ev('a', 1), ev('b', 2)]);
+      await store.appendToStream('user-e', [ev('c', 3)]);
+      const controller = new AbortController();
+      const iter = store.subscribeToAll({ signal: controller.signal })[Symbol.asyncIterator]();
+      const seen: RecordedEvent[] = [];
+      for (let i = 0; i < 3; i++) seen.push((await iter.next()).value as RecordedEvent);
+      expect(seen.map((e) => e.type)).toEqual(['a', 'b', 'c']);
+      const live = iter.next();
+      await store.appendToStream('job-e', [ev('d', 4)]);
+      const next = await live;
+      expect((next.value as RecordedEvent).type).toBe('d');
+      controller.abort();
+      expect((await iter.next()).done).toBe(true);
+    }));
+
+    it('resumes a subscription after a checkpoint, in global order', withHarness(async ({ store }) => {
+      await store.appendToStream('job-f', [ev('a', 1), ev('b', 2), ev('c', 3)]);
+      const all = await take(store.subscribeToAll(), 3);
+      const positions = all.map((e) => e.position);
+      expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+      const rest = await take(store.subscribeToAll({ fromPosition: all[0]!.position }), 2);
+      expect(rest.map((e) => e.type)).toEqual(['b', 'c']);
+    }));
+
+    it('keeps every acknowledged event across a restart', withHarness(async (h) => {
+      await h.store.appendToStream('job-g', [ev('a', 1)]);
+      await h.store.appendToStream('job-g', [ev('b', 2)], { expectedRevision: 0 });
+      const store = await h.restart();
+      expect((await store.readStream('job-g')).map((e) => e.type)).toEqual(['a', 'b']);
+      await store.appendToStream('job-g', [ev('c', 3)], { expectedRevision: 1 });
+      const all = await take(store.subscribeToAll(), 3);
+      expect(all.map((e) => e.type)).toEqual(['a', 'b', 'c']);
+    }));
+  });
+}

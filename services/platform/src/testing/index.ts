@@ -1,0 +1,5 @@
+/** Contract suites: run any adapter of a port through the same guarantees. */
+export * from './contracts/documentStore.contract.js';
+export * from './contracts/eventStore.contract.js';
+export * from './contracts/messageBus.contract.js';
+export * from './contracts/objectStore.contract.js';
