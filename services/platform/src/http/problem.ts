@@ -47,6 +47,10 @@ function fieldOf(instancePath: string | undefined, missing: unknown): string {
   return [path, m].filter(Boolean).join('.') || '(body)';
 }
 
+/** The 404 answer for a path no route serves. */
+export const notFoundProblem = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+  sendProblem(reply, { status: 404, code: 'not_found', detail: `No route for ${request.method} ${request.url.split('?')[0]}` });
+
 interface ValidationItem {
   instancePath?: string;
   message?: string;
@@ -93,9 +97,6 @@ export const problemPlugin = fp(
         detail: 'Something went wrong on our side. Please try again later.',
       });
     });
-    app.setNotFoundHandler((request, reply) =>
-      sendProblem(reply, { status: 404, code: 'not_found', detail: `No route for ${request.method} ${request.url.split('?')[0]}` }),
-    );
   },
   { name: 'baret-problem' },
 );

@@ -1,0 +1,48 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const SERVICES = ['identity', 'quota', 'job', 'analysis', 'notification', 'gateway', 'standalone', 'platform'];
+
+/** Services never import each other: only @baret/platform and @baret/proto (standalone composes them all). */
+const boundaries = SERVICES.filter((s) => s !== 'standalone').map((service) => {
+  const others = SERVICES.filter((s) => s !== service && s !== 'platform');
+  return {
+    files: [`services/${service}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...others.map((o) => ({
+              group: [`@baret/${o}`, `@baret/${o}/*`, `**/${o}/src/**`, `**/services/${o}/**`],
+              message: `services never import each other: ${service} may import only @baret/platform and @baret/proto`,
+            })),
+            ...(service === 'platform'
+              ? [{ group: SERVICES.filter((s) => s !== 'platform').map((s) => `@baret/${s}`), message: 'platform imports no service' }]
+              : []),
+          ],
+        },
+      ],
+    },
+  };
+});
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/dev-dist/**', 'proto/gen/**', 'data/**', 'coverage/**', 'web/public/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node }, ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-console': ['error', { allow: ['warn', 'error'] }],
+      eqeqeq: ['error', 'smart'],
+    },
+  },
+  { files: ['web/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['scripts/**', 'bench/**', 'tests/**', '**/*.spec.ts', '**/*.mjs'], rules: { 'no-console': 'off' } },
+  ...boundaries,
+);

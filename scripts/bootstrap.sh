@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what Baret needs on a fresh Debian/Ubuntu machine, then its npm dependencies.
+#   bash scripts/bootstrap.sh          ffmpeg + npm ci
+#   bash scripts/bootstrap.sh --test   also Chromium and fonts for the browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=()
+command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)
+if [ "${1:-}" = "--test" ]; then
+  command -v chromium >/dev/null 2>&1 || packages+=(chromium)
+  [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || packages+=(fonts-dejavu-core)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "Installing with apt: ${packages[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}"
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi

@@ -1,0 +1,103 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { authPlugin, csv, notFoundProblem, problemPlugin } from '@baret/platform';
+import { healthPlugin } from './plugins/health.js';
+import { webPlugin } from './plugins/web.js';
+import type { GatewayOptions } from './types.js';
+
+/**
+ * The public REST edge, assembled from plugins: problem+json errors, security headers, CORS,
+ * rate limits, authentication, health, OpenAPI, the services' routes and the web app.
+ * It does not listen; server.ts does.
+ */
+export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const app = Fastify({
+    loggerInstance: opts.logger as FastifyBaseLogger,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    requestIdLogLabel: 'request_id',
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(problemPlugin);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        mediaSrc: ["'self'", 'blob:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        workerSrc: ["'self'", 'blob:'],
+        manifestSrc: ["'self'"],
+        // On-prem installs are often plain HTTP on a LAN: never force https sub-requests.
+        upgradeInsecureRequests: null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  const origins = csv(config.CORS_ORIGINS);
+  await app.register(cors, {
+    origin: origins.length > 0 ? origins : false,
+    credentials: false,
+    exposedHeaders: ['x-request-id', 'retry-after'],
+  });
+  await app.register(rateLimit, {
+    global: true,
+    max: config.RATE_LIMIT_PER_MINUTE,
+    timeWindow: '1 minute',
+    keyGenerator: (request) => request.principal?.userId ?? request.ip,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      code: 'too_many_requests',
+      message: `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`,
+    }),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Baret API',
+        description: 'Checks personal protective equipment in videos of electrical field work.',
+        version: opts.version ?? '0.0.0',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'A JWT access token from /auth/login, or an API key' },
+        },
+      },
+      tags: [{ name: 'health', description: 'Liveness and readiness' }, ...opts.modules.flatMap((m) => m.tags ?? [])],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
+
+  await app.register(authPlugin, {
+    secret: config.JWT_SECRET,
+    expiresIn: config.JWT_EXPIRES_IN,
+    resolvers: opts.auth,
+  });
+  await app.register(healthPlugin, { ready: () => opts.infra.ready(), version: opts.version ?? '0.0.0' });
+  for (const module of opts.modules) await app.register(module.routes);
+
+  if (opts.webDir) await app.register(webPlugin, { root: opts.webDir });
+  else app.setNotFoundHandler(notFoundProblem);
+
+  return app;
+}

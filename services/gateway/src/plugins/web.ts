@@ -1,0 +1,42 @@
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { notFoundProblem } from '@baret/platform';
+
+/** API prefixes: an unknown path under them is a 404 problem, never the web app. */
+const API_PREFIXES = ['/auth', '/admin', '/jobs', '/analyze', '/tasks', '/usage', '/contact', '/docs', '/openapi', '/media', '/uploads', '/equipment'];
+
+/**
+ * Serves the built PWA. Any other GET that accepts HTML gets index.html, so client-side routes
+ * (/dashboard/history …) load on refresh.
+ */
+export const webPlugin = fp<{ root: string }>(
+  async (app: FastifyInstance, opts) => {
+    if (!existsSync(join(opts.root, 'index.html'))) {
+      app.log.warn({ root: opts.root }, 'web app is not built; serving the API only');
+      app.setNotFoundHandler(notFoundProblem);
+      return;
+    }
+    await app.register(fastifyStatic, {
+      root: opts.root,
+      wildcard: false,
+      index: false,
+      setHeaders: (res, path) => {
+        const immutable = path.includes(`${join(opts.root, 'assets')}`);
+        res.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0] ?? '/';
+      const wantsHtml = (request.headers.accept ?? '').includes('text/html');
+      const isApi = API_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+      if (request.method === 'GET' && wantsHtml && !isApi) {
+        return reply.header('cache-control', 'no-cache').sendFile('index.html');
+      }
+      return notFoundProblem(request, reply);
+    });
+  },
+  { name: 'baret-web' },
+);
