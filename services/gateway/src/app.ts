@@ -94,7 +94,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     resolvers: opts.auth,
   });
   await app.register(healthPlugin, { ready: () => opts.infra.ready(), version: opts.version ?? '0.0.0' });
-  for (const module of opts.modules) await app.register(module.routes);
+  for (const module of opts.modules) if (module.routes) await app.register(module.routes);
 
   if (opts.webDir) await app.register(webPlugin, { root: opts.webDir });
   else app.setNotFoundHandler(notFoundProblem);

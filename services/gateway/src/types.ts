@@ -1,16 +1,8 @@
-import type { AuthResolvers, Config, Infrastructure } from '@baret/platform';
-import type { FastifyPluginAsync } from 'fastify';
+import type { AuthResolvers, Config, Infrastructure, ServiceModule } from '@baret/platform';
 import type { Logger } from 'pino';
 
-/**
- * What a service hands the gateway: its routes as a Fastify plugin, and the OpenAPI tags they use.
- * The gateway never imports a service; the composition root passes these in.
- */
-export interface RouteModule {
-  name: string;
-  routes: FastifyPluginAsync;
-  tags?: Array<{ name: string; description: string }>;
-}
+/** The gateway mounts the routes of service modules; it never imports a service itself. */
+export type RouteModule = Pick<ServiceModule, 'name' | 'routes' | 'tags'>;
 
 export interface GatewayOptions {
   config: Config;

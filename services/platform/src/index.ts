@@ -15,3 +15,4 @@ export { openSqlite, type SqliteDatabase } from './embedded/sqlite.js';
 export { SqliteDocumentStore } from './embedded/sqliteDocumentStore.js';
 export { SqliteEventStore } from './embedded/sqliteEventStore.js';
 export { SqliteMessageBus } from './embedded/sqliteMessageBus.js';
+export * from './service.js';

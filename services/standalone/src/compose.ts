@@ -1,14 +1,8 @@
 import type { AuthResolvers, Config, Infrastructure } from '@baret/platform';
-import { createEmbeddedInfrastructure, runRelay, type Checkpoint } from '@baret/platform';
+import { createEmbeddedInfrastructure, runRelay, type BackgroundTask, type Checkpoint } from '@baret/platform';
 import { buildGateway, type RouteModule } from '@baret/gateway';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-
-/** Something that runs in the background of a service: consumers, projections, workers. */
-export interface BackgroundTask {
-  name: string;
-  start(signal: AbortSignal): Promise<void>;
-}
 
 export interface Standalone {
   app: FastifyInstance;
@@ -43,7 +37,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
   const tasks: BackgroundTask[] = [
     {
       name: 'relay',
-      start: (signal) =>
+      run: (signal) =>
         runRelay({
           name: 'relay:embedded',
           eventStore: infra.eventStore,
@@ -56,7 +50,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
   ];
 
   const running = tasks.map((task) =>
-    task.start(controller.signal).catch((err: unknown) => {
+    task.run(controller.signal).catch((err: unknown) => {
       if (!controller.signal.aborted) logger.error({ err, task: task.name }, 'background task failed');
     }),
   );

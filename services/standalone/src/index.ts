@@ -1,1 +1,1 @@
-export { createStandalone, type Standalone, type StandaloneOptions, type BackgroundTask } from './compose.js';
+export { createStandalone, type Standalone, type StandaloneOptions } from './compose.js';

@@ -1,0 +1,19 @@
+import type { FastifyPluginAsync } from 'fastify';
+
+/** Background work of a service: bus consumers, projections, workers. Runs until `signal` aborts. */
+export interface BackgroundTask {
+  name: string;
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * What a service hands its composition root: HTTP routes as one Fastify plugin (mounted by the
+ * gateway in embedded mode, or by the service's own server in distributed mode), OpenAPI tags,
+ * and its background tasks.
+ */
+export interface ServiceModule {
+  name: string;
+  routes?: FastifyPluginAsync;
+  tags?: Array<{ name: string; description: string }>;
+  tasks?: BackgroundTask[];
+}
