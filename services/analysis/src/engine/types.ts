@@ -1,0 +1,114 @@
+/**
+ * Shared shapes of the analysis engine. The video pipeline, the person detector, the offline
+ * analyzer and the OpenAI-compatible vision client all speak these.
+ */
+
+export interface VideoInfo {
+  durationSec: number;
+  width: number;
+  height: number;
+  fps: number;
+  codec: string;
+  /** Container format name as ffprobe reports it. */
+  format: string;
+}
+
+/** A body keypoint in pixels of the image it was detected in. */
+export interface Keypoint {
+  part: string;
+  x: number;
+  y: number;
+  score: number;
+}
+
+export interface PersonDetection {
+  /** [x, y, width, height] in pixels. */
+  box: [number, number, number, number];
+  score: number;
+  keypoints: Keypoint[];
+}
+
+export interface SampledFrame {
+  /** Order in the video, 0-based among the sampled frames. */
+  index: number;
+  timeSec: number;
+  jpeg: Buffer;
+  width: number;
+  height: number;
+  /** Person-focus score (larger, sharper workers score higher); absent for uniform sampling. */
+  score?: number;
+  persons?: PersonDetection[];
+}
+
+export interface CompositeCell {
+  frameIndex: number;
+  timeSec: number;
+  /** Where the frame sits in the composite, in pixels. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface Composite {
+  /** 0-based. */
+  index: number;
+  jpeg: Buffer;
+  width: number;
+  height: number;
+  cells: CompositeCell[];
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface EquipmentSighting {
+  code: string;
+  /** Which frame of the composite showed it, when the analyzer can tell. */
+  frameIndex?: number;
+  timeSec?: number;
+  confidence?: number;
+}
+
+export interface CompositeAnalysis {
+  /** Equipment codes seen worn or in use. */
+  seen: EquipmentSighting[];
+  /** Codes the analyzer saw to be missing on a visible worker (e.g. a bare head). */
+  missing: string[];
+  /** Codes asked about that this analyzer cannot check at all. */
+  notChecked: string[];
+  /** How many workers were visible, when known. */
+  persons?: number;
+  usage: TokenUsage;
+}
+
+export interface TaskOption {
+  slug: string;
+  name: string;
+}
+
+export interface EquipmentOption {
+  code: string;
+  title: string;
+  description?: string;
+}
+
+export interface Classification {
+  slug: string;
+  confidence?: number;
+  usage: TokenUsage;
+}
+
+/** A vision model: an OpenAI-compatible endpoint, or the offline analyzer. */
+export interface VisionAnalyzer {
+  /** Shown to users as `model_used`: names honestly what ran. */
+  readonly modelName: string;
+  classifyJob(composites: Composite[], tasks: TaskOption[], signal?: AbortSignal): Promise<Classification>;
+  analyzeComposite(
+    composite: Composite,
+    ask: { equipment: EquipmentOption[] },
+    signal?: AbortSignal,
+  ): Promise<CompositeAnalysis>;
+}
