@@ -1,0 +1,316 @@
+/**
+ * Person detection and body keypoints for the offline analyzer.
+ *
+ * Runs `@vladmandic/human` on the tfjs WASM backend with the weights that ship inside its npm
+ * package (`models/centernet.*` for objects, `models/movenet-lightning.*` for the body pose). Both
+ * the weights and the `.wasm` binaries are read from the local `node_modules`; nothing is fetched
+ * from the network.
+ *
+ * MoveNet Lightning is a single-pose model, so the pipeline is two-stage: CenterNet finds every
+ * person in the whole image, then MoveNet runs once per (large enough) person crop.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import * as tf from '@tensorflow/tfjs-core';
+import type { Config, Human, Result } from '@vladmandic/human';
+import sharp from 'sharp';
+import type { Keypoint, PersonDetection } from './types.js';
+
+/** Longest side of the working copy the detector sees; larger images are downscaled first. */
+export const DETECT_MAX_SIDE = 1024;
+/** CenterNet score a `person` box needs to count. */
+export const PERSON_MIN_SCORE = 0.3;
+/** Persons whose box is shorter than this (in working pixels) get no pose run. */
+const POSE_MIN_HEIGHT = 48;
+/** Pose runs per image at most (largest persons first): MoveNet costs ~40 ms a crop on WASM. */
+const MAX_POSES = 8;
+/** Persons returned per image at most. */
+const MAX_PERSONS = 12;
+
+/** A decoded RGB image (3 bytes a pixel, row-major). */
+export interface RawImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** A decoded working copy plus the factor back to pixels of the original image. */
+export interface DecodedImage {
+  /** Size of the original (input) image. */
+  width: number;
+  height: number;
+  /** Working copy (longest side at most `DETECT_MAX_SIDE`). */
+  work: RawImage;
+  /** original pixels = working pixels × scale. */
+  scale: number;
+}
+
+const localRequire = createRequire(import.meta.url);
+
+function humanDistPath(): string {
+  // The package's `exports` map does not expose the node-wasm build under a valid subpath, so
+  // it is loaded by file path from the same folder as the resolved node build.
+  return path.join(path.dirname(localRequire.resolve('@vladmandic/human')), 'human.node-wasm.js');
+}
+
+function localModelDir(): string {
+  return path.join(path.dirname(path.dirname(localRequire.resolve('@vladmandic/human'))), 'models');
+}
+
+function localWasmDir(): string {
+  // `main` of tfjs-backend-wasm lives in its dist/ folder, next to the .wasm binaries.
+  return path.dirname(localRequire.resolve('@tensorflow/tfjs-backend-wasm')) + path.sep;
+}
+
+interface ModelJson {
+  modelTopology?: unknown;
+  format?: string;
+  generatedBy?: string;
+  convertedBy?: string | null;
+  signature?: unknown;
+  userDefinedMetadata?: tf.io.ModelArtifacts['userDefinedMetadata'];
+  modelInitializer?: unknown;
+  weightsManifest: Array<{ paths: string[]; weights: tf.io.WeightsManifestEntry[] }>;
+}
+
+let routerRegistered = false;
+
+/** Lets tfjs load `file://` model URLs from the local filesystem (tfjs-node is not available). */
+function registerFileLoader(): void {
+  if (routerRegistered) return;
+  routerRegistered = true;
+  const router = (url: string | string[]): tf.io.IOHandler | null => {
+    const first = Array.isArray(url) ? url[0] : url;
+    if (typeof first !== 'string' || !first.startsWith('file://')) return null;
+    const file = fileURLToPath(first);
+    const handler: tf.io.IOHandler = {
+      load: async (): Promise<tf.io.ModelArtifacts> => {
+        const json = JSON.parse(await readFile(file, 'utf8')) as ModelJson;
+        const dir = path.dirname(file);
+        const weightSpecs: tf.io.WeightsManifestEntry[] = [];
+        const parts: Buffer[] = [];
+        for (const group of json.weightsManifest) {
+          weightSpecs.push(...group.weights);
+          for (const p of group.paths) parts.push(await readFile(path.join(dir, p)));
+        }
+        const all = Buffer.concat(parts);
+        const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer;
+        return {
+          modelTopology: json.modelTopology as tf.io.ModelArtifacts['modelTopology'],
+          format: json.format,
+          generatedBy: json.generatedBy,
+          convertedBy: json.convertedBy ?? null,
+          signature: json.signature as tf.io.ModelArtifacts['signature'],
+          userDefinedMetadata: json.userDefinedMetadata,
+          modelInitializer: json.modelInitializer as tf.io.ModelArtifacts['modelInitializer'],
+          weightSpecs,
+          weightData,
+        };
+      },
+    };
+    return handler;
+  };
+  // tfjs's own routers answer null for URLs they do not handle; its declared type omits null.
+  tf.io.registerLoadRouter(router as Parameters<typeof tf.io.registerLoadRouter>[0]);
+}
+
+type HumanCtor = new (config?: Partial<Config>) => Human;
+
+function humanConfig(): Partial<Config> {
+  return {
+    backend: 'wasm',
+    wasmPath: localWasmDir(),
+    modelBasePath: pathToFileURL(localModelDir()).href + '/',
+    debug: false,
+    async: true,
+    warmup: 'none',
+    cacheSensitivity: 0,
+    skipAllowed: false,
+    cacheModels: false,
+    filter: { enabled: false },
+    face: { enabled: false },
+    hand: { enabled: false },
+    gesture: { enabled: false },
+    segmentation: { enabled: false },
+    body: { enabled: true, modelPath: 'movenet-lightning.json', minConfidence: 0.1, maxDetected: 1, skipFrames: 0, skipTime: 0 },
+    object: {
+      enabled: true,
+      modelPath: 'centernet.json',
+      minConfidence: 0.2,
+      iouThreshold: 0.4,
+      maxDetected: 20,
+      skipFrames: 0,
+      skipTime: 0,
+    },
+  };
+}
+
+let humanPromise: Promise<Human> | null = null;
+let initMs = 0;
+
+async function createHuman(): Promise<Human> {
+  const started = performance.now();
+  registerFileLoader();
+  const mod = localRequire(humanDistPath()) as { Human: HumanCtor };
+  const human = new mod.Human(humanConfig());
+  await human.init();
+  await human.load();
+  // One tiny inference of each model compiles the kernels so the first real call is not slow.
+  const blank = tf.zeros([1, 64, 64, 3], 'float32') as tf.Tensor4D;
+  try {
+    await human.detect(blank, { object: { enabled: true }, body: { enabled: true } });
+  } finally {
+    tf.dispose(blank);
+  }
+  initMs = performance.now() - started;
+  return human;
+}
+
+function getHuman(): Promise<Human> {
+  if (!humanPromise) {
+    humanPromise = createHuman().catch((err: unknown) => {
+      humanPromise = null;
+      throw err;
+    });
+  }
+  return humanPromise;
+}
+
+/**
+ * Initialises the detector (WASM backend, both models, kernel warm-up) if not done yet and
+ * returns how long the initialisation took, in milliseconds.
+ */
+export async function warmUpDetector(): Promise<{ initMs: number }> {
+  await getHuman();
+  return { initMs };
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Runs `fn` after every earlier detector call has finished (the WASM backend is single-threaded). */
+function serialised<T>(fn: () => Promise<T>): Promise<T> {
+  const run = queue.then(fn, fn);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/** Decodes a JPEG (or any format sharp reads) into an RGB working copy. */
+export async function decodeImage(jpeg: Buffer, maxSide = DETECT_MAX_SIDE): Promise<DecodedImage> {
+  const meta = await sharp(jpeg).rotate().metadata();
+  // `autoOrient` dimensions: swap when the EXIF orientation rotates by 90°.
+  const rotated = (meta.orientation ?? 1) >= 5;
+  const width = (rotated ? meta.height : meta.width) ?? 0;
+  const height = (rotated ? meta.width : meta.height) ?? 0;
+  if (width <= 0 || height <= 0) throw new Error('image has no dimensions');
+  const longest = Math.max(width, height);
+  let pipeline = sharp(jpeg).rotate().removeAlpha().toColourspace('srgb');
+  if (longest > maxSide) {
+    pipeline = pipeline.resize({
+      width: Math.max(1, Math.round((width * maxSide) / longest)),
+      height: Math.max(1, Math.round((height * maxSide) / longest)),
+      fit: 'fill',
+    });
+  }
+  const { data, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  const work: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
+  return { width, height, work, scale: width / info.width };
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+function iou(a: [number, number, number, number], b: [number, number, number, number]): number {
+  const x1 = Math.max(a[0], b[0]);
+  const y1 = Math.max(a[1], b[1]);
+  const x2 = Math.min(a[0] + a[2], b[0] + b[2]);
+  const y2 = Math.min(a[1] + a[3], b[1] + b[3]);
+  const inter = Math.max(0, x2 - x1) * Math.max(0, y2 - y1);
+  const union = a[2] * a[3] + b[2] * b[3] - inter;
+  return union > 0 ? inter / union : 0;
+}
+
+async function poseForBox(
+  human: Human,
+  image: tf.Tensor4D,
+  work: RawImage,
+  box: [number, number, number, number],
+): Promise<Keypoint[]> {
+  // Expand the box a little so the head and feet are not cut, then crop from the working copy.
+  const [bx, by, bw, bh] = box;
+  const x0 = Math.floor(clamp(bx - bw * 0.15, 0, work.width - 1));
+  const y0 = Math.floor(clamp(by - bh * 0.08, 0, work.height - 1));
+  const x1 = Math.ceil(clamp(bx + bw * 1.15, x0 + 1, work.width));
+  const y1 = Math.ceil(clamp(by + bh * 1.05, y0 + 1, work.height));
+  const crop = tf.slice4d(image, [0, y0, x0, 0], [1, y1 - y0, x1 - x0, 3]);
+  let result: Result;
+  try {
+    result = await human.detect(crop, { object: { enabled: false }, body: { enabled: true } });
+  } finally {
+    tf.dispose(crop);
+  }
+  const body = result.body[0];
+  if (!body) return [];
+  return body.keypoints.map((k) => ({
+    part: k.part,
+    x: x0 + k.position[0],
+    y: y0 + k.position[1],
+    score: k.score,
+  }));
+}
+
+/** Person detection on an already decoded working copy; boxes and keypoints in working pixels. */
+export async function detectPersonsRaw(work: RawImage): Promise<PersonDetection[]> {
+  const human = await getHuman();
+  return serialised(async () => {
+    const image = tf.tensor4d(work.data, [1, work.height, work.width, 3], 'int32');
+    try {
+      const result = await human.detect(image, { object: { enabled: true }, body: { enabled: false } });
+      const boxes: Array<{ box: [number, number, number, number]; score: number }> = [];
+      for (const o of result.object) {
+        if (o.label !== 'person' || o.score < PERSON_MIN_SCORE) continue;
+        const x = clamp(o.box[0], 0, work.width);
+        const y = clamp(o.box[1], 0, work.height);
+        const w = clamp(o.box[2], 0, work.width - x);
+        const h = clamp(o.box[3], 0, work.height - y);
+        if (w < 4 || h < 8) continue;
+        const box: [number, number, number, number] = [x, y, w, h];
+        if (boxes.some((b) => iou(b.box, box) > 0.6)) continue;
+        boxes.push({ box, score: o.score });
+      }
+      boxes.sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
+      boxes.length = Math.min(boxes.length, MAX_PERSONS);
+      const persons: PersonDetection[] = [];
+      for (const [i, b] of boxes.entries()) {
+        const keypoints = i < MAX_POSES && b.box[3] >= POSE_MIN_HEIGHT ? await poseForBox(human, image, work, b.box) : [];
+        persons.push({ box: b.box, score: b.score, keypoints });
+      }
+      return persons;
+    } finally {
+      tf.dispose(image);
+    }
+  });
+}
+
+function scalePerson(p: PersonDetection, s: number): PersonDetection {
+  return {
+    box: [p.box[0] * s, p.box[1] * s, p.box[2] * s, p.box[3] * s].map((v) => Math.round(v)) as [number, number, number, number],
+    score: p.score,
+    keypoints: p.keypoints.map((k) => ({ part: k.part, x: Math.round(k.x * s), y: Math.round(k.y * s), score: k.score })),
+  };
+}
+
+/**
+ * Detects the persons in an image: CenterNet person boxes (score ≥ {@link PERSON_MIN_SCORE}),
+ * largest first, each with MoveNet body keypoints (COCO part names such as `nose`, `leftEye`,
+ * `rightShoulder`, `leftHip`) when the person is large enough. Boxes `[x, y, w, h]` and keypoints
+ * are in pixels of the input image. Calls are serialised on one lazily initialised instance.
+ */
+export async function detectPersons(jpeg: Buffer): Promise<{ width: number; height: number; persons: PersonDetection[] }> {
+  const decoded = await decodeImage(jpeg);
+  const persons = await detectPersonsRaw(decoded.work);
+  return { width: decoded.width, height: decoded.height, persons: persons.map((p) => scalePerson(p, decoded.scale)) };
+}
