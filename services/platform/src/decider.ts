@@ -1,5 +1,5 @@
 import { ConcurrencyError } from './errors.js';
-import type { EventStore, ExpectedRevision } from './ports/eventStore.js';
+import type { EventStore, ExpectedRevision, RecordedEvent } from './ports/eventStore.js';
 
 /** A domain event or command: a discriminated union member with a payload. */
 export interface Message<Type extends string = string, Data = unknown> {
@@ -20,12 +20,42 @@ export interface Decider<State, Command extends Message, Event extends Message> 
 export interface CommandResult<State, Event> {
   state: State;
   newEvents: Event[];
+  /** The appended events as stored (ids, revisions, positions, timestamps). */
+  recorded: RecordedEvent[];
   nextExpectedRevision: number;
 }
 
+/** Serialises work per key inside this process. */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const current = new Promise<void>((r) => (release = r));
+    const tail = previous.then(() => current);
+    this.tails.set(key, tail);
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+const streamLocks = new KeyedMutex();
+
+const fold = <State, Event extends Message>(
+  decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve'>,
+  recorded: readonly RecordedEvent[],
+): State => recorded.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as Event), decider.initialState());
+
 /**
- * Read the stream, fold it, decide, append with the revision read. On a concurrent write the
- * whole cycle runs again (up to `retries` times), so commands never act on stale state.
+ * Read the stream, fold it, decide, append with the revision read. Commands on one stream run
+ * one at a time in this process; a concurrent write from another process makes the whole cycle
+ * run again (up to `retries` times), so a command never acts on stale state.
  */
 export async function handleCommand<State, Command extends Message, Event extends Message>(
   store: EventStore,
@@ -34,27 +64,30 @@ export async function handleCommand<State, Command extends Message, Event extend
   command: Command,
   options: { retries?: number; metadata?: Record<string, unknown> } = {},
 ): Promise<CommandResult<State, Event>> {
-  const retries = options.retries ?? 3;
-  for (let attempt = 0; ; attempt++) {
-    const recorded = await store.readStream(streamId);
-    let state = decider.initialState();
-    for (const e of recorded) state = decider.evolve(state, { type: e.type, data: e.data } as Event);
-    const decided = decider.decide(command, state);
-    const newEvents = Array.isArray(decided) ? decided : [decided];
-    const expectedRevision: ExpectedRevision = recorded.length === 0 ? 'no_stream' : recorded.length - 1;
-    if (newEvents.length === 0) return { state, newEvents, nextExpectedRevision: recorded.length - 1 };
-    try {
-      const result = await store.appendToStream(
-        streamId,
-        newEvents.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata })),
-        { expectedRevision },
-      );
-      for (const e of newEvents) state = decider.evolve(state, e);
-      return { state, newEvents, nextExpectedRevision: result.nextExpectedRevision };
-    } catch (e) {
-      if (!(e instanceof ConcurrencyError) || attempt >= retries) throw e;
+  const retries = options.retries ?? 10;
+  return streamLocks.run(streamId, async () => {
+    for (let attempt = 0; ; attempt++) {
+      const existing = await store.readStream(streamId);
+      let state = fold(decider, existing);
+      const decided = decider.decide(command, state);
+      const newEvents = Array.isArray(decided) ? decided : [decided];
+      if (newEvents.length === 0) return { state, newEvents, recorded: [], nextExpectedRevision: existing.length - 1 };
+      const expectedRevision: ExpectedRevision = existing.length === 0 ? 'no_stream' : existing.length - 1;
+      try {
+        const result = await store.appendToStream(
+          streamId,
+          newEvents.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata })),
+          { expectedRevision },
+        );
+        for (const e of newEvents) state = decider.evolve(state, e);
+        const recorded = await store.readStream(streamId, { fromRevision: existing.length });
+        return { state, newEvents, recorded, nextExpectedRevision: result.nextExpectedRevision };
+      } catch (e) {
+        if (!(e instanceof ConcurrencyError) || attempt >= retries) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1)));
+      }
     }
-  }
+  });
 }
 
 /** Folds a stream into state without deciding anything. */
@@ -64,7 +97,5 @@ export async function aggregateStream<State, Event extends Message>(
   decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve'>,
 ): Promise<{ state: State; revision: number }> {
   const recorded = await store.readStream(streamId);
-  let state = decider.initialState();
-  for (const e of recorded) state = decider.evolve(state, { type: e.type, data: e.data } as Event);
-  return { state, revision: recorded.length - 1 };
+  return { state: fold(decider, recorded), revision: recorded.length - 1 };
 }

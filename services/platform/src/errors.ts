@@ -36,6 +36,11 @@ export class IllegalStateError extends DomainError {
   readonly status = 409;
   readonly code = 'illegal_state';
 }
+/** The request conflicts with existing data (e.g. a duplicate). */
+export class ConflictError extends DomainError {
+  readonly status = 409;
+  readonly code = 'conflict';
+}
 /** Optimistic concurrency: the stream moved on since it was read. */
 export class ConcurrencyError extends DomainError {
   readonly status = 409;

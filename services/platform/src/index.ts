@@ -16,3 +16,6 @@ export { SqliteDocumentStore } from './embedded/sqliteDocumentStore.js';
 export { SqliteEventStore } from './embedded/sqliteEventStore.js';
 export { SqliteMessageBus } from './embedded/sqliteMessageBus.js';
 export * from './service.js';
+export * from './projection.js';
+export * from './clients.js';
+export * from './http/schemas.js';

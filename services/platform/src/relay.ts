@@ -18,7 +18,8 @@ export interface Checkpoint extends Record<string, unknown> {
 export function encodeEnvelope(event: RecordedEvent, schemas: Record<string, DescMessage> = eventSchemas): Uint8Array {
   const schema = schemas[event.type];
   if (!schema) throw new Error(`event type ${event.type} has no protobuf contract in proto/`);
-  const payload = fromJson(schema, event.data as JsonValue);
+  // Only the contract's fields cross the boundary; anything else stored with the event stays home.
+  const payload = fromJson(schema, event.data as JsonValue, { ignoreUnknownFields: true });
   const metadata: Record<string, string> = {};
   for (const [k, v] of Object.entries(event.metadata)) metadata[k] = typeof v === 'string' ? v : JSON.stringify(v);
   return toBinary(

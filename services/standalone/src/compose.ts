@@ -1,12 +1,28 @@
-import type { AuthResolvers, Config, Infrastructure } from '@baret/platform';
-import { createEmbeddedInfrastructure, runRelay, type BackgroundTask, type Checkpoint } from '@baret/platform';
-import { buildGateway, type RouteModule } from '@baret/gateway';
+import {
+  createEmbeddedInfrastructure,
+  runProjection,
+  runRelay,
+  type BackgroundTask,
+  type Checkpoint,
+  type Config,
+  type Infrastructure,
+  type Projection,
+  type QuotaClient,
+  type ServiceModule,
+} from '@baret/platform';
+import { buildGateway } from '@baret/gateway';
+import { createIdentityService, type ScryptParams } from '@baret/identity';
+import { createNotificationService } from '@baret/notification';
+import { createQuotaService } from '@baret/quota';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 
 export interface Standalone {
   app: FastifyInstance;
   infra: Infrastructure;
+  identity: ReturnType<typeof createIdentityService>;
+  quota: ReturnType<typeof createQuotaService>;
+  notification: ReturnType<typeof createNotificationService>;
   /** Stops background work and closes the stores. The app is closed separately. */
   stop(): Promise<void>;
 }
@@ -17,51 +33,88 @@ export interface StandaloneOptions {
   webDir?: string;
   version?: string;
   clock?: () => Date;
+  /** Tests lower the password hashing cost. */
+  scrypt?: ScryptParams;
+  /** Start background tasks (relay, projections, consumers); default true. */
+  background?: boolean;
 }
 
 /**
  * The composition root of the embedded run: every service on embedded adapters in one process,
- * behind one gateway.
+ * behind one gateway. Services reach each other only through the client interfaces of
+ * @baret/platform, wired here.
  */
 export async function createStandalone(opts: StandaloneOptions): Promise<Standalone> {
-  const { config, logger } = opts;
-  const infra = await createEmbeddedInfrastructure(config, logger, opts.clock);
-  const controller = new AbortController();
+  const { config, logger: log, clock } = opts;
+  const infra = await createEmbeddedInfrastructure(config, log, clock);
+  const { eventStore, documents, bus } = infra;
 
-  const auth: AuthResolvers = {
-    userById: async () => null,
-    userByApiKey: async () => null,
-    isApiKey: (token) => token.startsWith('baret_'),
+  // identity needs quota (for /auth/me) and quota needs identity's user directory: bind late.
+  let quotaClient: QuotaClient | undefined;
+  const quotaProxy: QuotaClient = {
+    getQuota: (id) => quotaClient!.getQuota(id),
+    reserve: (u, j) => quotaClient!.reserve(u, j),
+    release: (u, j, r) => quotaClient!.release(u, j, r),
   };
-  const modules: RouteModule[] = [];
+  const identity = createIdentityService({
+    eventStore,
+    documents,
+    quota: quotaProxy,
+    adminEmails: config.BARET_ADMIN_EMAILS,
+    log: log.child({ service: 'identity' }),
+    clock,
+    scrypt: opts.scrypt,
+  });
+  const quota = createQuotaService({ eventStore, documents, bus, directory: identity.directory, log: log.child({ service: 'quota' }), clock });
+  quotaClient = quota.client;
+  const notification = createNotificationService({
+    eventStore,
+    documents,
+    bus,
+    teamEmail: config.BARET_TEAM_EMAIL,
+    smtpUrl: config.SMTP_URL,
+    smtpFrom: config.SMTP_FROM,
+    log: log.child({ service: 'notification' }),
+    clock,
+  });
+
+  const modules: ServiceModule[] = [identity.module, quota.module, notification.module];
+  const projections: Projection[] = [...identity.projections, ...quota.projections];
   const tasks: BackgroundTask[] = [
     {
       name: 'relay',
       run: (signal) =>
-        runRelay({
-          name: 'relay:embedded',
-          eventStore: infra.eventStore,
-          bus: infra.bus,
-          checkpoints: infra.documents.collection<Checkpoint>('checkpoints'),
-          log: logger,
-          signal,
-        }),
+        runRelay({ name: 'relay:embedded', eventStore, bus, checkpoints: documents.collection<Checkpoint>('checkpoints'), log, signal }),
     },
+    ...projections.map((projection) => ({
+      name: `projection:${projection.name}`,
+      run: (signal: AbortSignal) => runProjection({ projection, eventStore, documents, signal, log }),
+    })),
+    ...modules.flatMap((m) => m.tasks ?? []),
   ];
 
-  const running = tasks.map((task) =>
-    task.run(controller.signal).catch((err: unknown) => {
-      if (!controller.signal.aborted) logger.error({ err, task: task.name }, 'background task failed');
-    }),
-  );
+  await identity.promoteConfiguredAdmins();
 
-  const app = await buildGateway({ config, logger, infra, auth, modules, webDir: opts.webDir, version: opts.version });
+  const controller = new AbortController();
+  const running = opts.background === false
+    ? []
+    : tasks.map((task) =>
+        task.run(controller.signal).catch((err: unknown) => {
+          if (!controller.signal.aborted) log.error({ err, task: task.name }, 'background task failed');
+        }),
+      );
+
+  const app = await buildGateway({ config, logger: log, infra, auth: identity.auth, modules, webDir: opts.webDir, version: opts.version });
   return {
     app,
     infra,
+    identity,
+    quota,
+    notification,
     stop: async () => {
       controller.abort();
       await Promise.all(running);
+      notification.close();
       await infra.close();
     },
   };

@@ -35,6 +35,8 @@ declare module 'fastify' {
     /** preHandler: 401 without a credential, 403 unless the user is an admin now. */
     requireAdmin: (request: FastifyRequest) => Promise<void>;
     signAccessToken: (userId: string) => string;
+    /** Lifetime of an access token in seconds. */
+    accessTokenTtl: number;
   }
 }
 
@@ -51,6 +53,14 @@ export interface AuthPluginOptions {
   resolvers: AuthResolvers;
 }
 
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+/** "12h" → 43200. */
+export const ttlSeconds = (expiresIn: string): number => {
+  const m = /^(\d+)([smhd])$/.exec(expiresIn);
+  if (!m) throw new Error(`invalid expiry ${expiresIn}`);
+  return Number(m[1]) * UNIT_SECONDS[m[2]!]!;
+};
+
 const UNAUTHENTICATED = 'Please log in to continue.';
 
 /**
@@ -63,6 +73,7 @@ export const authPlugin = fp<AuthPluginOptions>(
     await app.register(jwt, { secret: opts.secret, sign: { expiresIn: opts.expiresIn } });
     app.decorateRequest('principal', null);
     app.decorate('signAccessToken', (userId: string) => app.jwt.sign({ sub: userId }));
+    app.decorate('accessTokenTtl', ttlSeconds(opts.expiresIn));
 
     app.addHook('onRequest', async (request: FastifyRequest) => {
       const header = request.headers.authorization;

@@ -53,8 +53,38 @@ export const notFoundProblem = (request: FastifyRequest, reply: FastifyReply): F
 
 interface ValidationItem {
   instancePath?: string;
+  keyword?: string;
   message?: string;
-  params?: { missingProperty?: unknown };
+  params?: Record<string, unknown>;
+}
+
+/** Ajv's messages, rewritten as sentences a user can act on. */
+function sentence(field: string, v: ValidationItem): string {
+  const p = v.params ?? {};
+  switch (v.keyword) {
+    case 'required':
+      return `${field} is required.`;
+    case 'minLength':
+      return Number(p.limit) === 1 ? `${field} must not be empty.` : `${field} must be at least ${String(p.limit)} characters long.`;
+    case 'maxLength':
+      return `${field} must be at most ${String(p.limit)} characters long.`;
+    case 'format':
+      return p.format === 'email' ? `${field} must be a valid email address.` : `${field} must be a valid ${String(p.format)}.`;
+    case 'minimum':
+      return `${field} must be ${String(p.limit)} or more.`;
+    case 'maximum':
+      return `${field} must be ${String(p.limit)} or less.`;
+    case 'type':
+      return `${field} must be ${String(p.type).replace(',', ' or ')}.`;
+    case 'enum':
+      return `${field} must be one of: ${(p.allowedValues as unknown[] | undefined)?.map(String).join(', ') ?? ''}.`;
+    case 'additionalProperties':
+      return `${String(p.additionalProperty)} is not a field we accept here.`;
+    case 'anyOf':
+      return `${field} is not valid.`;
+    default:
+      return `${field} ${v.message ?? 'is not valid'}.`;
+  }
 }
 
 /**
@@ -75,15 +105,18 @@ export const problemPlugin = fp(
       }
       if (error.validation) {
         const items = error.validation as ValidationItem[];
-        const errors = items.map((v) => ({
-          field: fieldOf(v.instancePath, v.params?.missingProperty),
-          message: v.message ?? 'is invalid',
-        }));
+        // anyOf/const noise from nullable unions says nothing a person can use.
+        const useful = items.filter((v) => v.keyword !== 'anyOf' && v.keyword !== 'const');
+        const errors = (useful.length ? useful : items).map((v) => {
+          const field = fieldOf(v.instancePath, v.params?.missingProperty);
+          return { field, message: sentence(field, v) };
+        });
+        const unique = [...new Map(errors.map((e) => [e.message, e])).values()];
         return sendProblem(reply, {
           status: 400,
           code: 'validation_error',
-          detail: errors.map((e) => `${e.field}: ${e.message}`).join('; '),
-          errors,
+          detail: unique.map((e) => e.message).join(' '),
+          errors: unique,
         });
       }
       const status = error.statusCode ?? 500;

@@ -54,3 +54,18 @@ export interface MessageBus {
 }
 
 export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;
+
+/** Consume as `group` until `signal` aborts, then close the subscription (for background tasks). */
+export async function runConsumer(
+  bus: MessageBus,
+  group: string,
+  topics: readonly string[],
+  handler: MessageHandler,
+  signal: AbortSignal,
+  options?: ConsumeOptions,
+): Promise<void> {
+  if (signal.aborted) return;
+  const subscription = await bus.subscribe(group, topics, handler, options);
+  await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  await subscription.close();
+}

@@ -1,0 +1,163 @@
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { IdParams, NotFoundError, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
+import { API_KEY_NAME_MAX } from './apiKey/businessLogic.js';
+import type { apiKeyQueries } from './readModels/apiKeys.js';
+import type { UserQueries } from './readModels/users.js';
+import { publicKey, publicUser, type IdentityCommands } from './service.js';
+
+const UserSchema = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    full_name: Type.Union([Type.String(), Type.Null()]),
+    is_admin: Type.Boolean(),
+    last_login_at: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String(),
+    quota: QuotaSchema,
+  },
+  { description: 'A user with their quota' },
+);
+
+const ApiKeySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  token_prefix: Type.String(),
+  created_at: Type.String(),
+  last_used_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+const EmailString = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+const bearer = [{ bearer: [] }];
+
+interface Deps {
+  commands: IdentityCommands;
+  users: UserQueries;
+  keys: ReturnType<typeof apiKeyQueries>;
+  quota: QuotaClient;
+}
+
+export const identityRoutes =
+  (deps: Deps): FastifyPluginAsync =>
+  async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const withQuota = async (user: Parameters<typeof publicUser>[0]) => ({
+      ...publicUser(user),
+      quota: await deps.quota.getQuota(user.id),
+    });
+    const perAddress = (max: number, timeWindow: string) => ({
+      rateLimit: { max, timeWindow, keyGenerator: (req: { ip: string }) => `addr:${req.ip}` },
+    });
+
+    app.post(
+      '/auth/register',
+      {
+        config: perAddress(20, '1 hour'),
+        schema: {
+          tags: ['auth'],
+          summary: 'Create an account (free plan); disposable addresses are refused',
+          body: Type.Object(
+            {
+              email: EmailString,
+              password: Type.String({ minLength: 8, maxLength: 256 }),
+              full_name: Type.Optional(Type.Union([Type.String({ maxLength: 120 }), Type.Null()])),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 201: UserSchema, ...problems(400, 409, 429) },
+        },
+      },
+      async (request, reply) => {
+        const user = await deps.commands.register(request.body);
+        return reply.code(201).send(await withQuota(user));
+      },
+    );
+
+    app.post(
+      '/auth/login',
+      {
+        config: perAddress(20, '1 minute'),
+        schema: {
+          tags: ['auth'],
+          summary: 'Log in; the same answer for an unknown email and a wrong password',
+          body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 256 }) }),
+          response: {
+            200: Type.Object({ access_token: Type.String(), token_type: Type.Literal('bearer'), expires_in: Type.Integer({ description: 'seconds' }) }),
+            ...problems(400, 401, 429),
+          },
+        },
+      },
+      async (request) => {
+        const user = await deps.commands.login(request.body.email, request.body.password);
+        return { access_token: app.signAccessToken(user.id), token_type: 'bearer' as const, expires_in: app.accessTokenTtl };
+      },
+    );
+
+    app.get(
+      '/auth/me',
+      {
+        preHandler: app.requireUser,
+        schema: { tags: ['auth'], summary: 'The current user with quota', security: bearer, response: { 200: UserSchema, ...problems(401) } },
+      },
+      async (request) => {
+        const user = await deps.users.byId(principalOf(request).userId);
+        if (!user) throw new NotFoundError('This user does not exist.');
+        return withQuota(user);
+      },
+    );
+
+    app.get(
+      '/auth/tokens',
+      {
+        preHandler: app.requireUser,
+        schema: { tags: ['auth'], summary: 'Your API keys', security: bearer, response: { 200: Type.Array(ApiKeySchema), ...problems(401) } },
+      },
+      async (request) => (await deps.keys.ofUser(principalOf(request).userId)).map(publicKey),
+    );
+
+    app.post(
+      '/auth/tokens',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['auth'],
+          summary: 'Create an API key; the token is returned only now',
+          security: bearer,
+          body: Type.Object({ name: Type.String({ maxLength: API_KEY_NAME_MAX + 200 }) }),
+          response: { 201: Type.Composite([ApiKeySchema, Type.Object({ token: Type.String() })]), ...problems(400, 401) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await deps.commands.createApiKey(principalOf(request).userId, request.body.name)),
+    );
+
+    app.delete(
+      '/auth/tokens/:id',
+      {
+        preHandler: app.requireUser,
+        schema: { tags: ['auth'], summary: 'Delete one of your API keys; it stops working at once', security: bearer, params: IdParams, response: { 204: Type.Null(), ...problems(401, 404) } },
+      },
+      async (request, reply) => {
+        await deps.commands.deleteApiKey(principalOf(request).userId, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.delete(
+      '/admin/users/:id',
+      {
+        preHandler: app.requireAdmin,
+        schema: {
+          tags: ['admin'],
+          summary: 'Delete a user with their API keys, quota and jobs; cannot be undone',
+          security: bearer,
+          params: IdParams,
+          response: { 204: Type.Null(), ...problems(401, 403, 404) },
+        },
+      },
+      async (request, reply) => {
+        await deps.commands.deleteUser(request.params.id, principalOf(request).userId);
+        return reply.code(204).send(null);
+      },
+    );
+  };

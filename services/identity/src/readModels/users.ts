@@ -1,0 +1,63 @@
+import { isNewer, type DocumentStore, type Projection, type RecordedEvent } from '@baret/platform';
+import { evolveUser, type UserEvent, type UserState } from '../user/user.js';
+import { normaliseEmail } from '../user/emailClaim.js';
+
+/** The users read model: one document per user, the folded aggregate plus query fields. */
+export interface UserDoc extends Record<string, unknown> {
+  id: string;
+  revision: number;
+  email: string;
+  email_lower: string;
+  full_name: string | null;
+  is_admin: boolean;
+  deleted: boolean;
+  password_hash: string;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+export const USERS = 'identity_users';
+
+export const usersProjection: Projection = {
+  name: 'identity-users',
+  categories: ['user'],
+  async apply(event: RecordedEvent, documents: DocumentStore) {
+    const users = documents.collection<UserDoc>(USERS);
+    const userId = event.streamId.slice('user-'.length);
+    const doc = await users.get(userId);
+    if (!isNewer(doc, event.revision)) return;
+    const state: UserState = doc
+      ? { status: doc.deleted ? 'deleted' : 'active', id: doc.id, email: doc.email, full_name: doc.full_name, is_admin: doc.is_admin, password_hash: doc.password_hash, created_at: doc.created_at, last_login_at: doc.last_login_at }
+      : { status: 'none' };
+    const next = evolveUser(state, { type: event.type, data: event.data } as UserEvent);
+    if (next.status === 'none') return;
+    await users.put(userId, {
+      id: next.id,
+      revision: event.revision,
+      email: next.email,
+      email_lower: normaliseEmail(next.email),
+      full_name: next.full_name,
+      is_admin: next.is_admin,
+      deleted: next.status === 'deleted',
+      password_hash: next.password_hash,
+      created_at: next.created_at,
+      last_login_at: next.last_login_at,
+    });
+  },
+};
+
+export function userQueries(documents: DocumentStore) {
+  const users = documents.collection<UserDoc>(USERS);
+  return {
+    byId: async (id: string): Promise<UserDoc | null> => {
+      const doc = await users.get(id);
+      return doc && !doc.deleted ? doc : null;
+    },
+    byEmail: async (email: string): Promise<UserDoc | null> =>
+      (await users.find({ where: { email_lower: normaliseEmail(email), deleted: false }, limit: 1 }))[0] ?? null,
+    all: (): Promise<UserDoc[]> => users.find({ where: { deleted: false }, orderBy: [{ field: 'created_at' }] }),
+    byIds: async (ids: readonly string[]): Promise<UserDoc[]> =>
+      ids.length === 0 ? [] : users.find({ where: { id: { $in: [...ids] }, deleted: false } }),
+  };
+}
+export type UserQueries = ReturnType<typeof userQueries>;

@@ -1,0 +1,226 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  aggregateStream,
+  csv,
+  handleCommand,
+  projectInline,
+  TooManyRequestsError,
+  UnauthorizedError,
+  ValidationError,
+  type AuthResolvers,
+  type DocumentStore,
+  type EventStore,
+  type Principal,
+  type QuotaClient,
+  type ServiceModule,
+  type UserDirectory,
+} from '@baret/platform';
+import MailChecker from 'mailchecker';
+import type { Logger } from 'pino';
+import { apiKeyDecider } from './apiKey/businessLogic.js';
+import { apiKeyStream } from './apiKey/apiKey.js';
+import { identityRoutes } from './api.js';
+import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
+import { apiKeyQueries, apiKeysProjection, type ApiKeyDoc } from './readModels/apiKeys.js';
+import { userQueries, usersProjection, type UserDoc } from './readModels/users.js';
+import { emailDecider, emailStream, normaliseEmail } from './user/emailClaim.js';
+import { userDecider } from './user/businessLogic.js';
+import { userStream } from './user/user.js';
+
+export interface IdentityOptions {
+  eventStore: EventStore;
+  documents: DocumentStore;
+  quota: QuotaClient;
+  /** Comma-separated addresses that are admins (BARET_ADMIN_EMAILS). */
+  adminEmails: string;
+  log: Logger;
+  clock?: () => Date;
+  scrypt?: ScryptParams;
+  /** Failed logins per account before it is paused, and for how long. */
+  loginLockout?: { maxFailures: number; windowMs: number };
+}
+
+export const API_KEY_PREFIX = 'baret_';
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+export interface PublicUser {
+  id: string;
+  email: string;
+  full_name: string | null;
+  is_admin: boolean;
+  last_login_at: string | null;
+  created_at: string;
+}
+
+export const publicUser = (u: UserDoc): PublicUser => ({
+  id: u.id,
+  email: u.email,
+  full_name: u.full_name,
+  is_admin: u.is_admin,
+  last_login_at: u.last_login_at,
+  created_at: u.created_at,
+});
+
+export const publicKey = (k: ApiKeyDoc) => ({
+  id: k.id,
+  name: k.name,
+  token_prefix: k.token_prefix,
+  created_at: k.created_at,
+  last_used_at: k.last_used_at,
+});
+
+interface LoginFailures extends Record<string, unknown> {
+  failures: string[];
+}
+
+/** The identity service: users, registration, login, API keys, admins. */
+export function createIdentityService(opts: IdentityOptions) {
+  const { eventStore, documents, log } = opts;
+  const clock = opts.clock ?? (() => new Date());
+  const scryptParams = opts.scrypt ?? DEFAULT_SCRYPT;
+  const lockout = opts.loginLockout ?? { maxFailures: 5, windowMs: 15 * 60_000 };
+  const adminEmails = new Set(csv(opts.adminEmails).map(normaliseEmail));
+  const users = userQueries(documents);
+  const keys = apiKeyQueries(documents);
+  const projections = [usersProjection, apiKeysProjection];
+  const failures = documents.collection<LoginFailures>('identity_login_failures');
+  // A real hash to verify against when the email is unknown, so both failures take as long.
+  const dummyHash = hashPassword(randomBytes(16).toString('hex'), scryptParams);
+
+  const run = async (...args: Parameters<typeof handleCommand>) => {
+    const result = await handleCommand(...args);
+    await projectInline(projections, result.recorded, documents);
+    return result;
+  };
+
+  async function register(input: { email: string; password: string; full_name?: string | null }): Promise<UserDoc> {
+    const email = input.email.trim();
+    if (!MailChecker.isValid(email)) {
+      throw new ValidationError('Disposable or invalid email addresses are not accepted. Please use a permanent address.');
+    }
+    const fullName = input.full_name?.trim() || null;
+    const userId = randomUUID();
+    const passwordHash = await hashPassword(input.password, scryptParams);
+
+    const claim = await aggregateStream(eventStore, emailStream(email), emailDecider);
+    const owner = claim.state.owner;
+    const abandoned = owner !== null && (await eventStore.readStream(userStream(owner))).length === 0 ? owner : null;
+    await run(eventStore, emailStream(email), emailDecider, { type: 'claim_email', data: { user_id: userId, abandoned_owner: abandoned } });
+    await run(eventStore, userStream(userId), userDecider, {
+      type: 'register_user',
+      data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: adminEmails.has(normaliseEmail(email)), now: clock() },
+    });
+    const user = await users.byId(userId);
+    if (!user) throw new Error('registered user missing from the read model');
+    log.info({ user_id: userId }, 'user registered');
+    return user;
+  }
+
+  async function login(emailInput: string, password: string): Promise<UserDoc> {
+    const email = normaliseEmail(emailInput);
+    const now = clock();
+    const record = await failures.get(email);
+    const recent = (record?.failures ?? []).filter((t) => now.getTime() - Date.parse(t) < lockout.windowMs);
+    if (recent.length >= lockout.maxFailures) {
+      const waitMs = lockout.windowMs - (now.getTime() - Date.parse(recent[0]!));
+      throw new TooManyRequestsError(
+        `Too many failed login attempts. Please wait ${Math.max(1, Math.ceil(waitMs / 60_000))} minutes and try again.`,
+      );
+    }
+    const user = await users.byEmail(email);
+    const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await dummyHash), false);
+    if (!user || !ok) {
+      await failures.put(email, { failures: [...recent, now.toISOString()] });
+      log.info({ reason: user ? 'wrong_password' : 'unknown_email' }, 'login failed');
+      throw new UnauthorizedError('Login failed. Please check your details.');
+    }
+    if (record) await failures.delete(email);
+    await run(eventStore, userStream(user.id), userDecider, { type: 'record_login', data: { now } });
+    return (await users.byId(user.id)) ?? user;
+  }
+
+  async function createApiKey(userId: string, name: string) {
+    const keyId = randomUUID();
+    const prefix = randomBytes(4).toString('hex');
+    const token = `${API_KEY_PREFIX}${prefix}_${randomBytes(24).toString('base64url')}`;
+    await run(eventStore, apiKeyStream(keyId), apiKeyDecider, {
+      type: 'create_api_key',
+      data: { key_id: keyId, user_id: userId, name, token_prefix: `${API_KEY_PREFIX}${prefix}`, token_hash: sha256(token), now: clock() },
+    });
+    const doc = await keys.byId(keyId);
+    if (!doc) throw new Error('created key missing from the read model');
+    return { ...publicKey(doc), token };
+  }
+
+  async function deleteApiKey(userId: string | null, keyId: string): Promise<void> {
+    await run(eventStore, apiKeyStream(keyId), apiKeyDecider, { type: 'delete_api_key', data: { by_user: userId, now: clock() } });
+  }
+
+  async function deleteUser(userId: string, by: string): Promise<void> {
+    const user = await users.byId(userId);
+    await run(eventStore, userStream(userId), userDecider, { type: 'delete_user', data: { deleted_by: by, now: clock() } });
+    for (const key of await keys.ofUser(userId)) await deleteApiKey(null, key.id);
+    if (user) await run(eventStore, emailStream(user.email), emailDecider, { type: 'release_email', data: { user_id: userId } });
+    log.info({ user_id: userId, deleted_by: by }, 'user deleted');
+  }
+
+  async function promote(email: string): Promise<UserDoc> {
+    const user = await users.byEmail(email);
+    if (!user) throw new ValidationError(`No user with the email ${email}.`);
+    await run(eventStore, userStream(user.id), userDecider, { type: 'promote_user', data: {} });
+    return (await users.byId(user.id)) ?? user;
+  }
+
+  /** Users named in BARET_ADMIN_EMAILS who registered before the setting are promoted at start. */
+  async function promoteConfiguredAdmins(): Promise<void> {
+    for (const email of adminEmails) {
+      const user = await users.byEmail(email);
+      if (user && !user.is_admin) {
+        await promote(email);
+        log.info({ user_id: user.id }, 'promoted to admin by configuration');
+      }
+    }
+  }
+
+  const toPrincipal = (u: UserDoc): Omit<Principal, 'via'> => ({ userId: u.id, email: u.email, fullName: u.full_name, isAdmin: u.is_admin });
+
+  const auth: AuthResolvers = {
+    isApiKey: (token) => token.startsWith(API_KEY_PREFIX),
+    userById: async (id) => {
+      const u = await users.byId(id);
+      return u ? toPrincipal(u) : null;
+    },
+    userByApiKey: async (token) => {
+      const key = await keys.byHash(sha256(token));
+      if (!key) return null;
+      const u = await users.byId(key.user_id);
+      if (!u) return null;
+      const now = clock();
+      // Kept up to date, without a write on every request of a busy script.
+      if (!key.last_used_at || now.getTime() - Date.parse(key.last_used_at) > 10_000) await keys.touch(key, now);
+      return toPrincipal(u);
+    },
+  };
+
+  const directory: UserDirectory = {
+    getUsers: async (ids) => (await users.byIds(ids)).map((u) => ({ id: u.id, email: u.email, full_name: u.full_name })),
+    listUsers: async () => (await users.all()).map((u) => ({ id: u.id, email: u.email, full_name: u.full_name })),
+  };
+
+  const commands = { register, login, createApiKey, deleteApiKey, deleteUser, promote };
+
+  const module: ServiceModule = {
+    name: 'identity',
+    tags: [
+      { name: 'auth', description: 'Registration, login, the current user and API keys' },
+      { name: 'admin', description: 'Administration (admins only)' },
+    ],
+    routes: identityRoutes({ commands, users, keys, quota: opts.quota }),
+    tasks: [],
+  };
+
+  return { module, auth, directory, commands, users, keys, projections, promoteConfiguredAdmins };
+}
+
+export type IdentityService = ReturnType<typeof createIdentityService>;
+export type IdentityCommands = IdentityService['commands'];

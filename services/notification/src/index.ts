@@ -1,0 +1,1 @@
+export { createNotificationService, NOTIFICATIONS, type NotificationService, type NotificationOptions, type NotificationDoc } from './service.js';

@@ -1,0 +1,38 @@
+/**
+ * What one service asks of another synchronously. The interfaces live here so that no service
+ * imports another: the composition root wires an implementation (a direct call in the embedded
+ * run, an HTTP client in the distributed one).
+ */
+
+export interface QuotaView {
+  plan_name: string;
+  daily_limit: number | null;
+  monthly_limit: number | null;
+  lifetime_limit: number | null;
+  daily_used: number;
+  monthly_used: number;
+  lifetime_used: number;
+  can_analyze: boolean;
+}
+
+export type ReservationOutcome = { ok: true } | { ok: false; reason: 'daily' | 'monthly' | 'lifetime' };
+
+export interface QuotaClient {
+  getQuota(userId: string): Promise<QuotaView>;
+  /** Reserve one unit for a job; idempotent by job id. */
+  reserve(userId: string, jobId: string): Promise<ReservationOutcome>;
+  /** Give a job's unit back (job failed on our side, or was cancelled); idempotent. */
+  release(userId: string, jobId: string, reason: string): Promise<void>;
+}
+
+export interface UserSummary {
+  id: string;
+  email: string;
+  full_name: string | null;
+}
+
+export interface UserDirectory {
+  /** Users by id; unknown or deleted ids are left out. */
+  getUsers(ids: readonly string[]): Promise<UserSummary[]>;
+  listUsers(): Promise<UserSummary[]>;
+}

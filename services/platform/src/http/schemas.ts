@@ -1,0 +1,41 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Schemas more than one service answers with. */
+
+export const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer> | ReturnType<typeof Type.Number>>(t: T) =>
+  Type.Union([t, Type.Null()]);
+
+export const QuotaSchema = Type.Object(
+  {
+    plan_name: Type.String(),
+    daily_limit: Nullable(Type.Integer()),
+    monthly_limit: Nullable(Type.Integer()),
+    lifetime_limit: Nullable(Type.Integer()),
+    daily_used: Type.Integer(),
+    monthly_used: Type.Integer(),
+    lifetime_used: Type.Integer(),
+    can_analyze: Type.Boolean(),
+  },
+  { $id: 'Quota', description: 'Limits (null = unlimited) and usage; daily resets 00:00 UTC, monthly on the 1st UTC' },
+);
+export type QuotaBody = Static<typeof QuotaSchema>;
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.Optional(Type.String()),
+    instance: Type.Optional(Type.String()),
+    request_id: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { description: 'RFC 7807 problem details' },
+);
+
+/** Common error answers for a route's response schema. */
+export const problems = (...codes: number[]): Record<number, typeof ProblemSchema> =>
+  Object.fromEntries(codes.map((c) => [c, ProblemSchema]));
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

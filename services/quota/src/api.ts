@@ -1,0 +1,101 @@
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { IdParams, NotFoundError, principalOf, problems, QuotaSchema, type QuotaClient, type QuotaView, type UserDirectory } from '@baret/platform';
+import type { Limits } from './quota/quota.js';
+
+const LimitInput = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()]);
+const RowSchema = Type.Object({
+  user_id: Type.String(),
+  email: Type.String(),
+  full_name: Type.Union([Type.String(), Type.Null()]),
+  quota: QuotaSchema,
+});
+const bearer = [{ bearer: [] }];
+
+interface Deps {
+  client: QuotaClient;
+  changeLimits(userId: string, changes: Partial<Limits>, by: string): Promise<QuotaView>;
+  requestUpgrade(input: { user_id: string; email: string; origin: 'pricing' | 'profile'; message: string | null }): Promise<string>;
+  directory: UserDirectory;
+  clock: () => Date;
+}
+
+export const quotaRoutes =
+  (deps: Deps): FastifyPluginAsync =>
+  async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.get(
+      '/admin/users/quotas',
+      {
+        preHandler: app.requireAdmin,
+        schema: { tags: ['admin'], summary: 'Every user with plan, limits and usage', security: bearer, response: { 200: Type.Array(RowSchema), ...problems(401, 403) } },
+      },
+      async () => {
+        const users = await deps.directory.listUsers();
+        return Promise.all(users.map(async (u) => ({ user_id: u.id, email: u.email, full_name: u.full_name, quota: await deps.client.getQuota(u.id) })));
+      },
+    );
+
+    app.patch(
+      '/admin/users/:id/quota',
+      {
+        preHandler: app.requireAdmin,
+        schema: {
+          tags: ['admin'],
+          summary: 'Change a user’s plan or limits; only the fields sent change; null means unlimited',
+          security: bearer,
+          params: IdParams,
+          body: Type.Object(
+            {
+              plan_name: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
+              daily_limit: Type.Optional(LimitInput),
+              monthly_limit: Type.Optional(LimitInput),
+              lifetime_limit: Type.Optional(LimitInput),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: RowSchema, ...problems(400, 401, 403, 404) },
+        },
+      },
+      async (request) => {
+        const [user] = await deps.directory.getUsers([request.params.id]);
+        if (!user) throw new NotFoundError('This user does not exist.');
+        const { plan_name, ...limits } = request.body;
+        const changes: Partial<Limits> = { ...limits };
+        // An empty plan name puts the user back on the default plan.
+        if (plan_name !== undefined) changes.plan_name = plan_name?.trim() || 'free';
+        const quota = await deps.changeLimits(user.id, changes, principalOf(request).userId);
+        return { user_id: user.id, email: user.email, full_name: user.full_name, quota };
+      },
+    );
+
+    app.post(
+      '/usage/request-upgrade',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 5, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['usage'],
+          summary: 'Ask the team for the Pro plan',
+          security: bearer,
+          body: Type.Object({
+            origin: Type.Union([Type.Literal('pricing'), Type.Literal('profile')]),
+            message: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+          }),
+          response: { 202: Type.Object({ status: Type.Literal('received'), request_id: Type.String() }), ...problems(400, 401, 429) },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const requestId = await deps.requestUpgrade({
+          user_id: principal.userId,
+          email: principal.email,
+          origin: request.body.origin,
+          message: request.body.message?.trim() || null,
+        });
+        return reply.code(202).send({ status: 'received' as const, request_id: requestId });
+      },
+    );
+  };

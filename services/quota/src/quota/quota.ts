@@ -1,0 +1,90 @@
+/** The Quota aggregate of one user: plan, limits and reservations. Events, state, evolve. */
+
+export interface Limits {
+  plan_name: string;
+  daily_limit: number | null;
+  monthly_limit: number | null;
+  lifetime_limit: number | null;
+}
+
+export const PRESETS = {
+  free: { plan_name: 'free', daily_limit: null, monthly_limit: null, lifetime_limit: 2 },
+  pro: { plan_name: 'pro', daily_limit: 10, monthly_limit: 100, lifetime_limit: null },
+  enterprise: { plan_name: 'enterprise', daily_limit: null, monthly_limit: null, lifetime_limit: null },
+} as const satisfies Record<string, Limits>;
+
+export type QuotaLimitsChanged = {
+  type: 'quota_limits_changed';
+  data: { user_id: string; changes: Partial<Limits>; by: string; at: string };
+};
+export type QuotaReserved = { type: 'quota_reserved'; data: { user_id: string; job_id: string; at: string } };
+export type QuotaReleased = { type: 'quota_released'; data: { user_id: string; job_id: string; reason: string; at: string } };
+export type QuotaClosed = { type: 'quota_closed'; data: { user_id: string; at: string } };
+
+export type QuotaEvent = QuotaLimitsChanged | QuotaReserved | QuotaReleased | QuotaClosed;
+
+export interface Reservation {
+  at: string;
+  released: boolean;
+}
+
+export interface QuotaState extends Limits {
+  reservations: Record<string, Reservation>;
+  closed: boolean;
+}
+
+/** Every user starts on the free plan. */
+export const initialQuotaState = (): QuotaState => ({ ...PRESETS.free, reservations: {}, closed: false });
+
+export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
+  switch (event.type) {
+    case 'quota_limits_changed':
+      return { ...state, ...event.data.changes };
+    case 'quota_reserved':
+      return { ...state, reservations: { ...state.reservations, [event.data.job_id]: { at: event.data.at, released: false } } };
+    case 'quota_released': {
+      const r = state.reservations[event.data.job_id];
+      return r ? { ...state, reservations: { ...state.reservations, [event.data.job_id]: { ...r, released: true } } } : state;
+    }
+    case 'quota_closed':
+      return { ...state, closed: true };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export interface Usage {
+  daily_used: number;
+  monthly_used: number;
+  lifetime_used: number;
+}
+
+/** Usage counts reservations not given back: today since 00:00 UTC, this month since the 1st UTC. */
+export function usageAt(state: QuotaState, now: Date): Usage {
+  const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const month = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  let daily = 0;
+  let monthly = 0;
+  let lifetime = 0;
+  for (const r of Object.values(state.reservations)) {
+    if (r.released) continue;
+    const t = Date.parse(r.at);
+    lifetime++;
+    if (t >= month) monthly++;
+    if (t >= day) daily++;
+  }
+  return { daily_used: daily, monthly_used: monthly, lifetime_used: lifetime };
+}
+
+/** Which limit, if any, stops one more analysis now. */
+export function exceededLimit(state: QuotaState, now: Date): 'daily' | 'monthly' | 'lifetime' | null {
+  const u = usageAt(state, now);
+  if (state.lifetime_limit !== null && u.lifetime_used >= state.lifetime_limit) return 'lifetime';
+  if (state.monthly_limit !== null && u.monthly_used >= state.monthly_limit) return 'monthly';
+  if (state.daily_limit !== null && u.daily_used >= state.daily_limit) return 'daily';
+  return null;
+}
+
+export const quotaStream = (userId: string): string => `quota-${userId}`;

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import {
+  decodeEnvelope,
+  handleCommand,
+  projectInline,
+  runConsumer,
+  type DocumentStore,
+  type EventStore,
+  type MessageBus,
+  type QuotaClient,
+  type ServiceModule,
+  type UserDirectory,
+} from '@baret/platform';
+import type { Logger } from 'pino';
+import { quotaRoutes } from './api.js';
+import { QuotaExceededError, quotaDecider } from './quota/businessLogic.js';
+import { quotaStream, type Limits } from './quota/quota.js';
+import { quotaQueries, quotasProjection, toView } from './readModels/quotas.js';
+
+export interface QuotaOptions {
+  eventStore: EventStore;
+  documents: DocumentStore;
+  bus: MessageBus;
+  directory: UserDirectory;
+  log: Logger;
+  clock?: () => Date;
+}
+
+/** The quota service: plans, limits, usage, reservations per job, upgrade requests. */
+export function createQuotaService(opts: QuotaOptions) {
+  const { eventStore, documents, bus, log } = opts;
+  const clock = opts.clock ?? (() => new Date());
+  const queries = quotaQueries(documents);
+  const projections = [quotasProjection];
+
+  const run = async (userId: string, command: Parameters<typeof quotaDecider.decide>[0]) => {
+    const result = await handleCommand(eventStore, quotaStream(userId), quotaDecider, command);
+    await projectInline(projections, result.recorded, documents);
+    return result;
+  };
+
+  const client: QuotaClient = {
+    getQuota: async (userId) => toView(await queries.stateOf(userId), clock()),
+    reserve: async (userId, jobId) => {
+      try {
+        await run(userId, { type: 'reserve_unit', data: { user_id: userId, job_id: jobId, now: clock() } });
+        return { ok: true };
+      } catch (e) {
+        if (e instanceof QuotaExceededError) return { ok: false, reason: e.limit };
+        throw e;
+      }
+    },
+    release: async (userId, jobId, reason) => {
+      await run(userId, { type: 'release_unit', data: { user_id: userId, job_id: jobId, reason, now: clock() } });
+    },
+  };
+
+  async function changeLimits(userId: string, changes: Partial<Limits>, by: string) {
+    await run(userId, { type: 'change_limits', data: { user_id: userId, changes, by, now: clock() } });
+    return client.getQuota(userId);
+  }
+
+  async function requestUpgrade(input: { user_id: string; email: string; origin: 'pricing' | 'profile'; message: string | null }) {
+    const requestId = randomUUID();
+    await eventStore.appendToStream(
+      `upgrade-${requestId}`,
+      [{ type: 'upgrade_requested', data: { request_id: requestId, ...input, requested_at: clock().toISOString() } }],
+      { expectedRevision: 'no_stream' },
+    );
+    log.info({ request_id: requestId, user_id: input.user_id, origin: input.origin }, 'upgrade requested');
+    return requestId;
+  }
+
+  const module: ServiceModule = {
+    name: 'quota',
+    tags: [{ name: 'usage', description: 'Plans, quotas and upgrade requests' }],
+    routes: quotaRoutes({ client, changeLimits, requestUpgrade, directory: opts.directory, clock }),
+    tasks: [
+      {
+        name: 'quota:user-deleted',
+        // A deleted user's quota is closed: nothing more can be reserved for them.
+        run: (signal) =>
+          runConsumer(bus, 'quota', ['user-events'], async (message) => {
+            const event = decodeEnvelope(message.value);
+            if (event.type !== 'user_deleted') return;
+            const userId = String(event.data.user_id);
+            await run(userId, { type: 'close_quota', data: { user_id: userId, now: clock() } });
+          }, signal),
+      },
+    ],
+  };
+
+  return { module, client, changeLimits, requestUpgrade, projections };
+}
+
+export type QuotaService = ReturnType<typeof createQuotaService>;
