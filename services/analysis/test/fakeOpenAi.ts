@@ -153,6 +153,21 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
+/** The equipment codes a PPE request asks about (the `seen[].code` enum of its schema). */
+export function askedCodes(req: RecordedRequest): string[] {
+  const codes = req.body?.response_format?.json_schema?.schema.properties?.seen?.items?.properties?.code?.enum ?? [];
+  return codes.filter((c): c is string => typeof c === 'string');
+}
+
+/** The task slugs a classification request offers (the `slug` enum of its schema). */
+export function askedSlugs(req: RecordedRequest): string[] {
+  const slugs = req.body?.response_format?.json_schema?.schema.properties?.slug?.enum ?? [];
+  return slugs.filter((c): c is string => typeof c === 'string');
+}
+
+/** Whether a request is a PPE check of one composite (else a job classification). */
+export const isCompositeRequest = (req: RecordedRequest): boolean => req.body?.response_format?.json_schema?.name === 'ppe_check';
+
 /**
  * The default answer to a request, read from its `response_format` JSON schema:
  * - a schema with `slug` (enum): the first slug, confidence 0.9;
@@ -161,16 +176,9 @@ export interface FakeOpenAi {
  * - anything else: `{}`.
  */
 export function defaultAnswer(req: RecordedRequest): unknown {
-  const schema = req.body?.response_format?.json_schema?.schema;
-  const props = schema?.properties ?? {};
-  if (props.slug) {
-    const slugs = props.slug.enum ?? [];
-    return { slug: slugs[0] ?? 'unknown', confidence: 0.9 };
-  }
-  if (props.seen) {
-    const codes = props.seen.items?.properties?.code?.enum ?? [];
-    return { seen: codes.map((code) => ({ code, frame: 1, confidence: 0.9 })), missing: [], persons: 1 };
-  }
+  const props = req.body?.response_format?.json_schema?.schema.properties ?? {};
+  if (props.slug) return { slug: askedSlugs(req)[0] ?? 'unknown', confidence: 0.9 };
+  if (props.seen) return { seen: askedCodes(req).map((code) => ({ code, frame: 1, confidence: 0.9 })), missing: [], persons: 1 };
   return {};
 }
 

@@ -1,5 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeReplies, startFakeOpenAi, type FakeOpenAi, type JsonSchemaLike } from '../../test/fakeOpenAi.js';
+import {
+  askedCodes,
+  askedSlugs,
+  fakeReplies,
+  isCompositeRequest,
+  startFakeOpenAi,
+  type FakeOpenAi,
+  type JsonSchemaLike,
+} from '../../test/fakeOpenAi.js';
 import {
   OpenAiAnalyzer,
   VisionModelError,
@@ -135,6 +143,15 @@ describe('OpenAiAnalyzer request shape', () => {
     expect(schema.properties?.persons).toMatchObject({ type: 'integer' });
   });
 
+  it('can ask for a plain JSON object with the schema in the prompt, for older servers', async () => {
+    fake.script(fakeReplies.content({ slug: 'kaynak', confidence: 0.7 }));
+    const result = await analyzer({ responseFormat: 'json_object' }).classifyJob([composite(0)], TASKS);
+    expect(result.slug).toBe('kaynak');
+    const req = fake.requests[0]!;
+    expect(req.body?.response_format).toEqual({ type: 'json_object' });
+    expect(req.text).toContain('"enum":["ag_pano_bakim","yg_hat_calismasi","kaynak"]');
+  });
+
   it('describes the grid cells in order', () => {
     expect(describeGrid({ ...composite(0), cells: composite(0).cells.slice(0, 2) })).toBe(
       [
@@ -172,6 +189,16 @@ describe('OpenAiAnalyzer answers', () => {
       persons: 2,
       usage: { promptTokens: 1500, completionTokens: 60 },
     });
+  });
+
+  it('lets a fake responder answer from what was asked', async () => {
+    fake.setDefault((req) =>
+      isCompositeRequest(req)
+        ? fakeReplies.content({ seen: [], missing: askedCodes(req), persons: 1 })
+        : fakeReplies.content({ slug: askedSlugs(req).at(-1), confidence: 0.5 }),
+    );
+    expect((await analyzer().analyzeComposite(composite(0), { equipment: EQUIPMENT })).missing).toEqual(['pic1', 'pic2', 'pic7']);
+    expect((await analyzer().classifyJob([composite(0)], TASKS)).slug).toBe('kaynak');
   });
 
   it('works with the fake default responder (everything seen in frame 1)', async () => {

@@ -73,6 +73,12 @@ export interface OpenAiAnalyzerOptions {
   imageDetail?: 'auto' | 'low' | 'high';
   /** How many composites `classifyJob` attaches (1 or 2, default 2). */
   classifyComposites?: 1 | 2;
+  /**
+   * How structured output is asked for: `json_schema` (default; OpenAI, Azure, vLLM, Ollama ≥ 0.5) sends
+   * the strict schema; `json_object` (older servers) asks for any JSON object and puts the schema in the
+   * prompt. Either way the answer is validated against the schema.
+   */
+  responseFormat?: 'json_schema' | 'json_object';
   /** Sent as `max_completion_tokens` when set (older servers may want it unset). */
   maxCompletionTokens?: number;
   /** Sent as `temperature` when set (GPT-5 and o-series accept only the default, so unset by default). */
@@ -363,14 +369,21 @@ export class OpenAiAnalyzer implements VisionAnalyzer {
     userContent: ContentPart[],
     signal: AbortSignal | undefined,
   ): Promise<{ answer: T; usage: TokenUsage }> {
+    const jsonSchema = toJsonSchema(schema);
+    const jsonObjectMode = this.options.responseFormat === 'json_object';
+    const system = jsonObjectMode
+      ? `${SYSTEM_PROMPT}\nThe JSON must match this JSON Schema:\n${JSON.stringify(jsonSchema)}`
+      : SYSTEM_PROMPT;
     const messages: ChatMessage[] = [
-      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'system', content: system },
       { role: 'user', content: userContent },
     ];
     const request: ChatRequest = {
       model: this.modelName,
       messages,
-      response_format: { type: 'json_schema', json_schema: { name, strict: true, schema: toJsonSchema(schema) } },
+      response_format: jsonObjectMode
+        ? { type: 'json_object' }
+        : { type: 'json_schema', json_schema: { name, strict: true, schema: jsonSchema } },
       ...(this.options.maxCompletionTokens === undefined ? {} : { max_completion_tokens: this.options.maxCompletionTokens }),
       ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
     };
