@@ -1,0 +1,544 @@
+/**
+ * Frame sampling that decodes as little as possible.
+ *
+ * Default (`keyframes`): one demux-only ffprobe pass lists the keyframe timestamps (no decoding),
+ * the evenly spaced targets are matched to the nearest keyframe in their own time bin, and a single
+ * ffmpeg process decodes keyframes only (`-skip_frame nokey`) and encodes just the chosen ones as
+ * JPEG into one mjpeg pipe. Targets with no keyframe nearby (e.g. a video with one keyframe) are
+ * filled with accurate decoding, by whichever is cheaper for those targets: one input-seeking
+ * process per timestamp, or one decode pass over the span they cover.
+ *
+ * The alternatives (`select`: decode every frame in one pass; `seek`: one process per timestamp)
+ * stay selectable for measurement (`npm run bench`).
+ */
+import { availableParallelism } from 'node:os';
+import sharp from 'sharp';
+import { FFMPEG_PATH, FFPROBE_PATH, runProcess } from './probe.js';
+import type { PersonDetection, SampledFrame, VideoInfo } from './types.js';
+
+/** Frames are scaled so their long side is at most this many pixels. */
+export const MAX_FRAME_SIDE = 1280;
+
+/** How frames are pulled out of the video. */
+export type SamplingStrategy = 'keyframes' | 'select' | 'seek';
+
+/** Options of the samplers. */
+export interface SampleOptions {
+  /** Default `keyframes` (measured fastest; see bench/frames.ts). */
+  strategy?: SamplingStrategy;
+  /** Long-side cap in pixels, default `MAX_FRAME_SIDE`. */
+  maxSide?: number;
+  signal?: AbortSignal;
+}
+
+/** Person detector signature (implemented in `detector.ts`, injected here). */
+export type DetectFn = (jpeg: Buffer) => Promise<{ width: number; height: number; persons: PersonDetection[] }>;
+
+/** Thrown when ffmpeg fails on a file that probed as a video. */
+export class FrameExtractionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FrameExtractionError';
+  }
+}
+
+interface Decoded {
+  timeSec: number;
+  jpeg: Buffer;
+  width: number;
+  height: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JPEG stream helpers
+
+/** Width and height from a JPEG's SOF marker, or undefined if none is found. */
+export function jpegSize(buf: Buffer): { width: number; height: number } | undefined {
+  let i = 2;
+  while (i + 9 < buf.length) {
+    if (buf[i] !== 0xff) return undefined;
+    const marker = buf[i + 1] ?? 0;
+    if (marker === 0xff) {
+      i++;
+      continue;
+    }
+    const len = buf.readUInt16BE(i + 2);
+    const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (isSof) return { height: buf.readUInt16BE(i + 5), width: buf.readUInt16BE(i + 7) };
+    if (marker === 0xda) return undefined;
+    i += 2 + len;
+  }
+  return undefined;
+}
+
+/**
+ * Splits a concatenation of JPEGs (ffmpeg's mjpeg image2pipe) by walking the marker segments, so
+ * bytes inside headers can never be mistaken for an end-of-image marker.
+ */
+export function splitJpegs(buf: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  while (start + 4 <= buf.length) {
+    if (buf[start] !== 0xff || buf[start + 1] !== 0xd8) throw new FrameExtractionError('mjpeg stream out of sync');
+    let i = start + 2;
+    let end = -1;
+    while (i + 2 <= buf.length && end < 0) {
+      if (buf[i] !== 0xff) throw new FrameExtractionError('bad JPEG marker');
+      const marker = buf[i + 1] ?? 0;
+      if (marker === 0xff) {
+        i++;
+      } else if (marker === 0xd9) {
+        end = i + 2;
+      } else if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+        i += 2;
+      } else {
+        if (i + 4 > buf.length) break;
+        const segEnd = i + 2 + buf.readUInt16BE(i + 2);
+        if (marker !== 0xda) {
+          i = segEnd;
+          continue;
+        }
+        // Entropy-coded data: 0xFF is stuffed (FF00) or a restart marker (FFD0–FFD7).
+        let j = segEnd;
+        while (j + 1 < buf.length) {
+          if (buf[j] === 0xff) {
+            const n = buf[j + 1] ?? 0;
+            if (n !== 0x00 && !(n >= 0xd0 && n <= 0xd7) && n !== 0xff) break;
+          }
+          j++;
+        }
+        i = j;
+      }
+    }
+    if (end < 0) throw new FrameExtractionError('truncated JPEG in mjpeg stream');
+    out.push(buf.subarray(start, end));
+    start = end;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+
+/** Output size: the displayed size, long side capped, even dimensions. */
+export function outputSize(info: VideoInfo, maxSide = MAX_FRAME_SIDE): { width: number; height: number } {
+  const scale = Math.min(1, maxSide / Math.max(info.width, info.height));
+  const even = (v: number) => Math.max(2, Math.round(v / 2) * 2);
+  return { width: even(info.width * scale), height: even(info.height * scale) };
+}
+
+/** Evenly spread target times: the centres of `count` equal bins over the duration. */
+export function targetTimes(durationSec: number, count: number): number[] {
+  const step = durationSec / count;
+  return Array.from({ length: count }, (_, i) => (i + 0.5) * step);
+}
+
+/** How many distinct frames the video can give (all of them if the frame rate is unknown). */
+function cappedCount(info: VideoInfo, count: number): number {
+  const n = Math.max(0, Math.floor(count));
+  if (!(info.fps > 0)) return n;
+  return Math.max(1, Math.min(n, Math.floor(info.durationSec * info.fps)));
+}
+
+/** Keyframe timestamps (seconds from the start of the video), from a demux-only ffprobe pass. */
+export async function listKeyframes(path: string, signal?: AbortSignal): Promise<number[]> {
+  const { code, stdout, stderr } = await runProcess(
+    FFPROBE_PATH,
+    [
+      '-v', 'error', '-select_streams', 'v:0',
+      '-show_entries', 'packet=pts_time,dts_time,flags:format=start_time',
+      '-of', 'csv', path,
+    ],
+    { signal },
+  );
+  if (code !== 0) throw new FrameExtractionError(`ffprobe could not list packets: ${stderr.trim()}`);
+  let start = 0;
+  const keys: number[] = [];
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const parts = line.trim().split(',');
+    if (parts[0] === 'format') {
+      const s = Number(parts[1]);
+      if (Number.isFinite(s)) start = s;
+    } else if (parts[0] === 'packet' && parts[3]?.startsWith('K')) {
+      const pts = Number(parts[1]);
+      const dts = Number(parts[2]);
+      const t = parts[1] !== 'N/A' && Number.isFinite(pts) ? pts : dts;
+      if (Number.isFinite(t)) keys.push(t);
+    }
+  }
+  return keys.map((t) => t - start).sort((a, b) => a - b);
+}
+
+/** A sampling plan: which keyframes to decode, which times need accurate decoding. */
+export interface SamplePlan {
+  keyframes: number[];
+  exact: number[];
+}
+
+/**
+ * Matches each evenly spaced target to the nearest keyframe inside its own bin (within 40% of the
+ * bin width of the target, so neighbours stay apart); targets without one go to `exact`.
+ */
+export function planFromKeyframes(durationSec: number, count: number, keyframes: number[]): SamplePlan {
+  const step = durationSec / count;
+  const tolerance = step * 0.4;
+  const plan: SamplePlan = { keyframes: [], exact: [] };
+  for (const target of targetTimes(durationSec, count)) {
+    let best: number | undefined;
+    for (const k of keyframes) {
+      if (k < target - tolerance) continue;
+      if (k > target + tolerance) break;
+      if (best === undefined || Math.abs(k - target) < Math.abs(best - target)) best = k;
+    }
+    if (best === undefined) plan.exact.push(target);
+    else plan.keyframes.push(best);
+  }
+  return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ffmpeg runners
+
+const SHOWINFO_PTS = /Parsed_showinfo.*?\bpts_time:\s*(-?[\d.]+(?:e-?\d+)?)/;
+
+function showinfoTimes(stderr: string): number[] {
+  const times: number[] = [];
+  for (const line of stderr.split('\n')) {
+    const m = SHOWINFO_PTS.exec(line);
+    if (m?.[1]) times.push(Number(m[1]));
+  }
+  return times;
+}
+
+function outputArgs(): string[] {
+  return ['-fps_mode', 'passthrough', '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '3', 'pipe:1'];
+}
+
+function scaleFilter(size: { width: number; height: number }): string {
+  return `scale=${size.width}:${size.height}:flags=bilinear,setsar=1`;
+}
+
+/** Runs ffmpeg whose filter chain contains `showinfo`; pairs each piped JPEG with its time. */
+async function runMjpeg(args: string[], signal: AbortSignal | undefined, offsetSec = 0): Promise<Decoded[]> {
+  const { code, stdout, stderr } = await runProcess(FFMPEG_PATH, args, { signal });
+  if (code !== 0) throw new FrameExtractionError(`ffmpeg failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  const jpegs = splitJpegs(stdout);
+  const times = showinfoTimes(stderr);
+  return jpegs.map((jpeg, i) => {
+    const size = jpegSize(jpeg);
+    return {
+      timeSec: (times[i] ?? Number.NaN) + offsetSec,
+      jpeg,
+      width: size?.width ?? 0,
+      height: size?.height ?? 0,
+    };
+  });
+}
+
+function baseArgs(): string[] {
+  return ['-hide_banner', '-nostats', '-nostdin', '-loglevel', 'info'];
+}
+
+/** Decodes keyframes only and encodes those at the given times (all keyframes if omitted). */
+export async function decodeKeyframes(
+  path: string,
+  size: { width: number; height: number },
+  fps: number,
+  times: number[] | undefined,
+  signal?: AbortSignal,
+): Promise<Decoded[]> {
+  const eps = fps > 0 ? 0.45 / fps : 0.01;
+  const select =
+    times === undefined ? '' : `select=${times.map((t) => `between(t\\,${(t - eps).toFixed(6)}\\,${(t + eps).toFixed(6)})`).join('+')},`;
+  return runMjpeg(
+    [
+      ...baseArgs(), '-skip_frame', 'nokey', '-i', path, '-map', '0:v:0', '-an', '-sn', '-dn',
+      '-vf', `${select}showinfo,${scaleFilter(size)}`, ...outputArgs(),
+    ],
+    signal,
+  );
+}
+
+/** One decode pass over [from, to] (input-seeked to `from`), keeping the first frame at or after each target. */
+export async function decodeSelect(
+  path: string,
+  size: { width: number; height: number },
+  targets: number[],
+  signal?: AbortSignal,
+  span?: { from: number; to: number },
+): Promise<Decoded[]> {
+  if (targets.length === 0) return [];
+  const from = span?.from ?? 0;
+  const rel = targets.map((t) => Math.max(0, t - from));
+  const select = rel.map((t) => `gte(t\\,${t.toFixed(6)})*not(gte(prev_t\\,${t.toFixed(6)}))`).join('+');
+  const seek = from > 0 ? ['-ss', from.toFixed(6)] : [];
+  const limit = span ? ['-t', (span.to - from + 0.5).toFixed(6)] : [];
+  return runMjpeg(
+    [
+      ...baseArgs(), ...seek, '-i', path, ...limit, '-map', '0:v:0', '-an', '-sn', '-dn',
+      '-vf', `select=${select},showinfo,${scaleFilter(size)}`, ...outputArgs(),
+    ],
+    signal,
+    from,
+  );
+}
+
+/** One ffmpeg per timestamp, input seeking (`-ss` before `-i`, accurate), `parallel` at a time. */
+export async function decodeSeeks(
+  path: string,
+  size: { width: number; height: number },
+  targets: number[],
+  signal?: AbortSignal,
+  parallel = Math.max(1, availableParallelism()),
+): Promise<Decoded[]> {
+  const results: Decoded[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < targets.length) {
+      const t = targets[next++] as number;
+      const frames = await runMjpeg(
+        [
+          ...baseArgs(), '-ss', t.toFixed(6), '-i', path, '-map', '0:v:0', '-an', '-sn', '-dn',
+          '-frames:v', '1', '-vf', `showinfo,${scaleFilter(size)}`, ...outputArgs(),
+        ],
+        signal,
+        t,
+      );
+      if (frames[0]) results.push(frames[0]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, targets.length) }, worker));
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public samplers
+
+function finish(decoded: Decoded[], durationSec: number, fps: number): SampledFrame[] {
+  const minGap = fps > 0 ? 0.5 / fps : 1e-4;
+  const sorted = decoded
+    .filter((d) => Number.isFinite(d.timeSec) && d.jpeg.length > 0)
+    .map((d) => ({ ...d, timeSec: Math.min(Math.max(0, d.timeSec), durationSec) }))
+    .sort((a, b) => a.timeSec - b.timeSec);
+  const out: SampledFrame[] = [];
+  for (const d of sorted) {
+    const prev = out[out.length - 1];
+    if (prev && d.timeSec - prev.timeSec < minGap) continue;
+    out.push({ index: out.length, timeSec: Math.round(d.timeSec * 1e3) / 1e3, jpeg: d.jpeg, width: d.width, height: d.height });
+  }
+  return out;
+}
+
+/** Fills exact targets by the cheaper of per-timestamp seeks and one decode pass over their span. */
+async function decodeExact(
+  path: string,
+  size: { width: number; height: number },
+  targets: number[],
+  keyframes: number[],
+  signal?: AbortSignal,
+): Promise<Decoded[]> {
+  if (targets.length === 0) return [];
+  const prevKey = (t: number) => keyframes.filter((k) => k <= t + 1e-6).pop() ?? 0;
+  const parallel = Math.max(1, availableParallelism());
+  // Cost in seconds of video decoded; each extra process costs about as much as 0.3 s of decoding.
+  const seekCost = targets.reduce((s, t) => s + t - prevKey(t) + 0.3, 0) / parallel;
+  const first = Math.min(...targets);
+  const last = Math.max(...targets);
+  const from = prevKey(first);
+  const passCost = last - from + 0.3;
+  return seekCost <= passCost
+    ? decodeSeeks(path, size, targets, signal, parallel)
+    : decodeSelect(path, size, targets, signal, { from, to: last });
+}
+
+/**
+ * `count` evenly spread frames (fewer only if the video has fewer frames), chronological,
+ * distinct, scaled to at most `maxSide` pixels on the long side.
+ */
+export async function sampleUniform(
+  path: string,
+  info: VideoInfo,
+  count: number,
+  opts: SampleOptions = {},
+): Promise<SampledFrame[]> {
+  const n = cappedCount(info, count);
+  if (n === 0) return [];
+  const size = outputSize(info, opts.maxSide);
+  const strategy = opts.strategy ?? 'keyframes';
+  const targets = targetTimes(info.durationSec, n);
+  if (strategy === 'select') return finish(await decodeSelect(path, size, targets, opts.signal), info.durationSec, info.fps);
+  if (strategy === 'seek') return finish(await decodeSeeks(path, size, targets, opts.signal), info.durationSec, info.fps);
+  return finish(await sampleByKeyframes(path, info, n, size, opts.signal), info.durationSec, info.fps);
+}
+
+async function sampleByKeyframes(
+  path: string,
+  info: VideoInfo,
+  n: number,
+  size: { width: number; height: number },
+  signal?: AbortSignal,
+): Promise<Decoded[]> {
+  const keyframes = await listKeyframes(path, signal);
+  const plan = planFromKeyframes(info.durationSec, n, keyframes);
+  const selectAll = plan.keyframes.length === keyframes.length;
+  const [fromKeys, fromExact] = await Promise.all([
+    plan.keyframes.length > 0
+      ? decodeKeyframes(path, size, info.fps, selectAll ? undefined : plan.keyframes, signal)
+      : Promise.resolve([]),
+    decodeExact(path, size, plan.exact, keyframes, signal),
+  ]);
+  // A planned keyframe the decoder did not deliver (damaged stream): decode that time accurately.
+  const eps = info.fps > 0 ? 0.5 / info.fps : 0.01;
+  const missing = plan.keyframes.filter((k) => !fromKeys.some((d) => Math.abs(d.timeSec - k) <= eps));
+  const repaired = missing.length > 0 ? await decodeSeeks(path, size, missing, signal) : [];
+  return [...fromKeys, ...fromExact, ...repaired];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Person focus
+
+/** Options of `samplePersonFocus`. */
+export interface PersonFocusOptions extends SampleOptions {
+  /** Candidates scored per chosen frame, default 3. */
+  candidatesPerFrame?: number;
+  /** Crop around the workers when the persons' union box covers less than this share of the frame (default 0.2). */
+  cropBelowArea?: number;
+}
+
+/** Variance of the Laplacian of a small grey version: higher is sharper. */
+export async function sharpness(jpeg: Buffer): Promise<number> {
+  const stats = await sharp(jpeg)
+    .greyscale()
+    .resize({ width: 320, height: 320, fit: 'inside' })
+    .convolve({ width: 3, height: 3, kernel: [0, 1, 0, 1, -4, 1, 0, 1, 0], scale: 1, offset: 128 })
+    .stats();
+  const sd = stats.channels[0]?.stdev ?? 0;
+  return sd * sd;
+}
+
+type Box = [number, number, number, number];
+
+function unionBox(persons: PersonDetection[]): Box {
+  const x0 = Math.min(...persons.map((p) => p.box[0]));
+  const y0 = Math.min(...persons.map((p) => p.box[1]));
+  const x1 = Math.max(...persons.map((p) => p.box[0] + p.box[2]));
+  const y1 = Math.max(...persons.map((p) => p.box[1] + p.box[3]));
+  return [x0, y0, x1 - x0, y1 - y0];
+}
+
+/**
+ * The crop rectangle around `union` with a margin, at the frame's aspect ratio, at least a third
+ * of the frame on each side (so a tiny box is not blown up into mush), clamped inside the frame.
+ */
+export function cropAround(union: Box, width: number, height: number): Box {
+  const aspect = width / height;
+  const [ux, uy, uw, uh] = union;
+  let cw = Math.max(uw * 1.5, uw + 0.05 * width, width / 3);
+  let ch = Math.max(uh * 1.3, uh + 0.05 * height, height / 3);
+  if (cw / ch > aspect) ch = cw / aspect;
+  else cw = ch * aspect;
+  cw = Math.min(width, Math.round(cw));
+  ch = Math.min(height, Math.round(ch));
+  const cx = ux + uw / 2;
+  const cy = uy + uh / 2;
+  const x = Math.round(Math.min(Math.max(0, cx - cw / 2), width - cw));
+  const y = Math.round(Math.min(Math.max(0, cy - ch / 2), height - ch));
+  return [x, y, cw, ch];
+}
+
+interface Candidate {
+  frame: SampledFrame;
+  persons: PersonDetection[];
+  personScore: number;
+  sharp: number;
+  score: number;
+}
+
+/**
+ * Picks `count` frames where workers are large and sharp: scores ~3×`count` keyframe candidates
+ * with the injected person detector and a sharpness measure, keeps temporal spread (a minimum gap
+ * between chosen frames, relaxed only when too few candidates qualify), returns them in
+ * chronological order, and crops frames whose workers are small to a box around them. Person
+ * boxes are returned in the pixels of the returned JPEG.
+ */
+export async function samplePersonFocus(
+  path: string,
+  info: VideoInfo,
+  count: number,
+  detect: DetectFn,
+  opts: PersonFocusOptions = {},
+): Promise<SampledFrame[]> {
+  const n = cappedCount(info, count);
+  if (n === 0) return [];
+  const perFrame = opts.candidatesPerFrame ?? 3;
+  const candidatesFrames = await sampleUniform(path, info, n * perFrame, opts);
+  const candidates: Candidate[] = [];
+  for (const frame of candidatesFrames) {
+    const [detection, sharpVar] = await Promise.all([detect(frame.jpeg), sharpness(frame.jpeg)]);
+    const sx = frame.width / (detection.width || frame.width);
+    const sy = frame.height / (detection.height || frame.height);
+    const persons = detection.persons.map((p) => scalePerson(p, sx, sy));
+    const area = frame.width * frame.height;
+    // Largest worker dominates; extra workers add a little. sqrt keeps mid-size workers competitive.
+    const shares = persons.map((p) => (p.box[2] * p.box[3] * Math.min(1, Math.max(0, p.score))) / area).sort((a, b) => b - a);
+    const personScore = shares.length === 0 ? 0 : Math.sqrt(Math.min(1, (shares[0] ?? 0) + 0.25 * shares.slice(1).reduce((s, v) => s + v, 0)));
+    candidates.push({ frame, persons, personScore, sharp: sharpVar, score: 0 });
+  }
+  const maxSharp = Math.max(1e-9, ...candidates.map((c) => c.sharp));
+  for (const c of candidates) {
+    const sharpRel = c.sharp / maxSharp;
+    c.score = (0.05 + c.personScore) * (0.4 + 0.6 * sharpRel);
+  }
+
+  const chosen = pickSpread(candidates, n, info.durationSec);
+  const cropBelow = opts.cropBelowArea ?? 0.2;
+  const out: SampledFrame[] = [];
+  for (const [i, c] of chosen.entries()) {
+    const base: SampledFrame = { ...c.frame, index: i, score: Math.round(c.score * 1e4) / 1e4, persons: c.persons };
+    if (c.persons.length === 0) {
+      out.push(base);
+      continue;
+    }
+    const union = unionBox(c.persons);
+    if ((union[2] * union[3]) / (c.frame.width * c.frame.height) >= cropBelow) {
+      out.push(base);
+      continue;
+    }
+    const [x, y, w, h] = cropAround(union, c.frame.width, c.frame.height);
+    const jpeg = await sharp(c.frame.jpeg).extract({ left: x, top: y, width: w, height: h }).jpeg({ quality: 90 }).toBuffer();
+    out.push({ ...base, jpeg, width: w, height: h, persons: c.persons.map((p) => shiftPerson(p, -x, -y)) });
+  }
+  return out;
+}
+
+function pickSpread(candidates: Candidate[], n: number, durationSec: number): Candidate[] {
+  const ranked = [...candidates].sort((a, b) => b.score - a.score || a.frame.timeSec - b.frame.timeSec);
+  const chosen: Candidate[] = [];
+  // Start with half the uniform spacing between chosen frames; halve until enough frames qualify.
+  for (let gap = durationSec / (2 * n); chosen.length < n; gap /= 2) {
+    for (const c of ranked) {
+      if (chosen.length >= n) break;
+      if (chosen.includes(c)) continue;
+      if (chosen.every((o) => Math.abs(o.frame.timeSec - c.frame.timeSec) >= gap)) chosen.push(c);
+    }
+    if (gap < 1e-6) break;
+  }
+  return chosen.sort((a, b) => a.frame.timeSec - b.frame.timeSec);
+}
+
+function scalePerson(p: PersonDetection, sx: number, sy: number): PersonDetection {
+  if (sx === 1 && sy === 1) return p;
+  return {
+    ...p,
+    box: [p.box[0] * sx, p.box[1] * sy, p.box[2] * sx, p.box[3] * sy],
+    keypoints: p.keypoints.map((k) => ({ ...k, x: k.x * sx, y: k.y * sy })),
+  };
+}
+
+function shiftPerson(p: PersonDetection, dx: number, dy: number): PersonDetection {
+  return {
+    ...p,
+    box: [p.box[0] + dx, p.box[1] + dy, p.box[2], p.box[3]],
+    keypoints: p.keypoints.map((k) => ({ ...k, x: k.x + dx, y: k.y + dy })),
+  };
+}
