@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { authPlugin, csv, notFoundProblem, problemPlugin } from '@baret/platform';
 import { healthPlugin } from './plugins/health.js';
@@ -24,7 +24,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
@@ -66,7 +66,10 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
       code: 'too_many_requests',
-      message: `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`,
+      message:
+        context.ttl > 120_000
+          ? `Too many requests. Please wait ${Math.ceil(context.ttl / 60_000)} minutes and try again.`
+          : `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`,
     }),
   });
   await app.register(swagger, {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, NotFoundError, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
+import { IdParams, NotFoundError, NullableString, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
 import { API_KEY_NAME_MAX } from './apiKey/businessLogic.js';
 import type { apiKeyQueries } from './readModels/apiKeys.js';
 import type { UserQueries } from './readModels/users.js';
@@ -61,7 +61,7 @@ export const identityRoutes =
             {
               email: EmailString,
               password: Type.String({ minLength: 8, maxLength: 256 }),
-              full_name: Type.Optional(Type.Union([Type.String({ maxLength: 120 }), Type.Null()])),
+              full_name: Type.Optional(NullableString({ maxLength: 120 })),
             },
             { additionalProperties: false },
           ),

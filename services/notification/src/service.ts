@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import {
   decodeEnvelope,
+  NullableString,
   problems,
   runConsumer,
   ValidationError,
@@ -100,9 +101,9 @@ export function createNotificationService(opts: NotificationOptions) {
           tags: ['contact'],
           summary: 'Send a message to the team',
           body: Type.Object({
-            name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+            name: Type.Optional(NullableString({ maxLength: 200 })),
             email: Type.String({ format: 'email', maxLength: 254 }),
-            subject: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+            subject: Type.Optional(NullableString({ maxLength: 200 })),
             message: Type.String({ maxLength: MESSAGE_MAX + 200 }),
           }),
           response: { 202: Type.Object({ status: Type.Literal('received'), message_id: Type.String() }), ...problems(400, 429) },

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, NotFoundError, principalOf, problems, QuotaSchema, type QuotaClient, type QuotaView, type UserDirectory } from '@baret/platform';
+import { IdParams, NotFoundError, NullableInteger, NullableString, principalOf, problems, QuotaSchema, type QuotaClient, type QuotaView, type UserDirectory } from '@baret/platform';
 import type { Limits } from './quota/quota.js';
 
-const LimitInput = Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()]);
+const LimitInput = NullableInteger({ minimum: 0, maximum: 1_000_000_000 });
 const RowSchema = Type.Object({
   user_id: Type.String(),
   email: Type.String(),
@@ -49,7 +49,7 @@ export const quotaRoutes =
           params: IdParams,
           body: Type.Object(
             {
-              plan_name: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
+              plan_name: Type.Optional(NullableString({ maxLength: 50 })),
               daily_limit: Type.Optional(LimitInput),
               monthly_limit: Type.Optional(LimitInput),
               lifetime_limit: Type.Optional(LimitInput),
@@ -82,7 +82,7 @@ export const quotaRoutes =
           security: bearer,
           body: Type.Object({
             origin: Type.Union([Type.Literal('pricing'), Type.Literal('profile')]),
-            message: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+            message: Type.Optional(NullableString({ maxLength: 2000 })),
           }),
           response: { 202: Type.Object({ status: Type.Literal('received'), request_id: Type.String() }), ...problems(400, 401, 429) },
         },

@@ -50,11 +50,11 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
   const { eventStore, documents, bus } = infra;
 
   // identity needs quota (for /auth/me) and quota needs identity's user directory: bind late.
-  let quotaClient: QuotaClient | undefined;
+  const late: { quota?: QuotaClient } = {};
   const quotaProxy: QuotaClient = {
-    getQuota: (id) => quotaClient!.getQuota(id),
-    reserve: (u, j) => quotaClient!.reserve(u, j),
-    release: (u, j, r) => quotaClient!.release(u, j, r),
+    getQuota: (id) => late.quota!.getQuota(id),
+    reserve: (u, j) => late.quota!.reserve(u, j),
+    release: (u, j, r) => late.quota!.release(u, j, r),
   };
   const identity = createIdentityService({
     eventStore,
@@ -66,7 +66,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     scrypt: opts.scrypt,
   });
   const quota = createQuotaService({ eventStore, documents, bus, directory: identity.directory, log: log.child({ service: 'quota' }), clock });
-  quotaClient = quota.client;
+  late.quota = quota.client;
   const notification = createNotificationService({
     eventStore,
     documents,

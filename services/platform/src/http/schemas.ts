@@ -2,6 +2,15 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /** Schemas more than one service answers with. */
 
+/**
+ * Nullable request fields as JSON Schema type arrays. An anyOf union would let Ajv's type
+ * coercion turn `null` into `0` or `""` before the null branch is tried.
+ */
+export const NullableInteger = (options: { minimum?: number; maximum?: number; description?: string } = {}) =>
+  Type.Unsafe<number | null>({ type: ['integer', 'null'], ...options });
+export const NullableString = (options: { minLength?: number; maxLength?: number; description?: string } = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+/** Nullable fields in answers (response schemas are serialised, not coerced). */
 export const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer> | ReturnType<typeof Type.Number>>(t: T) =>
   Type.Union([t, Type.Null()]);
 

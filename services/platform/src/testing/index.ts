@@ -3,3 +3,4 @@ export * from './contracts/documentStore.contract.js';
 export * from './contracts/eventStore.contract.js';
 export * from './contracts/messageBus.contract.js';
 export * from './contracts/objectStore.contract.js';
+export * from './deciderSpec.js';

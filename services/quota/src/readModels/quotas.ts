@@ -19,8 +19,7 @@ export const quotasProjection: Projection = {
     const doc = await quotas.get(userId);
     if (!isNewer(doc, event.revision)) return;
     const state = evolveQuota(doc?.state ?? initialQuotaState(), { type: event.type, data: event.data } as QuotaEvent);
-    if (state.closed) await quotas.delete(userId);
-    else await quotas.put(userId, { id: userId, revision: event.revision, state });
+    await quotas.put(userId, { id: userId, revision: event.revision, state });
   },
 };
 

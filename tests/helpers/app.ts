@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, parseConfig, type Config } from '@baret/platform';
+import { createStandalone, type Standalone } from '@baret/standalone';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+
+/** A clock tests can move. */
+export class TestClock {
+  constructor(private current = new Date('2026-03-15T10:00:00.000Z')) {}
+  now = (): Date => new Date(this.current);
+  set(iso: string): void {
+    this.current = new Date(iso);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export interface TestApp extends Standalone {
+  dir: string;
+  clock: TestClock;
+  request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
+  /** Registers and logs in; returns the access token and the user id. */
+  signUp(email: string, password?: string, fullName?: string): Promise<{ token: string; id: string }>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: TestClock; background?: boolean } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'baret-test-'));
+  const clock = options.clock ?? new TestClock();
+  const config: Config = {
+    ...parseConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000', ...env }),
+    BARET_DATA_DIR: dir,
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+  };
+  const standalone = await createStandalone({
+    config,
+    logger: createLogger(config.LOG_LEVEL),
+    clock: clock.now,
+    scrypt: { N: 1024, r: 8, p: 1 },
+    background: options.background,
+  });
+  await standalone.app.ready();
+  const request: TestApp['request'] = ({ token, headers, ...rest }) =>
+    standalone.app.inject({ ...rest, headers: { ...(headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  let signUps = 0;
+  return {
+    ...standalone,
+    dir,
+    clock,
+    request,
+    signUp: async (email, password = 'correct horse battery', fullName) => {
+      // Each sign-up comes from its own loopback address, as different people would.
+      const remoteAddress = `127.1.${Math.floor(++signUps / 250)}.${(signUps % 250) + 1}`;
+      const reg = await request({ method: 'POST', url: '/auth/register', remoteAddress, payload: { email, password, ...(fullName ? { full_name: fullName } : {}) } });
+      if (reg.statusCode !== 201) throw new Error(`register ${email}: ${reg.statusCode} ${reg.body}`);
+      const login = await request({ method: 'POST', url: '/auth/login', remoteAddress, payload: { email, password } });
+      if (login.statusCode !== 200) throw new Error(`login ${email}: ${login.statusCode} ${login.body}`);
+      return { token: (login.json() as { access_token: string }).access_token, id: (reg.json() as { id: string }).id };
+    },
+    close: async () => {
+      await standalone.app.close();
+      await standalone.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
