@@ -1,0 +1,128 @@
+import { Writable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger, parseConfig, ServiceUnavailableError, ValidationError, type AuthResolvers, type Config } from '@baret/platform';
+import { buildGateway } from '@baret/gateway';
+import type { FastifyInstance } from 'fastify';
+
+const config: Config = { ...parseConfig({ CORS_ORIGINS: 'https://app.example.com', RATE_LIMIT_PER_MINUTE: '5' }), BARET_DATA_DIR: '/tmp/x', JWT_SECRET: 'x'.repeat(40) };
+const auth: AuthResolvers = {
+  isApiKey: (t) => t.startsWith('baret_'),
+  userById: async (id) => (id === 'u1' ? { userId: 'u1', email: 'a@example.com', fullName: null, isAdmin: false } : null),
+  userByApiKey: async () => null,
+};
+
+let app: FastifyInstance;
+let lines: string[] = [];
+let ready = true;
+async function build(): Promise<FastifyInstance> {
+  lines = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  app = await buildGateway({
+    config,
+    logger: createLogger('info', 'test', sink),
+    infra: { ready: async () => { if (!ready) throw new Error('db down'); } },
+    auth,
+    modules: [
+      {
+        name: 'demo',
+        routes: async (i) => {
+          i.post('/demo', { schema: { body: Type.Object({ n: Type.Integer({ minimum: 1 }) }) } }, async (req) => {
+            req.log.info({ password: 'hunter2', headers: { authorization: 'Bearer abc' } }, 'handling');
+            return { ok: true };
+          });
+          i.get('/demo/domain', async () => { throw new ValidationError('That is not allowed here.'); });
+          i.get('/demo/crash', async () => { throw new Error('SELECT secret FROM internals failed'); });
+          i.get('/demo/unavailable', async () => { throw new ServiceUnavailableError('redis at 10.0.0.5 down'); });
+          i.get('/demo/me', { preHandler: i.requireUser }, async (req) => ({ user: req.principal?.userId }));
+        },
+      },
+    ],
+  });
+  await app.ready();
+  return app;
+}
+afterEach(async () => {
+  ready = true;
+  await app.close();
+});
+
+describe('gateway', () => {
+  it('answers /healthz, and /readyz only when the stores answer', async () => {
+    await build();
+    expect((await app.inject('/healthz')).json()).toMatchObject({ status: 'ok' });
+    expect((await app.inject('/readyz')).statusCode).toBe(200);
+    ready = false;
+    const res = await app.inject('/readyz');
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.body).not.toContain('db down');
+  });
+
+  it('answers errors as problem+json, and never leaks 5xx internals', async () => {
+    await build();
+    const bad = await app.inject({ method: 'POST', url: '/demo', payload: { n: 0 } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'validation_error', detail: 'n must be 1 or more.' });
+    const domain = await app.inject('/demo/domain');
+    expect(domain.json()).toMatchObject({ status: 400, detail: 'That is not allowed here.', instance: '/demo/domain' });
+    const crash = await app.inject('/demo/crash');
+    expect(crash.statusCode).toBe(500);
+    expect(crash.body).not.toMatch(/SELECT|internals/);
+    expect(crash.json().request_id).toBe(crash.headers['x-request-id']);
+    const unavailable = await app.inject('/demo/unavailable');
+    expect(unavailable.statusCode).toBe(503);
+    expect(unavailable.body).not.toContain('10.0.0.5');
+    const missing = await app.inject('/no/such/route');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toContain('application/problem+json');
+  });
+
+  it('authenticates bearer JWTs and refuses everything else with 401', async () => {
+    await build();
+    expect((await app.inject('/demo/me')).statusCode).toBe(401);
+    const token = app.signAccessToken('u1');
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${token}` } })).json()).toEqual({ user: 'u1' });
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${app.signAccessToken('gone')}` } })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${token}x` } })).statusCode).toBe(401);
+  });
+
+  it('logs JSON with the request id on every request line and redacts secrets', async () => {
+    await build();
+    await app.inject({ method: 'POST', url: '/demo', payload: { n: 1 }, headers: { 'x-request-id': 'req-123' } });
+    await app.inject({ method: 'POST', url: '/demo', payload: { n: 1 }, headers: { authorization: 'Bearer not-a-jwt', 'x-request-id': 'req-456' } });
+    const mine = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.request_id === 'req-123');
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(lines.join('\n')).not.toMatch(/hunter2|Bearer abc|not-a-jwt/);
+    expect(lines.join('\n')).toContain('[redacted]');
+  });
+
+  it('sends security headers, allows only configured CORS origins, and rate-limits', async () => {
+    await build();
+    const res = await app.inject({ url: '/healthz', headers: { origin: 'https://app.example.com' } });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const evil = await app.inject({ url: '/healthz', headers: { origin: 'https://evil.example.com' } });
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
+    const codes = [];
+    for (let i = 0; i < 7; i++) codes.push((await app.inject({ method: 'POST', url: '/demo', payload: { n: 1 } })).statusCode);
+    expect(codes.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(codes[6]).toBe(429);
+  });
+
+  it('serves an OpenAPI document generated from the route schemas, and a docs page', async () => {
+    await build();
+    const doc = (await app.inject('/openapi.json')).json() as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/demo']));
+    const docs = await app.inject('/docs/');
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers['content-type']).toContain('text/html');
+  });
+});

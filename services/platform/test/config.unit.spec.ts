@@ -1,0 +1,42 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from '@baret/platform';
+
+describe('configuration', () => {
+  it('applies defaults and converts types', () => {
+    const cfg = parseConfig({ PORT: '9090', TRUST_PROXY: 'true' });
+    expect(cfg).toMatchObject({ PORT: 9090, TRUST_PROXY: true, BARET_MODE: 'embedded', BARET_DATA_DIR: './data', UPLOAD_MAX_BYTES: 2 * 1024 ** 3, LOG_LEVEL: 'info' });
+  });
+
+  it('lists every problem at once, readably', () => {
+    let error: unknown;
+    try {
+      parseConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', JWT_SECRET: 'short' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/PORT/);
+    expect(problems).toMatch(/LOG_LEVEL/);
+    expect(problems).toMatch(/JWT_SECRET/);
+    expect((error as ConfigError).message).toMatch(/^Invalid configuration:\n {2}- /);
+  });
+
+  it('refuses to start distributed without a JWT secret and the servers', () => {
+    expect(() => parseConfig({ BARET_MODE: 'distributed' })).toThrow(/JWT_SECRET: required in distributed mode/);
+    expect(() => parseConfig({ BARET_MODE: 'distributed' })).toThrow(/KAFKA_BROKERS: required/);
+  });
+
+  it('generates the embedded JWT secret once, keeps it private in the data dir, and reuses it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baret-cfg-'));
+    const first = loadConfig({ BARET_DATA_DIR: dir });
+    const second = loadConfig({ BARET_DATA_DIR: dir });
+    expect(first.JWT_SECRET.length).toBeGreaterThanOrEqual(48);
+    expect(second.JWT_SECRET).toBe(first.JWT_SECRET);
+    expect(readFileSync(join(dir, 'jwt-secret'), 'utf8')).toBe(first.JWT_SECRET);
+    expect(statSync(join(dir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+  });
+});
