@@ -329,15 +329,26 @@ function finish(decoded: Decoded[], durationSec: number, fps: number): SampledFr
   return out;
 }
 
+/**
+ * Decoders keep the first frame at or after a time; starting half a frame early keeps
+ * the frame nearest the target instead (and the frame showing at a bin centre of a short video).
+ */
+function nearestFrameStarts(targets: number[], fps: number): number[] {
+  const lead = fps > 0 ? 0.501 / fps : 0;
+  return targets.map((t) => Math.max(0, t - lead));
+}
+
 /** Fills exact targets by the cheaper of per-timestamp seeks and one decode pass over their span. */
 async function decodeExact(
   path: string,
   size: { width: number; height: number },
-  targets: number[],
+  wanted: number[],
   keyframes: number[],
+  fps: number,
   signal?: AbortSignal,
 ): Promise<Decoded[]> {
-  if (targets.length === 0) return [];
+  if (wanted.length === 0) return [];
+  const targets = nearestFrameStarts(wanted, fps);
   const prevKey = (t: number) => keyframes.filter((k) => k <= t + 1e-6).pop() ?? 0;
   const parallel = Math.max(1, availableParallelism());
   // Cost in seconds of video decoded; each extra process costs about as much as 0.3 s of decoding.
@@ -365,7 +376,7 @@ export async function sampleUniform(
   if (n === 0) return [];
   const size = outputSize(info, opts.maxSide);
   const strategy = opts.strategy ?? 'keyframes';
-  const targets = targetTimes(info.durationSec, n);
+  const targets = nearestFrameStarts(targetTimes(info.durationSec, n), info.fps);
   if (strategy === 'select') return finish(await decodeSelect(path, size, targets, opts.signal), info.durationSec, info.fps);
   if (strategy === 'seek') return finish(await decodeSeeks(path, size, targets, opts.signal), info.durationSec, info.fps);
   return finish(await sampleByKeyframes(path, info, n, size, opts.signal), info.durationSec, info.fps);
@@ -385,7 +396,7 @@ async function sampleByKeyframes(
     plan.keyframes.length > 0
       ? decodeKeyframes(path, size, info.fps, selectAll ? undefined : plan.keyframes, signal)
       : Promise.resolve([]),
-    decodeExact(path, size, plan.exact, keyframes, signal),
+    decodeExact(path, size, plan.exact, keyframes, info.fps, signal),
   ]);
   // A planned keyframe the decoder did not deliver (damaged stream): decode that time accurately.
   const eps = info.fps > 0 ? 0.5 / info.fps : 0.01;
@@ -405,15 +416,35 @@ export interface PersonFocusOptions extends SampleOptions {
   cropBelowArea?: number;
 }
 
-/** Variance of the Laplacian of a small grey version: higher is sharper. */
+/**
+ * Variance of the Laplacian of a small grey version (long side 320 px): higher is sharper.
+ * sharp does the decode, greyscale and resize; the 3×3 Laplacian is computed here in floating
+ * point, because sharp's 8-bit convolve output would clip the strong edges that matter most.
+ */
 export async function sharpness(jpeg: Buffer): Promise<number> {
-  const stats = await sharp(jpeg)
-    .greyscale()
+  const { data, info } = await sharp(jpeg)
     .resize({ width: 320, height: 320, fit: 'inside' })
-    .convolve({ width: 3, height: 3, kernel: [0, 1, 0, 1, -4, 1, 0, 1, 0], scale: 1, offset: 128 })
-    .stats();
-  const sd = stats.channels[0]?.stdev ?? 0;
-  return sd * sd;
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const w = info.width;
+  const h = info.height;
+  const ch = info.channels;
+  const px = (x: number, y: number) => data[(y * w + x) * ch] ?? 0;
+  let sum = 0;
+  let sumSq = 0;
+  let n = 0;
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const lap = px(x - 1, y) + px(x + 1, y) + px(x, y - 1) + px(x, y + 1) - 4 * px(x, y);
+      sum += lap;
+      sumSq += lap * lap;
+      n++;
+    }
+  }
+  if (n === 0) return 0;
+  const mean = sum / n;
+  return sumSq / n - mean * mean;
 }
 
 type Box = [number, number, number, number];

@@ -53,8 +53,11 @@ interface FfprobeOutput {
   format?: { format_name?: string; duration?: string; start_time?: string };
 }
 
-/** Image "containers" ffprobe happily opens: a still picture is not a video. */
-const IMAGE_FORMATS = /(^|,)(image2|[a-z0-9]+_pipe|gif|apng|webp)(,|$)/;
+/**
+ * Containers we accept. ffprobe opens far more (ANSI art from any text file, still images,
+ * playlists that reference other files), so anything else is not a video upload.
+ */
+const VIDEO_CONTAINERS = new Set(['mov', 'mp4', 'm4a', '3gp', '3g2', 'mj2', 'matroska', 'webm', 'avi', 'mpegts', 'mpeg', 'flv', 'asf', 'ogg', 'mxf']);
 const IMAGE_CODECS = new Set(['png', 'mjpeg', 'jpegls', 'bmp', 'gif', 'webp', 'tiff', 'apng', 'jpeg2000', 'pam', 'ppm', 'pgm']);
 
 /** Runs a process, collecting stdout and stderr. Rejects only if the process cannot start. */
@@ -105,7 +108,7 @@ function rotationOf(stream: FfprobeStream): number {
 export async function probeVideo(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
   const { code, stdout, stderr } = await runProcess(
     FFPROBE_PATH,
-    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path],
+    ['-v', 'error', '-protocol_whitelist', 'file', '-print_format', 'json', '-show_format', '-show_streams', path],
     { signal },
   );
   if (code !== 0) throw new NotAVideoError(stderr.trim().split('\n').pop() || `ffprobe exited with ${code}`);
@@ -121,7 +124,10 @@ export async function probeVideo(path: string, signal?: AbortSignal): Promise<Pr
   );
   if (!video) throw new NotAVideoError('no video stream');
   const codec = video.codec_name ?? 'unknown';
-  if (IMAGE_FORMATS.test(formatName) || (IMAGE_CODECS.has(codec) && num(video.nb_frames) === 1)) {
+  if (!formatName.split(',').some((f) => VIDEO_CONTAINERS.has(f))) {
+    throw new NotAVideoError(`unsupported container ${formatName}`);
+  }
+  if (IMAGE_CODECS.has(codec) && num(video.nb_frames) === 1) {
     throw new NotAVideoError(`still image (${formatName}/${codec})`);
   }
   const streamDuration = num(video.duration);
