@@ -20,8 +20,12 @@ import type { Keypoint, PersonDetection } from './types.js';
 
 /** Longest side of the working copy the detector sees; larger images are downscaled first. */
 export const DETECT_MAX_SIDE = 1024;
-/** CenterNet score a `person` box needs to count. */
+/** CenterNet score a `person` box needs to count without further evidence. */
 export const PERSON_MIN_SCORE = 0.3;
+/** Weaker `person` boxes (down to this score) count when MoveNet finds a body in them. */
+const PERSON_WEAK_SCORE = 0.2;
+/** Keypoint score that counts as a confident body part. */
+const KEYPOINT_SCORE = 0.3;
 /** Persons whose box is shorter than this (in working pixels) get no pose run. */
 const POSE_MIN_HEIGHT = 48;
 /** Pose runs per image at most (largest persons first): MoveNet costs ~40 ms a crop on WASM. */
@@ -241,9 +245,9 @@ async function poseForBox(
 ): Promise<Keypoint[]> {
   // Expand the box a little so the head and feet are not cut, then crop from the working copy.
   const [bx, by, bw, bh] = box;
-  const x0 = Math.floor(clamp(bx - bw * 0.15, 0, work.width - 1));
+  const x0 = Math.floor(clamp(bx - bw * 0.08, 0, work.width - 1));
   const y0 = Math.floor(clamp(by - bh * 0.08, 0, work.height - 1));
-  const x1 = Math.ceil(clamp(bx + bw * 1.15, x0 + 1, work.width));
+  const x1 = Math.ceil(clamp(bx + bw * 1.08, x0 + 1, work.width));
   const y1 = Math.ceil(clamp(by + bh * 1.05, y0 + 1, work.height));
   const crop = tf.slice4d(image, [0, y0, x0, 0], [1, y1 - y0, x1 - x0, 3]);
   let result: Result;
@@ -262,6 +266,35 @@ async function poseForBox(
   }));
 }
 
+/** Drops a crop's pose when most of its confident parts fall outside the person box (a neighbour's pose). */
+function keepIfInside(keypoints: Keypoint[], box: [number, number, number, number]): Keypoint[] {
+  const confident = keypoints.filter((k) => k.score >= KEYPOINT_SCORE);
+  if (confident.length === 0) return keypoints;
+  const [x, y, w, h] = box;
+  const inside = confident.filter((k) => k.x >= x - 0.05 * w && k.x <= x + 1.05 * w && k.y >= y - 0.05 * h && k.y <= y + 1.05 * h);
+  return inside.length >= 0.7 * confident.length ? keypoints : [];
+}
+
+/** Whether two poses put the nose or the eyes at the same place (the same person). */
+function sameHead(a: Keypoint[], b: Keypoint[]): boolean {
+  for (const part of ['nose', 'leftEye', 'rightEye']) {
+    const ka = a.find((k) => k.part === part && k.score >= KEYPOINT_SCORE);
+    const kb = b.find((k) => k.part === part && k.score >= KEYPOINT_SCORE);
+    if (!ka || !kb) continue;
+    const ref = Math.max(8, headSpan(a), headSpan(b));
+    if (Math.hypot(ka.x - kb.x, ka.y - kb.y) < ref) return true;
+  }
+  return false;
+}
+
+/** Distance between the eyes or ears of a pose (0 when unknown). */
+function headSpan(kps: Keypoint[]): number {
+  const get = (part: string): Keypoint | undefined => kps.find((k) => k.part === part && k.score >= KEYPOINT_SCORE);
+  const l = get('leftEar') ?? get('leftEye');
+  const r = get('rightEar') ?? get('rightEye');
+  return l && r ? Math.hypot(l.x - r.x, l.y - r.y) : 0;
+}
+
 /** Person detection on an already decoded working copy; boxes and keypoints in working pixels. */
 export async function detectPersonsRaw(work: RawImage): Promise<PersonDetection[]> {
   const human = await getHuman();
@@ -271,7 +304,7 @@ export async function detectPersonsRaw(work: RawImage): Promise<PersonDetection[
       const result = await human.detect(image, { object: { enabled: true }, body: { enabled: false } });
       const boxes: Array<{ box: [number, number, number, number]; score: number }> = [];
       for (const o of result.object) {
-        if (o.label !== 'person' || o.score < PERSON_MIN_SCORE) continue;
+        if (o.label !== 'person' || o.score < PERSON_WEAK_SCORE) continue;
         const x = clamp(o.box[0], 0, work.width);
         const y = clamp(o.box[1], 0, work.height);
         const w = clamp(o.box[2], 0, work.width - x);
@@ -282,11 +315,47 @@ export async function detectPersonsRaw(work: RawImage): Promise<PersonDetection[
         boxes.push({ box, score: o.score });
       }
       boxes.sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
-      boxes.length = Math.min(boxes.length, MAX_PERSONS);
       const persons: PersonDetection[] = [];
-      for (const [i, b] of boxes.entries()) {
-        const keypoints = i < MAX_POSES && b.box[3] >= POSE_MIN_HEIGHT ? await poseForBox(human, image, work, b.box) : [];
+      let poses = 0;
+      for (const b of boxes) {
+        if (persons.length >= MAX_PERSONS) break;
+        const canPose = poses < MAX_POSES && b.box[3] >= POSE_MIN_HEIGHT;
+        let keypoints: Keypoint[] = [];
+        if (canPose) {
+          poses++;
+          keypoints = keepIfInside(await poseForBox(human, image, work, b.box), b.box);
+        }
+        const confident = keypoints.filter((k) => k.score >= KEYPOINT_SCORE).length;
+        if (b.score < PERSON_MIN_SCORE && confident < 5) continue;
         persons.push({ box: b.box, score: b.score, keypoints });
+      }
+      // CenterNet misses some close-ups and partly visible workers: a confident MoveNet body on the
+      // whole image that no box explains is added as a person of its own.
+      if (persons.length < MAX_PERSONS) {
+        const whole = await poseForBox(human, image, work, [0, 0, work.width, work.height]);
+        const strong = whole.filter((k) => k.score >= 0.4);
+        if (strong.length >= 6) {
+          const xs = strong.map((k) => k.x);
+          const ys = strong.map((k) => k.y);
+          const x = Math.min(...xs);
+          const y = Math.min(...ys);
+          const pad = 0.1 * (Math.max(...xs) - x);
+          const box: [number, number, number, number] = [
+            clamp(x - pad, 0, work.width),
+            clamp(y - pad * 2, 0, work.height),
+            clamp(Math.max(...xs) - x + 2 * pad, 1, work.width),
+            clamp(Math.max(...ys) - y + 3 * pad, 1, work.height),
+          ];
+          box[2] = Math.min(box[2], work.width - box[0]);
+          box[3] = Math.min(box[3], work.height - box[1]);
+          const explained = persons.some(
+            (p) => iou(p.box, box) > 0.3 || sameHead(p.keypoints, whole) || keepIfInside(strong, p.box).length > 0,
+          );
+          if (!explained) {
+            const score = strong.reduce((s, k) => s + k.score, 0) / strong.length;
+            persons.push({ box, score: Math.round(score * 100) / 100, keypoints: whole });
+          }
+        }
       }
       return persons;
     } finally {

@@ -1,0 +1,143 @@
+/**
+ * The offline analyzer: the product's vision model when no OpenAI-compatible endpoint is
+ * configured. It detects workers with `@vladmandic/human` (CenterNet + MoveNet on tfjs WASM, with
+ * the weights shipped in the npm package) and checks two things with colour heuristics: hard hats
+ * on heads and high-visibility clothing on torsos. Every other equipment code is reported as
+ * not checked, never as present or missing.
+ */
+import sharp from 'sharp';
+import type { RawImage } from './detector.js';
+import { analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpeScores } from './ppe.js';
+import type {
+  Classification,
+  Composite,
+  CompositeAnalysis,
+  CompositeCell,
+  EquipmentOption,
+  EquipmentSighting,
+  TaskOption,
+  VisionAnalyzer,
+} from './types.js';
+
+/** Construction options: which equipment codes this analyzer can check. */
+export interface OfflineAnalyzerOptions {
+  /** Catalogue codes satisfied by a hard hat (safety helmet). */
+  hardHatCodes: string[];
+  /** Catalogue codes satisfied by high-visibility clothing (vest, jacket). */
+  hiVisCodes: string[];
+  /** Task slug returned by {@link OfflineAnalyzer.classifyJob}, which cannot classify. */
+  fallbackTaskSlug: string;
+}
+
+/**
+ * One worker as the offline analyzer saw it in one cell. Not part of `types.ts`: the offline
+ * analyzer adds these to its {@link CompositeAnalysis} for evidence and measurement.
+ */
+export interface OfflinePersonFinding {
+  frameIndex: number;
+  timeSec: number;
+  /** [x, y, width, height] in pixels of the cell's frame. */
+  box: [number, number, number, number];
+  hardHat: HardHatVerdict;
+  hiVis: HiVisVerdict;
+  scores: PpeScores;
+}
+
+/** {@link CompositeAnalysis} plus the per-person findings behind it. */
+export interface OfflineCompositeAnalysis extends CompositeAnalysis {
+  findings: OfflinePersonFinding[];
+}
+
+const ZERO_USAGE = { promptTokens: 0, completionTokens: 0 } as const;
+
+/** Maps a verdict score above its threshold to a 0.5..0.95 confidence. */
+function confidence(score: number, threshold: number, top: number): number {
+  const t = Math.min(1, Math.max(0, (score - threshold) / Math.max(1e-6, top - threshold)));
+  return Math.round((0.5 + 0.45 * t) * 100) / 100;
+}
+
+/** The offline {@link VisionAnalyzer}: hard hat and hi-vis only, by image heuristics. */
+export class OfflineAnalyzer implements VisionAnalyzer {
+  readonly modelName = 'baret-offline (human centernet+movenet, colour heuristics)';
+  private readonly hardHatCodes: ReadonlySet<string>;
+  private readonly hiVisCodes: ReadonlySet<string>;
+  private readonly fallbackTaskSlug: string;
+
+  constructor(options: OfflineAnalyzerOptions) {
+    this.hardHatCodes = new Set(options.hardHatCodes);
+    this.hiVisCodes = new Set(options.hiVisCodes);
+    this.fallbackTaskSlug = options.fallbackTaskSlug;
+  }
+
+  /** The offline analyzer cannot tell job types apart: the fallback task, confidence 0. */
+  async classifyJob(_composites: Composite[], _tasks: TaskOption[], signal?: AbortSignal): Promise<Classification> {
+    signal?.throwIfAborted();
+    return { slug: this.fallbackTaskSlug, confidence: 0, usage: { ...ZERO_USAGE } };
+  }
+
+  /**
+   * Runs the detector and the PPE heuristics on every cell of the composite separately, so each
+   * sighting names its frame. A hard hat on any worker marks every asked hard-hat code `seen`; a
+   * bare head, with no hard hat anywhere in the composite, marks them `missing`; likewise for
+   * high-visibility clothing. Every other asked code is `notChecked`.
+   */
+  async analyzeComposite(composite: Composite, ask: { equipment: EquipmentOption[] }, signal?: AbortSignal): Promise<OfflineCompositeAnalysis> {
+    signal?.throwIfAborted();
+    const asked = [...new Set(ask.equipment.map((e) => e.code))];
+    const hatAsked = asked.filter((c) => this.hardHatCodes.has(c));
+    const hiVisAsked = asked.filter((c) => this.hiVisCodes.has(c) && !this.hardHatCodes.has(c));
+    const notChecked = asked.filter((c) => !this.hardHatCodes.has(c) && !this.hiVisCodes.has(c));
+    const result: OfflineCompositeAnalysis = { seen: [], missing: [], notChecked, usage: { ...ZERO_USAGE }, findings: [] };
+    if (hatAsked.length === 0 && hiVisAsked.length === 0) return result;
+
+    const { data, info } = await sharp(composite.jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+    let persons = 0;
+    for (const cell of composite.cells) {
+      signal?.throwIfAborted();
+      const crop = cropCell(full, cell);
+      if (!crop) continue;
+      const found = await analyzePpeRaw(crop);
+      persons = Math.max(persons, found.length);
+      for (const p of found) {
+        result.findings.push({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, box: p.box, hardHat: p.hardHat, hiVis: p.hiVis, scores: p.scores });
+      }
+    }
+    signal?.throwIfAborted();
+    result.persons = persons;
+
+    const best = (pick: (f: OfflinePersonFinding) => boolean, score: (f: OfflinePersonFinding) => number): OfflinePersonFinding | undefined =>
+      result.findings.filter(pick).sort((a, b) => score(b) - score(a))[0];
+    const sightings = (codes: string[], f: OfflinePersonFinding, conf: number): EquipmentSighting[] =>
+      codes.map((code) => ({ code, frameIndex: f.frameIndex, timeSec: f.timeSec, confidence: conf }));
+
+    if (hatAsked.length > 0) {
+      const hat = best((f) => f.hardHat === 'seen', (f) => f.scores.hardHat);
+      if (hat) result.seen.push(...sightings(hatAsked, hat, confidence(hat.scores.hardHat, 0.3, 1)));
+      else if (result.findings.some((f) => f.hardHat === 'bare')) result.missing.push(...hatAsked);
+    }
+    if (hiVisAsked.length > 0) {
+      const vest = best((f) => f.hiVis === 'seen', (f) => f.scores.hiVis);
+      if (vest) result.seen.push(...sightings(hiVisAsked, vest, confidence(vest.scores.hiVis, 0.05, 0.4)));
+      else if (result.findings.some((f) => f.hiVis === 'absent')) result.missing.push(...hiVisAsked);
+    }
+    return result;
+  }
+}
+
+/** Copies one cell out of the decoded composite (clipped to the composite). */
+function cropCell(full: RawImage, cell: CompositeCell): RawImage | null {
+  const x0 = Math.max(0, Math.floor(cell.x));
+  const y0 = Math.max(0, Math.floor(cell.y));
+  const x1 = Math.min(full.width, Math.floor(cell.x + cell.width));
+  const y1 = Math.min(full.height, Math.floor(cell.y + cell.height));
+  const width = x1 - x0;
+  const height = y1 - y0;
+  if (width < 8 || height < 8) return null;
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const start = ((y0 + y) * full.width + x0) * 3;
+    data.set(full.data.subarray(start, start + width * 3), y * width * 3);
+  }
+  return { data, width, height };
+}

@@ -1,0 +1,383 @@
+/**
+ * Colour heuristics for personal protective equipment on detected persons: a hard hat on the head
+ * region and high-visibility clothing on the torso region. Regions come from body keypoints
+ * (eyes, ears, nose, shoulders, hips) with fallbacks from the person box.
+ *
+ * These are hand-written image statistics, not a trained PPE model: they answer `unknown` when a
+ * region is too small or its evidence is ambiguous, and the thresholds were calibrated on the
+ * labelled photographs in `/work/shared/data/ppe-photos` (see `bench/analyzer.ts`).
+ */
+import sharp from 'sharp';
+import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
+import type { Keypoint, PersonDetection } from './types.js';
+
+/** Hard-hat verdict for one person. */
+export type HardHatVerdict = 'seen' | 'bare' | 'unknown';
+/** High-visibility clothing verdict for one person. */
+export type HiVisVerdict = 'seen' | 'absent' | 'unknown';
+
+/** The measurements behind the verdicts (all fractions are 0..1 of the region's pixels). */
+export interface PpeScores {
+  /** Person detector score. */
+  person: number;
+  /** Estimated head width in working pixels (the verdicts need a minimum). */
+  headWidthPx: number;
+  /** Where the head geometry came from: face keypoints, shoulders only, or the person box. */
+  headFrom: 'face' | 'shoulders' | 'box';
+  /** Crown band above the eyes: helmet-like (vivid or white, not skin) pixels. */
+  hatPixels: number;
+  /** Crown band: skin-like pixels (close to the face's own colour or generic skin tones). */
+  skinPixels: number;
+  /** Crown band: hair-like (dark or dull brown/grey) pixels. */
+  hairPixels: number;
+  /** Crown band: how uniform the colour is (1 = one flat colour). */
+  uniformity: number;
+  /** Hard-hat score used for the verdict (higher = more helmet-like). */
+  hardHat: number;
+  /** Torso height in working pixels. */
+  torsoHeightPx: number;
+  /** Torso box: fluorescent yellow-green pixels. */
+  hiVisYellow: number;
+  /** Torso box: fluorescent orange/red-orange pixels. */
+  hiVisOrange: number;
+  /** Hi-vis score used for the verdict. */
+  hiVis: number;
+}
+
+/** PPE findings for one detected person. */
+export interface PpePerson {
+  /** [x, y, width, height] in pixels of the input image. */
+  box: [number, number, number, number];
+  hardHat: HardHatVerdict;
+  hiVis: HiVisVerdict;
+  scores: PpeScores;
+}
+
+/** Thresholds of the verdicts, calibrated on the labelled photographs. */
+export const PPE_THRESHOLDS = {
+  /** Keypoints below this score are ignored. */
+  keypointScore: 0.3,
+  /** Below this head width (working pixels) the hard-hat verdict is `unknown`. */
+  minHeadWidthPx: 10,
+  /** Hard-hat score at or above which a hat is `seen`. */
+  hatSeen: 0.3,
+  /** Hard-hat score at or below which the head is `bare`. */
+  hatBare: -0.1,
+  /** Below this torso height (working pixels) the hi-vis verdict is `unknown`. */
+  minTorsoHeightPx: 20,
+  /** Fluorescent pixel fraction at or above which hi-vis is `seen`. */
+  hiVisSeen: 0.05,
+  /** Fluorescent pixel fraction at or below which hi-vis is `absent`. */
+  hiVisAbsent: 0.01,
+} as const;
+
+interface Hsv {
+  h: number;
+  s: number;
+  v: number;
+}
+
+/** RGB (0..255) to HSV with hue in degrees (0..360) and s, v in 0..1. */
+export function rgbToHsv(r: number, g: number, b: number): Hsv {
+  const max = Math.max(r, g, b);
+  const min = Math.min(r, g, b);
+  const d = max - min;
+  let h = 0;
+  if (d > 0) {
+    if (max === r) h = 60 * (((g - b) / d) % 6);
+    else if (max === g) h = 60 * ((b - r) / d + 2);
+    else h = 60 * ((r - g) / d + 4);
+  }
+  if (h < 0) h += 360;
+  return { h, s: max === 0 ? 0 : d / max, v: max / 255 };
+}
+
+function srgbToLinear(c: number): number {
+  const x = c / 255;
+  return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+}
+
+function labF(t: number): number {
+  return t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116;
+}
+
+/** sRGB (0..255) to CIE L*a*b* (D65). */
+export function rgbToLab(r: number, g: number, b: number): [number, number, number] {
+  const R = srgbToLinear(r);
+  const G = srgbToLinear(g);
+  const B = srgbToLinear(b);
+  const x = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047;
+  const y = 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  const z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
+  const fx = labF(x);
+  const fy = labF(y);
+  const fz = labF(z);
+  return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
+}
+
+interface Rect {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+function clipRect(r: Rect, img: RawImage): Rect | null {
+  const x0 = Math.max(0, Math.floor(r.x0));
+  const y0 = Math.max(0, Math.floor(r.y0));
+  const x1 = Math.min(img.width, Math.ceil(r.x1));
+  const y1 = Math.min(img.height, Math.ceil(r.y1));
+  return x1 - x0 >= 2 && y1 - y0 >= 2 ? { x0, y0, x1, y1 } : null;
+}
+
+function* pixels(img: RawImage, r: Rect): Generator<[number, number, number]> {
+  for (let y = r.y0; y < r.y1; y++) {
+    let i = (y * img.width + r.x0) * 3;
+    for (let x = r.x0; x < r.x1; x++, i += 3) yield [img.data[i]!, img.data[i + 1]!, img.data[i + 2]!];
+  }
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function kp(person: PersonDetection, part: string): Keypoint | undefined {
+  const k = person.keypoints.find((p) => p.part === part);
+  return k && k.score >= PPE_THRESHOLDS.keypointScore ? k : undefined;
+}
+
+function dist(a: Keypoint, b: Keypoint): number {
+  return Math.hypot(a.x - b.x, a.y - b.y);
+}
+
+/** Head geometry in working pixels: centre x, eye line y, head width. */
+export interface HeadGeometry {
+  cx: number;
+  eyeY: number;
+  width: number;
+  from: PpeScores['headFrom'];
+}
+
+/** Estimates where the head is from keypoints, falling back to the shoulders, then the box. */
+export function headGeometry(person: PersonDetection): HeadGeometry {
+  const [bx, by, bw, bh] = person.box;
+  const nose = kp(person, 'nose');
+  const le = kp(person, 'leftEye');
+  const re = kp(person, 'rightEye');
+  const lear = kp(person, 'leftEar');
+  const rear = kp(person, 'rightEar');
+  const ls = kp(person, 'leftShoulder');
+  const rs = kp(person, 'rightShoulder');
+  const face = [nose, le, re, lear, rear].filter((k): k is Keypoint => k !== undefined);
+  const shoulderW = ls && rs ? dist(ls, rs) : 0;
+  const clampW = (w: number): number => Math.min(Math.max(w, bw * 0.12, bh * 0.05), bw * 0.9);
+  if (face.length >= 2) {
+    const estimates = [shoulderW * 0.42];
+    if (le && re) estimates.push(dist(le, re) * 2.3);
+    if (lear && rear) estimates.push(dist(lear, rear) * 1.1);
+    const ear = lear ?? rear;
+    const eye = le ?? re;
+    if (ear && (nose ?? eye)) estimates.push(dist(ear, (nose ?? eye)!) * 1.6);
+    const width = clampW(Math.max(...estimates));
+    const eyes = [le, re].filter((k): k is Keypoint => k !== undefined);
+    const ears = [lear, rear].filter((k): k is Keypoint => k !== undefined);
+    let eyeY: number;
+    if (eyes.length > 0) eyeY = eyes.reduce((s, k) => s + k.y, 0) / eyes.length;
+    else if (ears.length > 0) eyeY = ears.reduce((s, k) => s + k.y, 0) / ears.length - 0.05 * width;
+    else eyeY = nose!.y - 0.2 * width;
+    let cx = face.reduce((s, k) => s + k.x, 0) / face.length;
+    // Profile view: the skull (and the hat) extends from the face back over the single visible ear.
+    const lone = lear && !rear ? lear : rear && !lear ? rear : undefined;
+    if (lone && nose) cx = 0.6 * lone.x + 0.4 * nose.x;
+    return { cx, eyeY, width, from: 'face' };
+  }
+  if (ls && rs && shoulderW > 0) {
+    const width = clampW(shoulderW * 0.45);
+    return { cx: (ls.x + rs.x) / 2, eyeY: (ls.y + rs.y) / 2 - 1.15 * width, width, from: 'shoulders' };
+  }
+  const width = clampW(Math.min(bw * 0.4, bh * 0.16));
+  return { cx: bx + bw / 2, eyeY: by + 0.95 * width, width, from: 'box' };
+}
+
+const SKIN_DISTANCE = 14;
+
+function isGenericSkin(hsv: Hsv): boolean {
+  return (hsv.h <= 45 || hsv.h >= 340) && hsv.s >= 0.12 && hsv.s <= 0.62 && hsv.v >= 0.3;
+}
+
+/** Colour statistics of the crown band above the eyes, and the face below them. */
+function headStats(img: RawImage, g: HeadGeometry): Pick<PpeScores, 'hatPixels' | 'skinPixels' | 'hairPixels' | 'uniformity' | 'hardHat'> | null {
+  const w = g.width;
+  const crown = clipRect({ x0: g.cx - 0.4 * w, x1: g.cx + 0.4 * w, y0: g.eyeY - 0.75 * w, y1: g.eyeY - 0.3 * w }, img);
+  if (!crown) return null;
+  const faceRect = clipRect({ x0: g.cx - 0.22 * w, x1: g.cx + 0.22 * w, y0: g.eyeY + 0.05 * w, y1: g.eyeY + 0.45 * w }, img);
+  let faceLab: [number, number, number] | null = null;
+  if (faceRect) {
+    const L: number[] = [];
+    const A: number[] = [];
+    const B: number[] = [];
+    for (const [r, gg, b] of pixels(img, faceRect)) {
+      const hsv = rgbToHsv(r, gg, b);
+      if (!isGenericSkin(hsv)) continue;
+      const lab = rgbToLab(r, gg, b);
+      L.push(lab[0]);
+      A.push(lab[1]);
+      B.push(lab[2]);
+    }
+    const area = (faceRect.x1 - faceRect.x0) * (faceRect.y1 - faceRect.y0);
+    if (L.length >= Math.max(4, area * 0.2)) faceLab = [median(L), median(A), median(B)];
+  }
+  let n = 0;
+  let hat = 0;
+  let skin = 0;
+  let hair = 0;
+  const labs: Array<[number, number, number]> = [];
+  for (const [r, gg, b] of pixels(img, crown)) {
+    n++;
+    const hsv = rgbToHsv(r, gg, b);
+    const lab = rgbToLab(r, gg, b);
+    labs.push(lab);
+    const nearFace = faceLab !== null && Math.hypot(lab[0] - faceLab[0], lab[1] - faceLab[1], lab[2] - faceLab[2]) < SKIN_DISTANCE;
+    const vivid = hsv.s >= 0.45 && hsv.v >= 0.4;
+    const white = hsv.s <= 0.2 && hsv.v >= 0.6;
+    // Hair is black, brown, grey or blond: never blue or green, never strongly red in shadow.
+    const hairHue = hsv.h >= 12 && hsv.h <= 50;
+    const coolShell = hsv.h >= 160 && hsv.h <= 290 && hsv.s >= 0.3 && hsv.v >= 0.08;
+    if (coolShell) hat++;
+    else if (hsv.v < 0.25) {
+      if (hsv.s >= 0.55 && hsv.v >= 0.1 && !hairHue) hat++;
+      else hair++;
+    } else if (nearFace || (isGenericSkin(hsv) && !vivid)) skin++;
+    else if (vivid || white) hat++;
+    else if (hsv.v < 0.5 && hsv.s < 0.45) hair++;
+  }
+  if (n === 0) return null;
+  // Uniformity: spread of L*a*b* around the median, mapped to 0..1.
+  const mL = median(labs.map((l) => l[0]));
+  const mA = median(labs.map((l) => l[1]));
+  const mB = median(labs.map((l) => l[2]));
+  const spread = median(labs.map((l) => Math.hypot(l[0] - mL, l[1] - mA, l[2] - mB)));
+  const uniformity = Math.max(0, 1 - spread / 40);
+  const hatPixels = hat / n;
+  const skinPixels = skin / n;
+  const hairPixels = hair / n;
+  const hardHat = hatPixels - 0.5 * (skinPixels + hairPixels);
+  return { hatPixels, skinPixels, hairPixels, uniformity, hardHat };
+}
+
+/** Torso box in working pixels, from shoulders and hips, or from the person box. */
+function torsoRect(person: PersonDetection, head: HeadGeometry): Rect {
+  const [bx, by, bw, bh] = person.box;
+  const ls = kp(person, 'leftShoulder');
+  const rs = kp(person, 'rightShoulder');
+  const lh = kp(person, 'leftHip');
+  const rh = kp(person, 'rightHip');
+  if (ls && rs) {
+    const sx = [ls.x, rs.x];
+    const shoulderY = (ls.y + rs.y) / 2;
+    const hips = [lh, rh].filter((k): k is Keypoint => k !== undefined);
+    const sw = Math.max(Math.abs(ls.x - rs.x), head.width * 1.2);
+    const hipY = hips.length > 0 ? hips.reduce((s, k) => s + k.y, 0) / hips.length : shoulderY + sw * 1.3;
+    const cx = (sx[0]! + sx[1]!) / 2;
+    return { x0: cx - sw * 0.45, x1: cx + sw * 0.45, y0: shoulderY + (hipY - shoulderY) * 0.08, y1: shoulderY + (hipY - shoulderY) * 0.9 };
+  }
+  // No shoulders: the torso sits below the head, about 2.5 head widths tall.
+  const top = head.eyeY + 1.3 * head.width;
+  return { x0: Math.max(bx + bw * 0.15, head.cx - 1.0 * head.width), x1: Math.min(bx + bw * 0.85, head.cx + 1.0 * head.width), y0: top, y1: Math.min(by + bh, top + 2.4 * head.width) };
+}
+
+function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis'> | null {
+  const rect = clipRect(r, img);
+  if (!rect) return null;
+  let n = 0;
+  let yellow = 0;
+  let orange = 0;
+  for (const [red, g, b] of pixels(img, rect)) {
+    n++;
+    const hsv = rgbToHsv(red, g, b);
+    if (hsv.h >= 48 && hsv.h <= 95 && hsv.s >= 0.45 && hsv.v >= 0.55) yellow++;
+    else if (hsv.h >= 8 && hsv.h <= 36 && hsv.s >= 0.7 && hsv.v >= 0.7) orange++;
+  }
+  if (n === 0) return null;
+  const hiVisYellow = yellow / n;
+  const hiVisOrange = orange / n;
+  return { hiVisYellow, hiVisOrange, hiVis: hiVisYellow + hiVisOrange };
+}
+
+/** PPE verdicts for persons already detected on a decoded working copy (working pixels). */
+export function analyzePersons(img: RawImage, persons: PersonDetection[]): PpePerson[] {
+  const T = PPE_THRESHOLDS;
+  return persons.map((person) => {
+    const head = headGeometry(person);
+    const hs = headStats(img, head);
+    const torso = torsoRect(person, head);
+    const ts = torsoStats(img, torso);
+    const torsoHeightPx = Math.max(0, torso.y1 - torso.y0);
+    const scores: PpeScores = {
+      person: person.score,
+      headWidthPx: head.width,
+      headFrom: head.from,
+      hatPixels: hs?.hatPixels ?? 0,
+      skinPixels: hs?.skinPixels ?? 0,
+      hairPixels: hs?.hairPixels ?? 0,
+      uniformity: hs?.uniformity ?? 0,
+      hardHat: hs?.hardHat ?? 0,
+      torsoHeightPx,
+      hiVisYellow: ts?.hiVisYellow ?? 0,
+      hiVisOrange: ts?.hiVisOrange ?? 0,
+      hiVis: ts?.hiVis ?? 0,
+    };
+    let hardHat: HardHatVerdict = 'unknown';
+    if (hs && head.width >= T.minHeadWidthPx && head.from !== 'box') {
+      if (hs.hardHat >= T.hatSeen) hardHat = 'seen';
+      else if (hs.hardHat <= T.hatBare && hs.skinPixels + hs.hairPixels >= 0.5) hardHat = 'bare';
+    }
+    let hiVis: HiVisVerdict = 'unknown';
+    if (ts && torsoHeightPx >= T.minTorsoHeightPx) {
+      if (ts.hiVis >= T.hiVisSeen) hiVis = 'seen';
+      else if (ts.hiVis <= T.hiVisAbsent) hiVis = 'absent';
+    }
+    return { box: person.box, hardHat, hiVis, scores };
+  });
+}
+
+/**
+ * Detects persons on an already decoded RGB image and judges their PPE (see {@link analyzePpe});
+ * boxes are in pixels of `img`. Images larger than the detector's working size are downscaled.
+ */
+export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
+  let work = img;
+  let scale = 1;
+  const longest = Math.max(img.width, img.height);
+  if (longest > DETECT_MAX_SIDE) {
+    const width = Math.max(1, Math.round((img.width * DETECT_MAX_SIDE) / longest));
+    const height = Math.max(1, Math.round((img.height * DETECT_MAX_SIDE) / longest));
+    const data = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+      .resize({ width, height, fit: 'fill' })
+      .raw()
+      .toBuffer();
+    work = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
+    scale = img.width / width;
+  }
+  const persons = await detectPersonsRaw(work);
+  return analyzePersons(work, persons).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
+}
+
+function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
+  return [Math.round(box[0] * s), Math.round(box[1] * s), Math.round(box[2] * s), Math.round(box[3] * s)];
+}
+
+/**
+ * Detects the persons in an image and judges, for each, whether a hard hat is worn (`seen`), the
+ * head is bare (`bare`) or it cannot tell (`unknown`), and whether high-visibility clothing is
+ * worn on the torso (`seen` / `absent` / `unknown`). Boxes are in pixels of the input image;
+ * `scores` holds the measurements behind each verdict (in working pixels).
+ */
+export async function analyzePpe(jpeg: Buffer): Promise<{ width: number; height: number; persons: PpePerson[] }> {
+  const decoded = await decodeImage(jpeg);
+  const persons = await detectPersonsRaw(decoded.work);
+  const analysed = analyzePersons(decoded.work, persons).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
+  return { width: decoded.width, height: decoded.height, persons: analysed };
+}
