@@ -1,4 +1,7 @@
+import { readdirSync } from 'node:fs';
+
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -28,6 +31,41 @@ const boundaries = SERVICES.filter((s) => s !== 'standalone').map((service) => {
   };
 });
 
+/** Web (bulletproof-react): features never import each other; shared code never imports features or app. */
+const FEATURES = (() => {
+  try {
+    return readdirSync(new URL('./web/src/features', import.meta.url), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+})();
+const webBoundaries = [
+  ...FEATURES.map((feature) => ({
+    files: [`web/src/features/${feature}/**/*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/features/*', `!@/features/${feature}`, '@/app/*', '@/app'],
+              message: 'features do not import each other or the app; compose them in web/src/app/routes',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['web/src/{components,lib,config,hooks,types}/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@/features/*', '@/app/*', '@/app'], message: 'shared code never imports features or the app' }] }],
+    },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/dev-dist/**', 'proto/gen/**', 'data/**', 'coverage/**', 'web/public/**'] },
   js.configs.recommended,
@@ -42,7 +80,13 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
-  { files: ['web/**/*.{ts,tsx}'], languageOptions: { globals: { ...globals.browser } } },
+  {
+    files: ['web/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: { ...reactHooks.configs.recommended.rules, 'react-hooks/exhaustive-deps': 'error' },
+  },
+  ...webBoundaries,
   { files: ['scripts/**', 'bench/**', 'tests/**', '**/*.spec.ts', '**/*.mjs'], rules: { 'no-console': 'off' } },
   ...boundaries,
 );

@@ -1,0 +1,3 @@
+import { AnalyzePage } from '@/features/analyze/components/analyze-page';
+
+export const AnalyzeRoute = () => <AnalyzePage />;

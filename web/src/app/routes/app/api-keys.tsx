@@ -1,0 +1,3 @@
+import { ApiKeysPage } from '@/features/api-keys/components/api-keys-page';
+
+export const ApiKeysRoute = () => <ApiKeysPage />;

@@ -1,0 +1,3 @@
+import { ContactPage } from '@/features/contact/components/contact-page';
+
+export const ContactRoute = () => <ContactPage />;

@@ -1,0 +1,3 @@
+import { PpeGallery } from '@/features/ppe/components/ppe-gallery';
+
+export const PpeRoute = () => <PpeGallery />;

@@ -1,0 +1,24 @@
+import { useTranslation } from 'react-i18next';
+
+import { LANGUAGES, currentLanguage, setLanguage } from '@/lib/i18n';
+
+export function LanguageToggle() {
+  const { t, i18n } = useTranslation();
+  const active = i18n.language ? currentLanguage() : 'tr';
+  return (
+    <div className="lang-toggle" role="group" aria-label={t('shell.language')}>
+      {LANGUAGES.map((lng) => (
+        <button
+          key={lng}
+          type="button"
+          className={lng === active ? 'lang-btn active' : 'lang-btn'}
+          aria-pressed={lng === active}
+          aria-label={t(`shell.languageName.${lng}`)}
+          onClick={() => void setLanguage(lng)}
+        >
+          {lng.toUpperCase()}
+        </button>
+      ))}
+    </div>
+  );
+}

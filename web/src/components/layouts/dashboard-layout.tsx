@@ -1,0 +1,139 @@
+import { useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { NavLink, Outlet, useNavigate } from 'react-router-dom';
+
+import { LanguageToggle } from '@/components/language-toggle';
+import { MenuButton } from '@/components/layouts/menu-button';
+import { Brand } from '@/components/layouts/public-layout';
+import { useHeaderHeight } from '@/components/layouts/use-header-height';
+import { useMobileMenu } from '@/components/layouts/use-mobile-menu';
+import { ThemeToggle } from '@/components/theme-toggle';
+import { Badge } from '@/components/ui/badge';
+import { Button, ButtonLink } from '@/components/ui/button';
+import { paths } from '@/config/paths';
+import { useAuth } from '@/lib/auth';
+
+function useAppLinks() {
+  const { isAdmin } = useAuth();
+  const links: { to: string; key: string; end?: boolean }[] = [
+    { to: paths.home.path, key: 'nav.home', end: true },
+    { to: paths.app.dashboard.path, key: 'nav.analyze', end: true },
+    { to: paths.app.history.path, key: 'nav.history' },
+    { to: paths.app.apiKeys.path, key: 'nav.api' },
+    { to: paths.app.profile.path, key: 'nav.profile' },
+  ];
+  if (isAdmin) links.push({ to: paths.app.admin.path, key: 'nav.admin' });
+  return links;
+}
+
+function UserBadge() {
+  const { t } = useTranslation();
+  const { user, isAdmin } = useAuth();
+  if (!user) return null;
+  return (
+    <span className="user-badge">
+      <span className="user-avatar" aria-hidden="true">
+        {(user.full_name || user.email).charAt(0).toUpperCase()}
+      </span>
+      <span className="user-name">{user.full_name || user.email}</span>
+      {isAdmin ? <Badge tone="accent">{t('nav.adminLabel')}</Badge> : null}
+    </span>
+  );
+}
+
+function SessionActions({ stacked = false }: { stacked?: boolean }) {
+  const { t } = useTranslation();
+  const { user, logout } = useAuth();
+  const navigate = useNavigate();
+  if (!user) {
+    return (
+      <ButtonLink to={paths.auth.login.path} size="sm">
+        {t('nav.login')}
+      </ButtonLink>
+    );
+  }
+  return (
+    <Button
+      variant="secondary"
+      size={stacked ? 'md' : 'sm'}
+      onClick={() => {
+        logout();
+        navigate(paths.home.path, { replace: true });
+      }}
+    >
+      {t('nav.logout')}
+    </Button>
+  );
+}
+
+export function AppNav() {
+  const { t } = useTranslation();
+  const header = useRef<HTMLElement>(null);
+  useHeaderHeight(header);
+  const menu = useMobileMenu();
+  const links = useAppLinks();
+  return (
+    <header ref={header} className="site-header app-header">
+      <div className="container-wide header-row">
+        <Brand />
+        <nav className="header-nav desktop-only" aria-label={t('shell.appNav')}>
+          {links.map((link) => (
+            <NavLink key={link.to} to={link.to} end={link.end} className="nav-link">
+              {t(link.key)}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="header-actions">
+          <div className="desktop-only header-tools">
+            <LanguageToggle />
+            <ThemeToggle />
+            <UserBadge />
+            <SessionActions />
+          </div>
+          <div className="mobile-only">
+            <MenuButton open={menu.open} onToggle={menu.toggle} controls="app-mobile-menu" openLabel={t('shell.openMenu')} closeLabel={t('shell.closeMenu')} />
+          </div>
+        </div>
+      </div>
+      {menu.open ? (
+        <>
+          <div className="drawer-backdrop" onClick={menu.close} aria-hidden="true" />
+          <nav id="app-mobile-menu" className="drawer" aria-label={t('shell.mobileNav')}>
+            <div className="drawer-user">
+              <UserBadge />
+            </div>
+            {links.map((link) => (
+              <NavLink key={link.to} to={link.to} end={link.end} className="drawer-link">
+                {t(link.key)}
+              </NavLink>
+            ))}
+            <div className="drawer-tools">
+              <LanguageToggle />
+              <ThemeToggle />
+            </div>
+            <div className="drawer-actions">
+              <SessionActions stacked />
+            </div>
+          </nav>
+        </>
+      ) : null}
+    </header>
+  );
+}
+
+export function DashboardLayout() {
+  const { t } = useTranslation();
+  return (
+    <div className="layout-app">
+      <a className="skip-link" href="#main">
+        {t('shell.skipToContent')}
+      </a>
+      <AppNav />
+      <main id="main" className="app-main" tabIndex={-1}>
+        <div className="container-wide">
+          <Outlet />
+        </div>
+      </main>
+    </div>
+  );
+}

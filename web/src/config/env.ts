@@ -1,0 +1,54 @@
+/**
+ * Build-time settings, validated once at start.
+ *   VITE_API_BASE          where the API lives (absolute http(s) address); default: see resolveApiBase
+ *   VITE_DEMO_VIDEO_PATH   path of the landing page's demo video under the API base; default
+ *                          /media/demo.mov; an empty value turns the demo video off
+ */
+
+export const LOCAL_API_PORT = '8080';
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export interface PageLocation {
+  protocol: string;
+  hostname: string;
+  port: string;
+  origin: string;
+}
+
+function trimSlash(value: string): string {
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * The API base address: the override when given; otherwise the page origin, except that the
+ * Vite dev server on a local host talks to the API on port 8080.
+ */
+export function resolveApiBase(location: PageLocation, override: string | undefined, devServer: boolean): string {
+  const explicit = override?.trim();
+  if (explicit) return trimSlash(explicit);
+  if (devServer && LOCAL_HOSTS.has(location.hostname) && location.port !== LOCAL_API_PORT) {
+    return `${location.protocol}//${location.hostname}:${LOCAL_API_PORT}`;
+  }
+  return trimSlash(location.origin);
+}
+
+/** Normalises a media path to start with one slash; blank means "not configured". */
+export function normaliseMediaPath(path: string | undefined | null): string | null {
+  const trimmed = path?.trim();
+  if (!trimmed) return null;
+  return `/${trimmed.replace(/^\/+/, '')}`;
+}
+
+function validate(): { apiBase: string; demoVideoPath: string | null } {
+  const override = import.meta.env.VITE_API_BASE as string | undefined;
+  if (override?.trim() && !/^https?:\/\/[^\s]+$/i.test(override.trim())) {
+    throw new Error(`VITE_API_BASE must be an absolute http(s) address, got "${override}"`);
+  }
+  const rawVideo = import.meta.env.VITE_DEMO_VIDEO_PATH as string | undefined;
+  return {
+    apiBase: resolveApiBase(window.location, override, import.meta.env.DEV),
+    demoVideoPath: normaliseMediaPath(rawVideo === undefined ? '/media/demo.mov' : rawVideo),
+  };
+}
+
+export const env = validate();

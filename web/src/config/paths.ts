@@ -1,0 +1,31 @@
+/** Every route of the web app and how to build a link to it. */
+
+/** Only same-site absolute paths are accepted as a place to come back to after login. */
+export function safeRedirect(target: string | null | undefined): string | null {
+  if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith('/\\')) return null;
+  return target;
+}
+
+function withRedirect(base: string, redirectTo?: string | null): string {
+  const safe = safeRedirect(redirectTo);
+  return safe ? `${base}?redirectTo=${encodeURIComponent(safe)}` : base;
+}
+
+export const paths = {
+  home: { path: '/', getHref: () => '/' },
+  howItWorks: { path: '/how-it-works', getHref: () => '/how-it-works' },
+  ppe: { path: '/ppe-equipment', getHref: () => '/ppe-equipment' },
+  pricing: { path: '/pricing', getHref: (hash?: string) => (hash ? `/pricing#${hash}` : '/pricing') },
+  contact: { path: '/contact', getHref: () => '/contact' },
+  auth: {
+    login: { path: '/login', getHref: (redirectTo?: string | null) => withRedirect('/login', redirectTo) },
+    register: { path: '/register', getHref: (redirectTo?: string | null) => withRedirect('/register', redirectTo) },
+  },
+  app: {
+    dashboard: { path: '/dashboard', getHref: () => '/dashboard' },
+    history: { path: '/dashboard/history', getHref: () => '/dashboard/history' },
+    apiKeys: { path: '/dashboard/api-keys', getHref: () => '/dashboard/api-keys' },
+    profile: { path: '/dashboard/profile', getHref: () => '/dashboard/profile' },
+    admin: { path: '/dashboard/admin', getHref: () => '/dashboard/admin' },
+  },
+} as const;

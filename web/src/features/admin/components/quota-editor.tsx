@@ -1,0 +1,131 @@
+import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { useUpdateUserQuota } from '@/features/admin/api/update-user-quota';
+import { LIMIT_FIELDS, PRESETS, decideSave, draftFromQuota, isDirty, isValidLimit, type LimitField, type PresetName, type QuotaDraft } from '@/features/admin/model/quota-draft';
+import type { UserQuotaRow } from '@/types/api';
+
+const FIELD_KEYS: Record<LimitField, string> = { daily_limit: 'admin.quotas.daily', monthly_limit: 'admin.quotas.monthly', lifetime_limit: 'admin.quotas.lifetime' };
+
+export function QuotaEditor({ row, onDelete }: { row: UserQuotaRow; onDelete: (row: UserQuotaRow) => void }) {
+  const { t } = useTranslation();
+  const baseId = useId();
+  const update = useUpdateUserQuota();
+  const [draft, setDraft] = useState<QuotaDraft>(() => draftFromQuota(row.quota));
+  const [blockedInvalid, setBlockedInvalid] = useState(false);
+  const [status, setStatus] = useState<'idle' | 'saved' | 'failed'>('idle');
+  // A new server value (after a save or refresh) becomes the new draft.
+  const serverKey = JSON.stringify(row.quota);
+  const [seenServer, setSeenServer] = useState(serverKey);
+  if (seenServer !== serverKey) {
+    setSeenServer(serverKey);
+    setDraft(draftFromQuota(row.quota));
+  }
+  const dirty = isDirty(row.quota, draft);
+  const who = row.full_name ? `${row.full_name} (${row.email})` : row.email;
+
+  const set = (field: keyof QuotaDraft, value: string) => {
+    setDraft((d) => ({ ...d, [field]: value }));
+    setStatus('idle');
+    setBlockedInvalid(false);
+  };
+  const applyPreset = (name: PresetName) => {
+    setDraft({ ...PRESETS[name] });
+    setStatus('idle');
+    setBlockedInvalid(false);
+  };
+  const reset = () => {
+    setDraft(draftFromQuota(row.quota));
+    setStatus('idle');
+    setBlockedInvalid(false);
+  };
+  const save = async () => {
+    const decision = decideSave(row.quota, draft);
+    if (decision.kind === 'invalid') {
+      setBlockedInvalid(true);
+      return;
+    }
+    if (decision.kind === 'unchanged') return;
+    try {
+      await update.mutateAsync({ userId: row.user_id, changes: decision.changes });
+      setStatus('saved');
+    } catch {
+      setStatus('failed');
+    }
+  };
+
+  return (
+    <li className="quota-row">
+      <div className="quota-user">
+        <div className="quota-user-name">{row.full_name || row.email}</div>
+        {row.full_name ? <div className="muted small break">{row.email}</div> : null}
+        <div className="muted small">
+          {t('admin.quotas.used', { daily: row.quota.daily_used ?? 0, monthly: row.quota.monthly_used ?? 0, lifetime: row.quota.lifetime_used ?? 0 })}
+        </div>
+        {row.quota.can_analyze === false ? <Badge tone="danger">{t('admin.quotas.blocked')}</Badge> : null}
+      </div>
+      <div className="quota-fields">
+        <div className="field">
+          <label className="field-label" htmlFor={`${baseId}-plan`}>
+            {t('admin.quotas.plan')}
+          </label>
+          <input id={`${baseId}-plan`} className="input" list="plan-names" value={draft.plan_name} aria-label={t('admin.quotas.planFor', { who })} onChange={(e) => set('plan_name', e.target.value)} />
+        </div>
+        {LIMIT_FIELDS.map((field) => {
+          const invalid = !isValidLimit(draft[field]);
+          const id = `${baseId}-${field}`;
+          return (
+            <div key={field} className={invalid ? 'field field-invalid' : 'field'}>
+              <label className="field-label" htmlFor={id}>
+                {t(FIELD_KEYS[field])}
+              </label>
+              <input
+                id={id}
+                className="input"
+                inputMode="numeric"
+                value={draft[field]}
+                placeholder={t('admin.quotas.unlimitedPlaceholder')}
+                aria-label={t('admin.quotas.limitFor', { field: t(FIELD_KEYS[field]), who })}
+                aria-invalid={invalid || undefined}
+                aria-describedby={invalid ? `${id}-hint` : undefined}
+                onChange={(e) => set(field, e.target.value)}
+              />
+              {invalid ? (
+                <p id={`${id}-hint`} className="field-error">
+                  {t('admin.quotas.invalidHint')}
+                </p>
+              ) : null}
+            </div>
+          );
+        })}
+      </div>
+      <div className="quota-actions">
+        <div className="preset-buttons" role="group" aria-label={t('admin.quotas.presets')}>
+          <Button size="sm" variant="ghost" onClick={() => applyPreset('free')}>
+            {t('admin.quotas.presetFree')}
+          </Button>
+          <Button size="sm" variant="ghost" onClick={() => applyPreset('pro')}>
+            {t('admin.quotas.presetPro')}
+          </Button>
+        </div>
+        <div className="save-buttons">
+          <Button size="sm" variant="secondary" onClick={reset} disabled={!dirty}>
+            {t('admin.quotas.reset')}
+          </Button>
+          <Button size="sm" onClick={() => void save()} disabled={!dirty} loading={update.isPending}>
+            {t('admin.quotas.save')}
+          </Button>
+          <Button size="sm" variant="danger" onClick={() => onDelete(row)} aria-label={t('admin.quotas.deleteUserNamed', { who })}>
+            {t('admin.quotas.deleteUser')}
+          </Button>
+        </div>
+      </div>
+      {blockedInvalid ? <Alert tone="error">{t('admin.quotas.invalidSave')}</Alert> : null}
+      {status === 'failed' ? <Alert tone="error">{t('errors.quotaUpdate')}</Alert> : null}
+      {status === 'saved' ? <p className="ok-text small" role="status">{t('admin.quotas.saved')}</p> : null}
+    </li>
+  );
+}

@@ -1,0 +1,246 @@
+import { useEffect, useReducer, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+
+import { StatusBadge, type DisplayStatus } from '@/components/status-badge';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { paths } from '@/config/paths';
+import { useJobPolling } from '@/features/analyze/api/get-job';
+import { useLatestJob } from '@/features/analyze/api/get-latest-job';
+import { useTasks } from '@/features/analyze/api/get-tasks';
+import { startAnalysis } from '@/features/analyze/api/start-analysis';
+import { AnalyzeForm, type StartError } from '@/features/analyze/components/analyze-form';
+import { JobResultView } from '@/features/analyze/components/job-result';
+import { JobTimeline } from '@/features/analyze/components/job-timeline';
+import { evolveAnalyzeForm, initialAnalyzeForm, startBlocker, toParams } from '@/features/analyze/model/analyze-form';
+import { addRecentJob, loadRecentJobs, saveRecentJobs } from '@/features/analyze/model/recent-jobs';
+import { canDownloadJson } from '@/features/analyze/model/result';
+import { ApiError } from '@/lib/api-client';
+import { useAuth } from '@/lib/auth';
+import { formatDateTime, taskFallbackName } from '@/lib/format';
+import type { UploadProgress } from '@/lib/upload';
+import { TERMINAL_STATUSES, type JobDetail } from '@/types/api';
+
+function downloadJson(job: JobDetail): void {
+  const blob = new Blob([JSON.stringify(job, null, 2)], { type: 'application/json' });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `baret-job-${job.job_id}.json`;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+function displayName(job: JobDetail): string {
+  const result = job.result;
+  if (result?.job_display_name) return result.job_display_name;
+  if (result?.job_type && result.job_type !== 'auto') return taskFallbackName(result.job_type);
+  return job.input_filename ?? job.job_id;
+}
+
+function JobInsights({ job }: { job: JobDetail }) {
+  const { t } = useTranslation();
+  if (job.status === 'error') {
+    return (
+      <Alert tone="error" title={t('analyze.insights.title')}>
+        {t('analyze.insights.error', { error: job.error || t('analyze.insights.unknownError') })}
+      </Alert>
+    );
+  }
+  if (job.status === 'cancelled') {
+    return (
+      <Alert tone="warning" title={t('analyze.insights.title')}>
+        <p>{t('analyze.insights.cancelled')}</p>
+        {job.error ? <p className="small">{job.error}</p> : null}
+      </Alert>
+    );
+  }
+  return null;
+}
+
+export function AnalyzePage() {
+  const { t, i18n } = useTranslation();
+  const { user, refreshUser } = useAuth();
+  const [form, dispatch] = useReducer(evolveAnalyzeForm, initialAnalyzeForm);
+  const tasks = useTasks();
+  const taskList = tasks.data ?? [];
+  const [activeJobId, setActiveJobId] = useState<string | null>(null);
+  const [viewedJob, setViewedJob] = useState<JobDetail | null>(null);
+  const [uploading, setUploading] = useState(false);
+  const [progress, setProgress] = useState<UploadProgress | null>(null);
+  const [startError, setStartError] = useState<StartError | null>(null);
+  const [recent, setRecent] = useState<JobDetail[]>(() => loadRecentJobs(user?.id));
+  const handledJobs = useRef(new Set<string>());
+  const [resumeChecked, setResumeChecked] = useState(false);
+
+  const poll = useJobPolling(activeJobId);
+  const activeJob = activeJobId && poll.data?.job_id === activeJobId ? poll.data : null;
+
+  // Opening with no active job: resume the latest one if it is still queued or running.
+  const latest = useLatestJob(!resumeChecked && activeJobId === null);
+  if (!resumeChecked && !latest.isPending) {
+    setResumeChecked(true);
+    const job = latest.data;
+    if (job && (job.status === 'queued' || job.status === 'running') && activeJobId === null) setActiveJobId(job.job_id);
+  }
+
+  // Manual mode chosen before the task list arrived: pick the first task once it does.
+  const firstTask = taskList[0]?.slug ?? null;
+  useEffect(() => {
+    dispatch({ type: 'TasksLoaded', firstTask });
+  }, [firstTask]);
+
+  // A finished job is kept among the recent ones and the quota is refreshed, once per job.
+  useEffect(() => {
+    if (!activeJob || !TERMINAL_STATUSES.has(activeJob.status) || handledJobs.current.has(activeJob.job_id)) return;
+    handledJobs.current.add(activeJob.job_id);
+    setRecent((list) => {
+      const next = addRecentJob(list, activeJob);
+      saveRecentJobs(user?.id, next);
+      return next;
+    });
+    void refreshUser();
+  }, [activeJob, refreshUser, user?.id]);
+
+  const jobInFlight = activeJobId !== null && !(activeJob && TERMINAL_STATUSES.has(activeJob.status));
+  const busy = uploading || jobInFlight;
+  const canAnalyze = user?.quota?.can_analyze !== false;
+  const blocker = startBlocker(form, { submitting: busy, canAnalyze });
+  const shownJob = activeJob ?? (activeJobId ? null : viewedJob);
+  const status: DisplayStatus = activeJobId ? (activeJob?.status ?? 'queued') : (viewedJob?.status ?? 'ready');
+  const mayDownload = canDownloadJson(user?.quota?.plan_name);
+
+  const onStart = async () => {
+    if (!form.file || blocker) return;
+    setUploading(true);
+    setStartError(null);
+    setViewedJob(null);
+    setProgress({ loaded: 0, total: form.file.size, percent: 0, secondsLeft: null });
+    try {
+      const started = await startAnalysis(form.file, toParams(form), setProgress);
+      setActiveJobId(started.job_id);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) {
+        setStartError(error.detail ? { text: error.detail } : { key: 'errors.quotaExceeded' });
+        void refreshUser();
+      } else {
+        setStartError({ key: 'errors.startFailed' });
+      }
+    } finally {
+      setUploading(false);
+      setProgress(null);
+    }
+  };
+
+  const onNewAnalysis = () => {
+    dispatch({ type: 'Reset' });
+    setActiveJobId(null);
+    setViewedJob(null);
+    setStartError(null);
+    setProgress(null);
+  };
+
+  const finished = shownJob !== null && TERMINAL_STATUSES.has(shownJob.status);
+
+  return (
+    <div className="page">
+      <header className="page-head">
+        <div>
+          <h1 className="page-title">{t('analyze.title')}</h1>
+          <p className="muted">{t('analyze.subtitle')}</p>
+        </div>
+      </header>
+      <div className="analyze-grid">
+        <AnalyzeForm
+          state={form}
+          dispatch={dispatch}
+          tasks={taskList}
+          tasksLoading={tasks.isPending}
+          tasksFailed={tasks.isError}
+          blocker={blocker}
+          busy={busy}
+          progress={progress}
+          startError={startError}
+          onSubmit={() => void onStart()}
+        />
+        <section className="card job-panel" aria-labelledby="job-panel-title">
+          <div className="job-panel-head">
+            <h2 id="job-panel-title" className="card-title">
+              {shownJob ? displayName(shownJob) : t('analyze.panel.title')}
+            </h2>
+            <StatusBadge status={status} />
+          </div>
+          {poll.isError && activeJobId ? <Alert tone="error">{t('errors.pollFailed')}</Alert> : null}
+          {!activeJobId && !viewedJob ? (
+            <div className="empty">
+              <svg viewBox="0 0 64 64" width="64" height="64" aria-hidden="true">
+                <path d="M14 40c0-10 8-19 18-19s18 9 18 19" fill="none" stroke="var(--accent)" strokeWidth="3" />
+                <rect x="10" y="39" width="44" height="6" rx="3" fill="var(--accent)" />
+                <path d="M28 21v-5h8v5" fill="none" stroke="var(--accent)" strokeWidth="3" />
+              </svg>
+              <p>{t('analyze.panel.empty')}</p>
+            </div>
+          ) : null}
+          {activeJobId && !activeJob ? <p className="muted">{t('analyze.panel.queuedHint')}</p> : null}
+          {shownJob ? (
+            <>
+              <JobInsights job={shownJob} />
+              {shownJob.status === 'done' ? <JobResultView job={shownJob} /> : null}
+              <details className="timeline-wrap" open={!finished}>
+                <summary>{t('analyze.timeline.title')}</summary>
+                <JobTimeline logs={shownJob.logs ?? []} />
+              </details>
+            </>
+          ) : null}
+          {finished ? (
+            <div className="result-actions">
+              <Button variant="secondary" onClick={onNewAnalysis}>
+                {t('analyze.result.newAnalysis')}
+              </Button>
+              <div className="download">
+                <Button onClick={() => shownJob && downloadJson(shownJob)} disabled={!mayDownload} aria-describedby={mayDownload ? undefined : 'download-hint'}>
+                  {t('analyze.result.downloadJson')}
+                </Button>
+                {!mayDownload ? (
+                  <p id="download-hint" className="field-hint">
+                    {t('analyze.result.downloadHint')} <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.result.upgradeLink')}</Link>
+                  </p>
+                ) : null}
+              </div>
+            </div>
+          ) : null}
+        </section>
+      </div>
+      {recent.length > 0 ? (
+        <section className="card recent" aria-labelledby="recent-title">
+          <h2 id="recent-title" className="card-title">
+            {t('analyze.recent.title')}
+          </h2>
+          <ul className="recent-list">
+            {recent.map((job) => (
+              <li key={job.job_id}>
+                <button
+                  type="button"
+                  className={shownJob?.job_id === job.job_id ? 'recent-item active' : 'recent-item'}
+                  onClick={() => {
+                    if (jobInFlight) return;
+                    setActiveJobId(null);
+                    setViewedJob(job);
+                  }}
+                  disabled={jobInFlight}
+                >
+                  <span className="recent-name">{displayName(job)}</span>
+                  <span className="muted small">{formatDateTime(job.created_at, i18n.language)}</span>
+                  <StatusBadge status={job.status} />
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,123 @@
+import { useTranslation } from 'react-i18next';
+
+import { Badge } from '@/components/ui/badge';
+import { EvidenceGallery } from '@/features/analyze/components/evidence-gallery';
+import { requiredRows, type GroupStatus } from '@/features/analyze/model/result';
+import { formatCost, jobDurationSeconds, splitDuration } from '@/lib/format';
+import type { JobDetail } from '@/types/api';
+
+const STATUS_TONE = { present: 'success', missing: 'danger', notChecked: 'neutral' } as const;
+
+function StatusCell({ status }: { status: GroupStatus }) {
+  const { t } = useTranslation();
+  return (
+    <Badge tone={STATUS_TONE[status]}>
+      {status === 'present' ? '✓ ' : status === 'missing' ? '✗ ' : '? '}
+      {t(`analyze.result.${status}`)}
+    </Badge>
+  );
+}
+
+export function useDurationText(seconds: number | null): string {
+  const { t } = useTranslation();
+  if (seconds === null) return '—';
+  const parts = splitDuration(seconds);
+  return parts.minutes > 0 ? t('duration.minutesSeconds', { minutes: parts.minutes, seconds: parts.seconds }) : t('duration.seconds', { seconds: parts.seconds });
+}
+
+export function JobResultView({ job }: { job: JobDetail }) {
+  const { t, i18n } = useTranslation();
+  const result = job.result;
+  const durationSeconds = jobDurationSeconds(job.logs) ?? result?.duration_seconds ?? null;
+  const durationText = useDurationText(durationSeconds);
+  if (!result) return null;
+  const rows = requiredRows(result);
+  const missing = result.missing_groups_name ?? [];
+  const notChecked = result.not_checked_name?.length ? result.not_checked_name : (result.not_checked ?? []);
+  const cost = result.token_usage?.estimated_cost ?? job.estimated_cost;
+  const currency = result.token_usage?.currency || job.currency || 'USD';
+
+  return (
+    <div className="result">
+      <dl className="stats">
+        <div className="stat">
+          <dt>{t('analyze.result.duration')}</dt>
+          <dd>{durationText}</dd>
+        </div>
+        <div className="stat">
+          <dt>{t('analyze.result.composites')}</dt>
+          <dd>{result.composites_processed}</dd>
+        </div>
+        <div className="stat">
+          <dt>{t('analyze.result.cost')}</dt>
+          <dd>{formatCost(cost, currency, i18n.language)}</dd>
+        </div>
+      </dl>
+
+      <div className="result-grid">
+        <section className="result-block" aria-labelledby="required-title">
+          <h3 id="required-title" className="block-title">
+            {t('analyze.result.required')}
+          </h3>
+          {rows.length === 0 ? (
+            <p className="muted small">{t('analyze.result.noneRequired')}</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">{t('analyze.result.equipment')}</th>
+                    <th scope="col">{t('analyze.result.status')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <tr key={`${row.name}-${row.codes.join('-')}`} className={`row-${row.status}`}>
+                      <th scope="row">{row.name}</th>
+                      <td>
+                        <StatusCell status={row.status} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+        <section className={missing.length ? 'result-block missing-col has-missing' : 'result-block missing-col'} aria-labelledby="missing-title">
+          <h3 id="missing-title" className="block-title">
+            {t('analyze.result.missing')} <Badge tone={missing.length ? 'danger' : 'success'}>{missing.length}</Badge>
+          </h3>
+          {missing.length === 0 ? (
+            <p className="ok-text">{t('analyze.result.allPresent')}</p>
+          ) : (
+            <ul className="missing-list">
+              {missing.map((name) => (
+                <li key={name}>{name}</li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+
+      {notChecked.length > 0 ? (
+        <section className="result-block" aria-labelledby="notchecked-title">
+          <h3 id="notchecked-title" className="block-title">
+            {t('analyze.result.notChecked')}
+          </h3>
+          <p className="muted small">{t('analyze.result.notCheckedHint')}</p>
+          <ul className="chip-list">
+            {notChecked.map((name) => (
+              <li key={name} className="chip">
+                {name}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      <EvidenceGallery items={result.evidence ?? []} />
+      {result.model_used ? <p className="muted small">{t('analyze.result.model', { model: result.model_used })}</p> : null}
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router-dom';
+
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { paths } from '@/config/paths';
+import { useAuth } from '@/lib/auth';
+
+export const PASSWORD_MIN_LENGTH = 8;
+
+export interface RegisterValues {
+  email: string;
+  password: string;
+  confirm: string;
+  fullName: string;
+}
+
+type RegisterErrors = Partial<Record<keyof RegisterValues, string>>;
+
+export function validateRegister(values: RegisterValues): RegisterErrors {
+  const errors: RegisterErrors = {};
+  if (!values.email.trim()) errors.email = 'validation.emailRequired';
+  else if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email.trim())) errors.email = 'validation.emailInvalid';
+  if (!values.password) errors.password = 'validation.passwordRequired';
+  else if (values.password.length < PASSWORD_MIN_LENGTH) errors.password = 'validation.passwordMin';
+  if (!values.confirm) errors.confirm = 'validation.confirmRequired';
+  else if (values.confirm !== values.password) errors.confirm = 'errors.passwordMismatch';
+  return errors;
+}
+
+export function RegisterForm() {
+  const { t } = useTranslation();
+  const { register } = useAuth();
+  const navigate = useNavigate();
+  const [values, setValues] = useState<RegisterValues>({ email: '', password: '', confirm: '', fullName: '' });
+  const [errors, setErrors] = useState<RegisterErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  const set = (key: keyof RegisterValues) => (event: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: event.target.value }));
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (submitting) return;
+    const found = validateRegister(values);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    setSubmitting(true);
+    setFormError(null);
+    try {
+      await register({ email: values.email, password: values.password, full_name: values.fullName });
+      navigate(paths.app.dashboard.path, { replace: true });
+    } catch {
+      setFormError('errors.registerFailed');
+      setSubmitting(false);
+    }
+  };
+
+  const err = (key: keyof RegisterValues) => (errors[key] ? t(errors[key], { min: PASSWORD_MIN_LENGTH }) : undefined);
+
+  return (
+    <form className="form-stack" onSubmit={onSubmit} noValidate aria-label={t('auth.register.title')}>
+      <Alert tone="info">{t('auth.register.creditsNotice')}</Alert>
+      {formError ? <Alert tone="error">{t(formError)}</Alert> : null}
+      <Field label={t('auth.fullName')} optional={t('common.optional')} error={err('fullName')}>
+        {(props) => <input {...props} className="input" name="full_name" autoComplete="name" value={values.fullName} onChange={set('fullName')} disabled={submitting} />}
+      </Field>
+      <Field label={t('auth.email')} error={err('email')}>
+        {(props) => <input {...props} className="input" type="email" name="email" autoComplete="email" value={values.email} onChange={set('email')} required disabled={submitting} />}
+      </Field>
+      <Field label={t('auth.password')} hint={t('auth.register.passwordHint', { min: PASSWORD_MIN_LENGTH })} error={err('password')}>
+        {(props) => (
+          <input {...props} className="input" type="password" name="password" autoComplete="new-password" value={values.password} onChange={set('password')} required minLength={PASSWORD_MIN_LENGTH} disabled={submitting} />
+        )}
+      </Field>
+      <Field label={t('auth.confirmPassword')} error={err('confirm')}>
+        {(props) => (
+          <input {...props} className="input" type="password" name="confirm" autoComplete="new-password" value={values.confirm} onChange={set('confirm')} required disabled={submitting} />
+        )}
+      </Field>
+      <Button type="submit" size="lg" loading={submitting} className="btn-block">
+        {submitting ? t('auth.register.submitting') : t('auth.register.submit')}
+      </Button>
+      <p className="form-foot">
+        {t('auth.register.haveAccount')} <Link to={paths.auth.login.path}>{t('auth.register.loginLink')}</Link>
+      </p>
+    </form>
+  );
+}

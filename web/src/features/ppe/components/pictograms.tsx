@@ -1,0 +1,176 @@
+/** One SVG pictogram per equipment category, drawn on a 64×64 grid. */
+
+export type PictogramKind =
+  | 'helmet'
+  | 'earMuffs'
+  | 'glasses'
+  | 'faceShield'
+  | 'gloves'
+  | 'sleeves'
+  | 'arcSuit'
+  | 'vest'
+  | 'boots'
+  | 'harness'
+  | 'lanyard'
+  | 'tester'
+  | 'mat'
+  | 'grounding'
+  | 'hotStick'
+  | 'respirator';
+
+const S = { fill: 'none', stroke: 'currentColor', strokeWidth: 3, strokeLinecap: 'round', strokeLinejoin: 'round' } as const;
+const A = 'var(--accent)';
+
+const DRAWINGS: Record<PictogramKind, () => React.JSX.Element> = {
+  helmet: () => (
+    <>
+      <path d="M12 40c0-13 9-22 20-22s20 9 20 22z" fill={A} />
+      <path d="M28 18v-4h8v4" {...S} />
+      <rect x="6" y="39" width="52" height="7" rx="3.5" fill={A} />
+      <path d="M22 22c-3 4-4 10-4 17M42 22c3 4 4 10 4 17" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  earMuffs: () => (
+    <>
+      <path d="M16 36V28c0-9 7-16 16-16s16 7 16 16v8" {...S} />
+      <rect x="8" y="32" width="14" height="20" rx="7" fill={A} />
+      <rect x="42" y="32" width="14" height="20" rx="7" fill={A} />
+    </>
+  ),
+  glasses: () => (
+    <>
+      <path d="M6 28h52" {...S} />
+      <path d="M9 28h19v8c0 5-4 8-9 8s-10-3-10-8z" fill={A} opacity="0.85" />
+      <path d="M36 28h19v8c0 5-5 8-10 8s-9-3-9-8z" fill={A} opacity="0.85" />
+      <path d="M28 32c2-2 6-2 8 0" {...S} />
+    </>
+  ),
+  faceShield: () => (
+    <>
+      <rect x="12" y="10" width="40" height="8" rx="4" fill={A} />
+      <path d="M14 18h36v22c0 9-8 14-18 14s-18-5-18-14z" fill={A} opacity="0.35" />
+      <path d="M14 18h36v22c0 9-8 14-18 14s-18-5-18-14z" {...S} />
+    </>
+  ),
+  gloves: () => (
+    <>
+      <path d="M20 56V30l-5-9c-1-3 3-5 5-2l4 6V12c0-3 4-3 4 0v12-15c0-3 4-3 4 0v15-13c0-3 4-3 4 0v13-9c0-3 4-3 4 0v24c0 8-4 12-4 17v4z" fill={A} />
+      <path d="M20 50h20" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  sleeves: () => (
+    <>
+      <path d="M14 14l14-6 22 40-14 8z" fill={A} />
+      <path d="M21 22l14-6M28 34l14-6" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  arcSuit: () => (
+    <>
+      <path d="M22 8h20l12 10-6 10-4-3v31H20V25l-4 3-6-10z" fill={A} />
+      <path d="M34 22l-6 11h7l-5 11" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  vest: () => (
+    <>
+      <path d="M20 8l6 10h12l6-10 8 8v40H12V16z" fill="#f97316" />
+      <path d="M12 36h40M12 45h40" stroke="#e5e7eb" strokeWidth="4" />
+      <path d="M32 18v38" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  boots: () => (
+    <>
+      <path d="M16 8h16v28l16 6c5 2 8 5 8 10v4H10V8z" fill={A} />
+      <path d="M10 50h46" {...S} stroke="var(--pict-ink)" />
+      <path d="M16 18h16" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  harness: () => (
+    <>
+      <circle cx="32" cy="10" r="6" {...S} />
+      <path d="M18 18l28 30M46 18L18 48M14 40h36" stroke={A} strokeWidth="5" strokeLinecap="round" />
+      <circle cx="32" cy="33" r="4" fill="var(--pict-ink)" />
+    </>
+  ),
+  lanyard: () => (
+    <>
+      <path d="M14 12c12 0 8 14 18 14s6 14 18 14" stroke={A} strokeWidth="5" fill="none" strokeLinecap="round" />
+      <path d="M44 40h8v14c0 3-8 3-8 0z" {...S} />
+      <path d="M8 8h10v8c0 3-10 3-10 0z" {...S} />
+    </>
+  ),
+  tester: () => (
+    <>
+      <rect x="22" y="18" width="20" height="38" rx="5" fill={A} />
+      <path d="M32 4v14" {...S} />
+      <rect x="27" y="24" width="10" height="8" rx="2" fill="var(--pict-ink)" />
+      <path d="M33 38l-4 7h5l-3 6" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  mat: () => (
+    <>
+      <path d="M6 42l14-18h38L44 42z" fill={A} />
+      <path d="M6 42v6h38l14-18v-6" {...S} />
+      <path d="M18 36h26M24 30h24" {...S} stroke="var(--pict-ink)" strokeWidth="2" />
+    </>
+  ),
+  grounding: () => (
+    <>
+      <path d="M32 6v26" {...S} />
+      <path d="M16 32h32M21 40h22M26 48h12M30 56h4" stroke={A} strokeWidth="4" strokeLinecap="round" />
+    </>
+  ),
+  hotStick: () => (
+    <>
+      <path d="M12 56L50 14" stroke={A} strokeWidth="6" strokeLinecap="round" />
+      <path d="M46 10l8 8M20 44l6 6M26 38l6 6" {...S} />
+    </>
+  ),
+  respirator: () => (
+    <>
+      <path d="M14 26c6-8 30-8 36 0l-4 18c-2 6-8 10-14 10s-12-4-14-10z" fill={A} />
+      <circle cx="22" cy="40" r="5" fill="var(--pict-ink)" />
+      <circle cx="42" cy="40" r="5" fill="var(--pict-ink)" />
+      <path d="M10 24c-4-4-2-10 4-10M54 24c4-4 2-10-4-10" {...S} />
+    </>
+  ),
+};
+
+export const PICTOGRAM_KINDS = Object.keys(DRAWINGS) as PictogramKind[];
+
+export function Pictogram({ kind, label }: { kind: PictogramKind; label: string }) {
+  const Draw = DRAWINGS[kind];
+  return (
+    <svg viewBox="0 0 64 64" className="pictogram" role="img" aria-label={label} data-kind={kind}>
+      <Draw />
+    </svg>
+  );
+}
+
+/** Keywords (English and Turkish) that place a catalogue entry in a pictogram category; order matters. */
+const RULES: [PictogramKind, RegExp][] = [
+  ['faceShield', /face|shield|visor|siper|yüz/],
+  ['earMuffs', /\bear|hearing|kulak|işitme/],
+  ['glasses', /glass|goggle|eye|gözlük|göz/],
+  ['respirator', /respirat|mask|maske/],
+  ['helmet', /helmet|hard.?hat|head|baret|kask/],
+  ['sleeves', /sleeve|kolluk|manşon/],
+  ['gloves', /glove|hand|eldiven/],
+  ['vest', /vest|hi.?vis|visibility|yelek|reflekt/],
+  ['boots', /boot|foot|shoe|ayakkab|bot|çizme/],
+  ['lanyard', /lanyard|rope|lanyard|halat|bağlantı/],
+  ['harness', /harness|fall|emniyet kemeri|kemer|height|yüksek/],
+  ['tester', /tester|detector|voltage|dedektör|test/],
+  ['mat', /mat\b|mats|halı|paspas|insulating mat|yalıtkan halı/],
+  ['grounding', /ground|earth|topraklama/],
+  ['hotStick', /stick|pole|hot.?stick|ıstaka|sırık/],
+  ['arcSuit', /arc|flame|clothing|suit|garment|elbise|giysi|kıyafet/],
+];
+
+/** The pictogram category of an entry from its category, then its English and Turkish titles. */
+export function pictogramKindFor(entry: { category?: string; titleEn?: string; titleTr?: string }): PictogramKind | null {
+  const sources = [entry.category, entry.titleEn, entry.titleTr].map((s) => (s ?? '').toLowerCase()).filter(Boolean);
+  for (const source of sources) {
+    for (const [kind, pattern] of RULES) if (pattern.test(source)) return kind;
+  }
+  return null;
+}

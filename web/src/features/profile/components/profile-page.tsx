@@ -1,0 +1,110 @@
+import { type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router-dom';
+
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { paths } from '@/config/paths';
+import { useAuth } from '@/lib/auth';
+import { formatNumber, formatUtcDate } from '@/lib/format';
+
+function limitText(limit: number | null | undefined, unlimited: string, lang: string): string {
+  return limit === null || limit === undefined ? unlimited : formatNumber(limit, lang);
+}
+
+/** Profile facts, usage and logout; `upgradeSlot` is where the route puts the upgrade request. */
+export function ProfilePage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
+  const { t, i18n } = useTranslation();
+  const { user, logout, isAdmin } = useAuth();
+  const navigate = useNavigate();
+  if (!user) return null;
+  const quota = user.quota;
+  const unlimited = t('quota.unlimited');
+  const counters = quota
+    ? [
+        { key: 'quota.daily', used: quota.daily_used, limit: quota.daily_limit },
+        { key: 'quota.monthly', used: quota.monthly_used, limit: quota.monthly_limit },
+        { key: 'quota.lifetime', used: quota.lifetime_used, limit: quota.lifetime_limit },
+      ]
+    : [];
+
+  return (
+    <div className="page">
+      <header className="page-head">
+        <div>
+          <h1 className="page-title">{t('profile.title')}</h1>
+          <p className="muted">{t('profile.subtitle')}</p>
+        </div>
+        <Button
+          variant="secondary"
+          onClick={() => {
+            logout();
+            navigate(paths.home.path, { replace: true });
+          }}
+        >
+          {t('nav.logout')}
+        </Button>
+      </header>
+      <div className="profile-grid">
+        <section className="card" aria-labelledby="account-title">
+          <h2 id="account-title" className="card-title">
+            {t('profile.account')}
+          </h2>
+          <dl className="facts">
+            <div>
+              <dt>{t('profile.fullName')}</dt>
+              <dd>{user.full_name || '—'}</dd>
+            </div>
+            <div>
+              <dt>{t('profile.email')}</dt>
+              <dd className="break">{user.email}</dd>
+            </div>
+            <div>
+              <dt>{t('profile.lastLogin')}</dt>
+              <dd>{formatUtcDate(user.last_login_at)}</dd>
+            </div>
+            <div>
+              <dt>{t('profile.joined')}</dt>
+              <dd>{formatUtcDate(user.created_at)}</dd>
+            </div>
+            <div>
+              <dt>{t('profile.role')}</dt>
+              <dd>{isAdmin ? <Badge tone="accent">{t('nav.adminLabel')}</Badge> : t('profile.roleUser')}</dd>
+            </div>
+          </dl>
+          <Link to={paths.app.history.path} className="text-link">
+            {t('profile.historyLink')} →
+          </Link>
+        </section>
+        <section className="card" aria-labelledby="plan-title">
+          <h2 id="plan-title" className="card-title">
+            {t('profile.planTitle')}
+          </h2>
+          <p className="plan-line">
+            <span className="muted">{t('quota.plan')}</span> <Badge tone="accent">{quota?.plan_name || 'free'}</Badge>
+          </p>
+          <dl className="counters">
+            {counters.map((c) => (
+              <div key={c.key} className="counter">
+                <dt>{t(c.key)}</dt>
+                <dd>
+                  <span className="counter-value">{formatNumber(c.used ?? 0, i18n.language)}</span>
+                  <span className="muted"> / {limitText(c.limit, unlimited, i18n.language)}</span>
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+        {upgradeSlot ? (
+          <section className="card profile-upgrade" aria-labelledby="profile-upgrade-title">
+            <h2 id="profile-upgrade-title" className="card-title">
+              {t('upgrade.title')}
+            </h2>
+            <p className="muted">{t('upgrade.lead')}</p>
+            {upgradeSlot}
+          </section>
+        ) : null}
+      </div>
+    </div>
+  );
+}

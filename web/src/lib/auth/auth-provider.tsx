@@ -1,0 +1,108 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useEffect, useMemo, useReducer, useRef, type ReactNode } from 'react';
+
+import { setAuthToken } from '@/lib/api-client';
+import { getMe } from '@/lib/auth/get-me';
+import { loginWithEmailAndPassword, type LoginInput } from '@/lib/auth/login';
+import { registerWithEmailAndPassword, type RegisterInput } from '@/lib/auth/register';
+import { evolveAuth, initialAuthState, type AuthState } from '@/lib/auth/session';
+import { STORAGE_KEYS, storage } from '@/lib/storage';
+import type { User } from '@/types/api';
+
+export interface AuthContextValue {
+  status: AuthState['status'];
+  user: User | null;
+  isAdmin: boolean;
+  login: (input: LoginInput) => Promise<User>;
+  register: (input: RegisterInput) => Promise<User>;
+  logout: () => void;
+  /** Re-reads the current user (and with it the quota); a failure ends the session silently. */
+  refreshUser: () => Promise<User | null>;
+}
+
+export const AuthContext = createContext<AuthContextValue | null>(null);
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const [state, dispatch] = useReducer(evolveAuth, undefined, () => initialAuthState(storage.get(STORAGE_KEYS.token) !== null));
+  const started = useRef(false);
+
+  const clearSession = useCallback(() => {
+    storage.remove(STORAGE_KEYS.token);
+    storage.remove(STORAGE_KEYS.user);
+    setAuthToken(null);
+    dispatch({ type: 'LoggedOut' });
+  }, []);
+
+  const loadUser = useCallback(async (): Promise<User | null> => {
+    try {
+      const user = await getMe();
+      storage.setJson(STORAGE_KEYS.user, user);
+      dispatch({ type: 'UserLoaded', user });
+      return user;
+    } catch {
+      clearSession();
+      return null;
+    }
+  }, [clearSession]);
+
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    const token = storage.get(STORAGE_KEYS.token);
+    if (!token) {
+      setAuthToken(null);
+      dispatch({ type: 'TokenMissing' });
+      return;
+    }
+    setAuthToken(token);
+    void loadUser();
+  }, [loadUser]);
+
+  const login = useCallback(
+    async (input: LoginInput): Promise<User> => {
+      const { access_token: token } = await loginWithEmailAndPassword({ email: input.email.trim(), password: input.password });
+      storage.set(STORAGE_KEYS.token, token);
+      setAuthToken(token);
+      const user = await getMe().catch((error: unknown) => {
+        clearSession();
+        throw error;
+      });
+      storage.setJson(STORAGE_KEYS.user, user);
+      dispatch({ type: 'UserLoaded', user });
+      return user;
+    },
+    [clearSession],
+  );
+
+  const register = useCallback(
+    async (input: RegisterInput): Promise<User> => {
+      await registerWithEmailAndPassword(input);
+      await login({ email: input.email, password: input.password });
+      const user = await loadUser();
+      if (!user) throw new Error('Could not load the new account');
+      return user;
+    },
+    [login, loadUser],
+  );
+
+  const logout = useCallback(() => {
+    clearSession();
+    queryClient.clear();
+  }, [clearSession, queryClient]);
+
+  const value = useMemo<AuthContextValue>(
+    () => ({
+      status: state.status,
+      user: state.user,
+      isAdmin: state.user?.is_admin === true,
+      login,
+      register,
+      logout,
+      refreshUser: loadUser,
+    }),
+    [state, login, register, logout, loadUser],
+  );
+
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}

@@ -1,0 +1,31 @@
+import type { User } from '@/types/api';
+
+/** The auth session state machine (spec section 4), kept pure so it can be tested alone. */
+export type AuthState =
+  | { status: 'loading'; user: null }
+  | { status: 'anonymous'; user: null }
+  | { status: 'authenticated'; user: User };
+
+export type AuthEvent =
+  | { type: 'TokenMissing' }
+  | { type: 'UserLoaded'; user: User }
+  | { type: 'UserLoadFailed' }
+  | { type: 'LoggedOut' };
+
+export const initialAuthState = (hasToken: boolean): AuthState =>
+  hasToken ? { status: 'loading', user: null } : { status: 'anonymous', user: null };
+
+export function evolveAuth(_state: AuthState, event: AuthEvent): AuthState {
+  switch (event.type) {
+    case 'UserLoaded':
+      return { status: 'authenticated', user: event.user };
+    case 'TokenMissing':
+    case 'UserLoadFailed':
+    case 'LoggedOut':
+      return { status: 'anonymous', user: null };
+    default: {
+      const exhaustive: never = event;
+      return exhaustive;
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/** Shapes the API serves (docs/api.md). */
+
+export interface Quota {
+  plan_name: string;
+  daily_limit: number | null;
+  monthly_limit: number | null;
+  lifetime_limit: number | null;
+  daily_used: number;
+  monthly_used: number;
+  lifetime_used: number;
+  can_analyze?: boolean;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  full_name: string | null;
+  is_admin: boolean;
+  last_login_at: string | null;
+  created_at: string;
+  quota?: Quota;
+}
+
+export type JobStatus = 'queued' | 'running' | 'done' | 'error' | 'cancelled';
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'done', 'error', 'cancelled'];
+export const TERMINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['done', 'error', 'cancelled']);
+
+export interface JobListItem {
+  job_id: string;
+  status: JobStatus;
+  created_at: string;
+  input_filename: string | null;
+  model_used: string | null;
+  estimated_cost: number | null;
+  currency: string | null;
+  error: string | null;
+  user_email?: string | null;
+  user_full_name?: string | null;
+}
+
+export interface LogEntry {
+  event: string;
+  timestamp: string;
+  data?: Record<string, unknown> | null;
+}
+
+export interface TokenUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  estimated_cost: number | null;
+  currency?: string | null;
+}
+
+export interface Evidence {
+  code: string;
+  name: string;
+  composite_index: number;
+  frame_time_sec: number | null;
+  image_url: string;
+}
+
+export interface JobResult {
+  job_type: string;
+  job_display_name: string | null;
+  required_groups: string[][];
+  required_groups_name: string[];
+  missing_groups: string[][];
+  missing_groups_name: string[];
+  satisfied_equipment: string[];
+  satisfied_equipment_name: string[];
+  not_checked?: string[];
+  not_checked_name?: string[];
+  composites_processed: number;
+  model_used: string | null;
+  token_usage?: TokenUsage | null;
+  evidence?: Evidence[];
+  duration_seconds?: number | null;
+}
+
+export interface JobDetail extends JobListItem {
+  logs: LogEntry[];
+  result: JobResult | null;
+}
+
+export interface Task {
+  slug: string;
+  name: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  token_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface NewApiKey extends ApiKey {
+  token: string;
+}
+
+export interface UsageUser {
+  user_id: string;
+  email: string;
+  full_name: string | null;
+  job_count: number;
+  total_prompt_tokens: number;
+  total_completion_tokens: number;
+  total_cost: number;
+}
+
+export interface UsageSummary {
+  total_prompt_tokens: number;
+  total_completion_tokens: number;
+  total_cost: number;
+  currency: string;
+  users: UsageUser[];
+}
+
+export interface UserQuotaRow {
+  user_id: string;
+  email: string;
+  full_name: string | null;
+  quota: Quota;
+}
+
+export interface QuotaUpdate {
+  plan_name?: string | null;
+  daily_limit?: number | null;
+  monthly_limit?: number | null;
+  lifetime_limit?: number | null;
+}
+
+export interface LoginResponse {
+  access_token: string;
+  token_type?: string;
+  expires_in?: number;
+}
