@@ -16,8 +16,9 @@ export function SessionGate({ children }: { children: ReactNode }) {
 
 /** Login required: visitors go to /login, remembering the path and query they asked for. */
 export function RequireAuth() {
-  const { user } = useAuth();
+  const { user, loggedOut } = useAuth();
   const location = useLocation();
+  if (!user && loggedOut) return <Navigate to={paths.home.path} replace />;
   if (!user) return <Navigate to={paths.auth.login.getHref(`${location.pathname}${location.search}`)} replace />;
   return <Outlet />;
 }

@@ -1,6 +1,6 @@
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { NavLink, Outlet, useNavigate } from 'react-router-dom';
+import { NavLink, Outlet } from 'react-router-dom';
 
 import { LanguageToggle } from '@/components/language-toggle';
 import { MenuButton } from '@/components/layouts/menu-button';
@@ -44,7 +44,6 @@ function UserBadge() {
 function SessionActions({ stacked = false }: { stacked?: boolean }) {
   const { t } = useTranslation();
   const { user, logout } = useAuth();
-  const navigate = useNavigate();
   if (!user) {
     return (
       <ButtonLink to={paths.auth.login.path} size="sm">
@@ -56,10 +55,7 @@ function SessionActions({ stacked = false }: { stacked?: boolean }) {
     <Button
       variant="secondary"
       size={stacked ? 'md' : 'sm'}
-      onClick={() => {
-        logout();
-        navigate(paths.home.path, { replace: true });
-      }}
+      onClick={logout}
     >
       {t('nav.logout')}
     </Button>

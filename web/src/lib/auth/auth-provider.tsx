@@ -13,6 +13,8 @@ export interface AuthContextValue {
   status: AuthState['status'];
   user: User | null;
   isAdmin: boolean;
+  /** True right after the user logged out, so guards send them home rather than to /login. */
+  loggedOut: boolean;
   login: (input: LoginInput) => Promise<User>;
   register: (input: RegisterInput) => Promise<User>;
   logout: () => void;
@@ -27,12 +29,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [state, dispatch] = useReducer(evolveAuth, undefined, () => initialAuthState(storage.get(STORAGE_KEYS.token) !== null));
   const started = useRef(false);
 
-  const clearSession = useCallback(() => {
+  const forget = useCallback(() => {
     storage.remove(STORAGE_KEYS.token);
     storage.remove(STORAGE_KEYS.user);
     setAuthToken(null);
-    dispatch({ type: 'LoggedOut' });
   }, []);
+
+  const clearSession = useCallback(() => {
+    forget();
+    dispatch({ type: 'UserLoadFailed' });
+  }, [forget]);
 
   const loadUser = useCallback(async (): Promise<User | null> => {
     try {
@@ -87,15 +93,17 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   );
 
   const logout = useCallback(() => {
-    clearSession();
+    forget();
+    dispatch({ type: 'LoggedOut' });
     queryClient.clear();
-  }, [clearSession, queryClient]);
+  }, [forget, queryClient]);
 
   const value = useMemo<AuthContextValue>(
     () => ({
       status: state.status,
       user: state.user,
       isAdmin: state.user?.is_admin === true,
+      loggedOut: state.status === 'anonymous' && state.loggedOut === true,
       login,
       register,
       logout,

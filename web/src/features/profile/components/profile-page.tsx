@@ -1,6 +1,6 @@
 import { type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -16,7 +16,6 @@ function limitText(limit: number | null | undefined, unlimited: string, lang: st
 export function ProfilePage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
   const { t, i18n } = useTranslation();
   const { user, logout, isAdmin } = useAuth();
-  const navigate = useNavigate();
   if (!user) return null;
   const quota = user.quota;
   const unlimited = t('quota.unlimited');
@@ -39,7 +38,6 @@ export function ProfilePage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
           variant="secondary"
           onClick={() => {
             logout();
-            navigate(paths.home.path, { replace: true });
           }}
         >
           {t('nav.logout')}

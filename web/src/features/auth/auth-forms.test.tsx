@@ -1,0 +1,146 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+
+import { STORAGE_KEYS } from '@/lib/storage';
+import { user } from '@/testing/fixtures';
+import { renderApp } from '@/testing/render';
+import { HttpResponse, http, server } from '@/testing/server';
+
+describe('login form', () => {
+  it('requires email and password before calling the server', async () => {
+    let calls = 0;
+    server.use(http.post('*/auth/login', () => (calls++, HttpResponse.json({ access_token: 'x' }))));
+    renderApp('/login');
+    const u = userEvent.setup();
+    await u.click(await screen.findByRole('button', { name: 'Giriş yap' }));
+    expect(screen.getByText('Lütfen e-posta adresinizi girin.')).toBeInTheDocument();
+    expect(screen.getByText('Lütfen şifrenizi girin.')).toBeInTheDocument();
+    expect(screen.getByLabelText('E-posta')).toHaveAttribute('type', 'email');
+    expect(calls).toBe(0);
+  });
+
+  it('shows the login error, re-enables the form, and re-localises the error on a language switch', async () => {
+    server.use(http.post('*/auth/login', () => HttpResponse.json({ detail: 'Invalid credentials' }, { status: 401 })));
+    renderApp('/login');
+    const u = userEvent.setup();
+    await u.type(await screen.findByLabelText('E-posta'), 'ayse@example.com');
+    await u.type(screen.getByLabelText('Şifre'), 'wrong-password');
+    await u.click(screen.getByRole('button', { name: 'Giriş yap' }));
+
+    expect(await screen.findByText('Giriş başarısız. Lütfen bilgilerinizi kontrol edin.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Giriş yap' })).toBeEnabled();
+    expect(screen.getByLabelText('E-posta')).toBeEnabled();
+
+    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    expect(await screen.findByText('Login failed. Please check your details.')).toBeInTheDocument();
+    expect(screen.queryByText('Giriş başarısız. Lütfen bilgilerinizi kontrol edin.')).not.toBeInTheDocument();
+    expect(window.localStorage.getItem(STORAGE_KEYS.language)).toBe('en');
+    expect(document.documentElement.lang).toBe('en');
+  });
+
+  it('goes to /dashboard after login when no path was remembered', async () => {
+    server.use(
+      http.post('*/auth/login', () => HttpResponse.json({ access_token: 'tok' })),
+      http.get('*/auth/me', () => HttpResponse.json(user())),
+    );
+    const { router } = renderApp('/login');
+    const u = userEvent.setup();
+    await u.type(await screen.findByLabelText('E-posta'), 'ayse@example.com');
+    await u.type(screen.getByLabelText('Şifre'), 'whatever1');
+    await u.click(screen.getByRole('button', { name: 'Giriş yap' }));
+    await screen.findByRole('heading', { name: 'Video analizi' });
+    expect(router.state.location.pathname).toBe('/dashboard');
+  });
+});
+
+describe('register form', () => {
+  async function fill(u: ReturnType<typeof userEvent.setup>, values: { email?: string; password?: string; confirm?: string; name?: string }) {
+    if (values.name) await u.type(screen.getByLabelText(/Ad soyad/), values.name);
+    if (values.email) await u.type(screen.getByLabelText('E-posta'), values.email);
+    if (values.password) await u.type(screen.getByLabelText('Şifre'), values.password);
+    if (values.confirm) await u.type(screen.getByLabelText('Şifre (tekrar)'), values.confirm);
+  }
+
+  it('mentions free credits', async () => {
+    renderApp('/register');
+    expect(await screen.findByText(/ücretsiz kredi/i)).toBeInTheDocument();
+  });
+
+  it("blocks a password mismatch with 'Şifreler eşleşmiyor.' (and 'Passwords do not match.' in English)", async () => {
+    let calls = 0;
+    server.use(http.post('*/auth/register', () => (calls++, HttpResponse.json(user(), { status: 201 }))));
+    renderApp('/register');
+    const u = userEvent.setup();
+    await screen.findByRole('heading', { name: 'Hesap oluşturun' });
+    await fill(u, { email: 'new@example.com', password: 'longenough1', confirm: 'longenough2' });
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    expect(screen.getByText('Şifreler eşleşmiyor.')).toBeInTheDocument();
+    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    expect(await screen.findByText('Passwords do not match.')).toBeInTheDocument();
+    expect(calls).toBe(0);
+  });
+
+  it('requires a password of at least 8 characters', async () => {
+    renderApp('/register');
+    const u = userEvent.setup();
+    await screen.findByRole('heading', { name: 'Hesap oluşturun' });
+    await fill(u, { email: 'new@example.com', password: 'short', confirm: 'short' });
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    expect(screen.getByText('Şifre en az 8 karakter olmalıdır.')).toBeInTheDocument();
+  });
+
+  it('registers, logs in automatically with the same credentials, refreshes the user and goes to /dashboard', async () => {
+    const sent: unknown[] = [];
+    let loginBody: unknown = null;
+    let meCalls = 0;
+    server.use(
+      http.post('*/auth/register', async ({ request }) => {
+        sent.push(await request.json());
+        return HttpResponse.json(user({ email: 'new@example.com', full_name: null }), { status: 201 });
+      }),
+      http.post('*/auth/login', async ({ request }) => {
+        loginBody = await request.json();
+        return HttpResponse.json({ access_token: 'fresh' });
+      }),
+      http.get('*/auth/me', () => (meCalls++, HttpResponse.json(user({ email: 'new@example.com', full_name: null })))),
+    );
+    const { router } = renderApp('/register');
+    const u = userEvent.setup();
+    await screen.findByRole('heading', { name: 'Hesap oluşturun' });
+    await fill(u, { email: 'new@example.com', password: 'longenough1', confirm: 'longenough1' });
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    await screen.findByRole('heading', { name: 'Video analizi' });
+    expect(router.state.location.pathname).toBe('/dashboard');
+    expect(sent).toEqual([{ email: 'new@example.com', password: 'longenough1' }]);
+    expect(loginBody).toEqual({ email: 'new@example.com', password: 'longenough1' });
+    expect(meCalls).toBeGreaterThanOrEqual(2);
+    expect(window.localStorage.getItem(STORAGE_KEYS.token)).toBe('fresh');
+  });
+
+  it('sends the full name when given', async () => {
+    const sent: unknown[] = [];
+    server.use(
+      http.post('*/auth/register', async ({ request }) => (sent.push(await request.json()), HttpResponse.json(user(), { status: 201 }))),
+      http.post('*/auth/login', () => HttpResponse.json({ access_token: 'fresh' })),
+      http.get('*/auth/me', () => HttpResponse.json(user())),
+    );
+    renderApp('/register');
+    const u = userEvent.setup();
+    await screen.findByRole('heading', { name: 'Hesap oluşturun' });
+    await fill(u, { name: 'Ayşe Yılmaz', email: 'ayse@example.com', password: 'longenough1', confirm: 'longenough1' });
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    await waitFor(() => expect(sent).toEqual([{ email: 'ayse@example.com', password: 'longenough1', full_name: 'Ayşe Yılmaz' }]));
+  });
+
+  it('shows a generic error when registration fails', async () => {
+    server.use(http.post('*/auth/register', () => HttpResponse.json({ detail: 'Disposable email addresses are not accepted.' }, { status: 422 })));
+    renderApp('/register');
+    const u = userEvent.setup();
+    await screen.findByRole('heading', { name: 'Hesap oluşturun' });
+    await fill(u, { email: 'x@mailinator.com', password: 'longenough1', confirm: 'longenough1' });
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    expect(await screen.findByText('Hesabınız oluşturulurken bir sorun oluştu. Lütfen tekrar deneyin.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Hesap oluştur' })).toBeEnabled();
+  });
+});

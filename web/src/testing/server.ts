@@ -1,0 +1,11 @@
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
+
+/** Default answers: no demo video, an empty task list. Tests add what they need with server.use. */
+export const server = setupServer(
+  http.head('*/media/demo.mov', () => new HttpResponse(null, { status: 404 })),
+  http.get('*/tasks', () => HttpResponse.json([])),
+  http.get('*/jobs', () => HttpResponse.json([])),
+);
+
+export { HttpResponse, http };
