@@ -3,12 +3,14 @@
  * `npm run proto:gen` (buf + protoc-gen-es); never edit it by hand — CI fails when it is stale.
  */
 import type { DescMessage } from '@bufbuild/protobuf';
+import { JobCancelRequestedSchema, JobDeletedSchema, JobQueuedSchema } from './gen/baret/v1/job_pb.js';
 import { UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
 import { ContactMessageSubmittedSchema, UpgradeRequestedSchema } from './gen/baret/v1/notification_pb.js';
 import { QuotaReleasedSchema, QuotaReservedSchema } from './gen/baret/v1/quota_pb.js';
 
 export * from './gen/baret/v1/envelope_pb.js';
 export * from './gen/baret/v1/identity_pb.js';
+export * from './gen/baret/v1/job_pb.js';
 export * from './gen/baret/v1/notification_pb.js';
 export * from './gen/baret/v1/quota_pb.js';
 
@@ -24,4 +26,7 @@ export const eventSchemas: Record<string, DescMessage> = {
   quota_released: QuotaReleasedSchema,
   contact_message_submitted: ContactMessageSubmittedSchema,
   upgrade_requested: UpgradeRequestedSchema,
+  job_queued: JobQueuedSchema,
+  job_cancel_requested: JobCancelRequestedSchema,
+  job_deleted: JobDeletedSchema,
 };

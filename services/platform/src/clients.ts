@@ -36,3 +36,25 @@ export interface UserDirectory {
   getUsers(ids: readonly string[]): Promise<UserSummary[]>;
   listUsers(): Promise<UserSummary[]>;
 }
+
+export type Lang = 'tr' | 'en';
+
+/** The task catalogue, owned by the analysis service. */
+export interface TaskCatalogClient {
+  isTask(slug: string): Promise<boolean>;
+}
+
+export interface ProbedVideo {
+  durationSec: number;
+  width: number;
+  height: number;
+  fps: number;
+  codec: string;
+  format: string;
+}
+
+/** Reads a video file's streams; throws an UnsupportedMediaTypeError for anything that is not a readable video. */
+export type VideoProber = (path: string) => Promise<ProbedVideo>;
+
+/** Topic of the analysis worker's progress reports (JobProgress), keyed by job id. */
+export const PROGRESS_TOPIC = 'analysis-progress';

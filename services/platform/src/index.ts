@@ -19,3 +19,4 @@ export * from './service.js';
 export * from './projection.js';
 export * from './clients.js';
 export * from './http/schemas.js';
+export * from './http/lang.js';

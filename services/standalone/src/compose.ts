@@ -10,8 +10,10 @@ import {
   type QuotaClient,
   type ServiceModule,
 } from '@baret/platform';
+import { createAnalysisService, type AnalysisOptions } from '@baret/analysis';
 import { buildGateway } from '@baret/gateway';
 import { createIdentityService, type ScryptParams } from '@baret/identity';
+import { createJobService } from '@baret/job';
 import { createNotificationService } from '@baret/notification';
 import { createQuotaService } from '@baret/quota';
 import type { FastifyInstance } from 'fastify';
@@ -23,6 +25,8 @@ export interface Standalone {
   identity: ReturnType<typeof createIdentityService>;
   quota: ReturnType<typeof createQuotaService>;
   notification: ReturnType<typeof createNotificationService>;
+  job: ReturnType<typeof createJobService>;
+  analysis: ReturnType<typeof createAnalysisService>;
   /** Stops background work and closes the stores. The app is closed separately. */
   stop(): Promise<void>;
 }
@@ -37,6 +41,8 @@ export interface StandaloneOptions {
   scrypt?: ScryptParams;
   /** Start background tasks (relay, projections, consumers); default true. */
   background?: boolean;
+  /** Tests may swap the vision analyzer or the person detector. */
+  analysis?: Pick<AnalysisOptions, 'analyzer' | 'detect'>;
 }
 
 /**
@@ -78,8 +84,30 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     clock,
   });
 
-  const modules: ServiceModule[] = [identity.module, quota.module, notification.module];
-  const projections: Projection[] = [...identity.projections, ...quota.projections];
+  const analysis = createAnalysisService({
+    config,
+    documents,
+    objects: infra.objects,
+    bus,
+    log: log.child({ service: 'analysis' }),
+    clock,
+    ...opts.analysis,
+  });
+  const job = createJobService({
+    eventStore,
+    documents,
+    objects: infra.objects,
+    bus,
+    quota: quota.client,
+    tasks: analysis.catalogClient,
+    probe: analysis.probe,
+    maxUploadBytes: config.UPLOAD_MAX_BYTES,
+    log: log.child({ service: 'job' }),
+    clock,
+  });
+
+  const modules: ServiceModule[] = [identity.module, quota.module, notification.module, job.module, analysis.module];
+  const projections: Projection[] = [...identity.projections, ...quota.projections, ...job.projections];
   const tasks: BackgroundTask[] = [
     {
       name: 'relay',
@@ -111,6 +139,8 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     identity,
     quota,
     notification,
+    job,
+    analysis,
     stop: async () => {
       controller.abort();
       await Promise.all(running);

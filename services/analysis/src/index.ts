@@ -1,0 +1,2 @@
+export { createAnalysisService, chooseAnalyzer, OFFLINE_FALLBACK_TASK, type AnalysisService, type AnalysisOptions } from './service.js';
+export { MAX_ATTEMPTS } from './worker.js';

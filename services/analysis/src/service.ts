@@ -1,0 +1,120 @@
+import { fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { JobQueuedSchema } from '@baret/proto';
+import {
+  decodeEnvelope,
+  preferredLang,
+  runConsumer,
+  type Config,
+  type DocumentStore,
+  type MessageBus,
+  type ObjectStore,
+  type ServiceModule,
+  type TaskCatalogClient,
+  type VideoProber,
+} from '@baret/platform';
+import type { Logger } from 'pino';
+import { findTask, offlineCheckableCodes, taskOptions } from './catalog/index.js';
+import { detectPersons } from './engine/detector.js';
+import type { DetectFn } from './engine/frames.js';
+import { OfflineAnalyzer } from './engine/offlineAnalyzer.js';
+import { OpenAiAnalyzer, openAiOptionsFromConfig } from './engine/openaiAnalyzer.js';
+import { ModelPricing } from './engine/pricing.js';
+import { probeVideo } from './engine/probe.js';
+import type { VisionAnalyzer } from './engine/types.js';
+import { AnalysisWorker, CANCELS, type CancelDoc } from './worker.js';
+
+/** The task the offline analyzer assumes, as it cannot tell job types apart. */
+export const OFFLINE_FALLBACK_TASK = 'genel_saha_girisi';
+
+export interface AnalysisOptions {
+  config: Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_MODEL' | 'OPENAI_TIMEOUT_MS' | 'MODEL_PRICING_JSON'>;
+  documents: DocumentStore;
+  objects: ObjectStore;
+  bus: MessageBus;
+  log: Logger;
+  clock?: () => Date;
+  /** Tests may swap the analyzer or the person detector. */
+  analyzer?: VisionAnalyzer;
+  detect?: DetectFn;
+}
+
+/** The configured vision model: an OpenAI-compatible endpoint when one is set, else the offline analyzer. */
+export function chooseAnalyzer(config: AnalysisOptions['config']): VisionAnalyzer {
+  if (config.OPENAI_BASE_URL || config.OPENAI_API_KEY) return new OpenAiAnalyzer(openAiOptionsFromConfig(config));
+  return new OfflineAnalyzer({
+    hardHatCodes: offlineCheckableCodes('hard_hat'),
+    hiVisCodes: offlineCheckableCodes('hi_vis'),
+    fallbackTaskSlug: OFFLINE_FALLBACK_TASK,
+  });
+}
+
+/** The analysis service: the worker, and the task catalogue (`GET /tasks`). */
+export function createAnalysisService(opts: AnalysisOptions) {
+  const { bus, documents, log } = opts;
+  const analyzer = opts.analyzer ?? chooseAnalyzer(opts.config);
+  const worker = new AnalysisWorker({
+    objects: opts.objects,
+    bus,
+    documents,
+    analyzer,
+    pricing: ModelPricing.fromJson(opts.config.MODEL_PRICING_JSON),
+    detect: opts.detect ?? detectPersons,
+    log,
+    clock: opts.clock ?? (() => new Date()),
+  });
+  const cancels = documents.collection<CancelDoc>(CANCELS);
+  log.info({ model: analyzer.modelName }, 'vision analyzer ready');
+
+  const routes = async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    app.get(
+      '/tasks',
+      {
+        schema: {
+          tags: ['jobs'],
+          summary: 'The task catalogue, named in the language of Accept-Language (Turkish by default)',
+          response: { 200: Type.Array(Type.Object({ slug: Type.String(), name: Type.String() })) },
+        },
+      },
+      async (request) => taskOptions(preferredLang(request.headers['accept-language'])),
+    );
+  };
+
+  const module: ServiceModule = {
+    name: 'analysis',
+    routes,
+    tasks: [
+      {
+        // One job at a time: this machine's cores go to ffmpeg and the detector.
+        name: 'analysis:worker',
+        run: (signal) =>
+          runConsumer(bus, 'analysis', ['job-events'], async (message) => {
+            const event = decodeEnvelope(message.value);
+            if (event.type !== 'job_queued') return;
+            await worker.handle(fromJson(JobQueuedSchema, event.data as JsonValue));
+          }, signal, { maxAttempts: 3 }),
+      },
+      {
+        // Cancel requests are read by their own group, so they arrive while a job is running.
+        name: 'analysis:cancels',
+        run: (signal) =>
+          runConsumer(bus, 'analysis-cancels', ['job-events'], async (message) => {
+            const event = decodeEnvelope(message.value);
+            if (event.type !== 'job_cancel_requested') return;
+            const jobId = String(event.data.job_id);
+            await cancels.put(jobId, { job_id: jobId, requested_by: String(event.data.requested_by ?? '') });
+          }, signal),
+      },
+    ],
+  };
+
+  const catalogClient: TaskCatalogClient = { isTask: async (slug) => findTask(slug) !== undefined };
+  const probe: VideoProber = (path) => probeVideo(path);
+
+  return { module, analyzer, worker, catalogClient, probe };
+}
+
+export type AnalysisService = ReturnType<typeof createAnalysisService>;

@@ -1,0 +1,292 @@
+import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import {
+  IdParams,
+  NotFoundError,
+  preferredLang,
+  principalOf,
+  problems,
+  type Collection,
+  type Lang,
+  type ObjectStore,
+  type Principal,
+} from '@baret/platform';
+import type { JobDoc, StoredResult, UsageDoc } from './readModels/jobs.js';
+import { receiveUpload, type ReceivedUpload } from './upload.js';
+
+const Str = Type.String();
+const NullableStr = Type.Union([Type.String(), Type.Null()]);
+const StatusSchema = Type.Union(['queued', 'running', 'done', 'error', 'cancelled'].map((s) => Type.Literal(s)));
+
+const JobItemSchema = Type.Object({
+  job_id: Str,
+  status: StatusSchema,
+  created_at: Str,
+  input_filename: Str,
+  model_used: NullableStr,
+  estimated_cost: Type.Union([Type.Number(), Type.Null()]),
+  currency: Str,
+  error: NullableStr,
+  user_email: Type.Optional(Str),
+  user_full_name: Type.Optional(NullableStr),
+});
+
+const LogSchema = Type.Object({ event: Str, timestamp: Str, data: Type.Optional(Type.Record(Str, Type.Unknown())) });
+const JobDetailSchema = Type.Composite([
+  JobItemSchema,
+  Type.Object({ logs: Type.Array(LogSchema), result: Type.Union([Type.Record(Str, Type.Unknown()), Type.Null()]) }),
+]);
+
+const UsageSchema = Type.Object({
+  total_prompt_tokens: Type.Integer(),
+  total_completion_tokens: Type.Integer(),
+  total_cost: Type.Number(),
+  currency: Str,
+  users: Type.Array(
+    Type.Object({
+      user_id: Str,
+      email: Str,
+      full_name: NullableStr,
+      job_count: Type.Integer(),
+      total_prompt_tokens: Type.Integer(),
+      total_completion_tokens: Type.Integer(),
+      total_cost: Type.Number(),
+    }),
+  ),
+});
+
+const bearer = [{ bearer: [] }];
+
+interface Deps {
+  submit(principal: Principal, upload: ReceivedUpload): Promise<{ job_id: string; status: 'queued' }>;
+  visibleJob(principal: Principal, jobId: string): Promise<JobDoc>;
+  cancel(jobId: string, by: string): Promise<{ job_id: string; status: string }>;
+  remove(jobId: string, by: string): Promise<void>;
+  jobs: Collection<JobDoc>;
+  usage: Collection<UsageDoc>;
+  objects: ObjectStore;
+  maxUploadBytes: number;
+}
+
+function listItem(job: JobDoc, withUser: boolean) {
+  return {
+    job_id: job.id,
+    status: job.status,
+    created_at: job.created_at,
+    input_filename: job.input_filename,
+    model_used: job.model_used,
+    estimated_cost: job.estimated_cost,
+    currency: job.currency,
+    error: job.error,
+    ...(withUser ? { user_email: job.user_email, user_full_name: job.user_full_name } : {}),
+  };
+}
+
+/** The stored result in the reader's language, with evidence links and the duration. */
+function presentResult(job: JobDoc, lang: Lang): Record<string, unknown> | null {
+  if (!job.result) return null;
+  const { names, evidence, ...neutral } = job.result as StoredResult & { evidence?: Array<Record<string, unknown>> };
+  const localized = (names?.[lang] ?? names?.en ?? {}) as Record<string, unknown> & { evidence_names?: Record<string, string> };
+  const { evidence_names: evidenceNames = {}, ...texts } = localized;
+  const started = job.logs.filter((l) => l.event === 'job_started').at(-1)?.timestamp;
+  const completed = job.logs.find((l) => l.event === 'job_completed')?.timestamp;
+  return {
+    ...neutral,
+    ...texts,
+    evidence: (evidence ?? []).map((e) => ({
+      ...e,
+      name: evidenceNames[String(e.code)] ?? String(e.code),
+      image_url: `/jobs/${job.id}/evidence/${String(e.composite_index)}`,
+    })),
+    duration_seconds: started && completed ? Math.round((Date.parse(completed) - Date.parse(started)) / 100) / 10 : null,
+  };
+}
+
+export const jobRoutes =
+  (deps: Deps): FastifyPluginAsync =>
+  async (instance: FastifyInstance) => {
+    await instance.register(multipart, { limits: { fileSize: deps.maxUploadBytes } });
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      '/analyze',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 30, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['jobs'],
+          summary: 'Upload a video (multipart: file, payload) and queue its analysis; uses one unit of quota',
+          description:
+            '`payload` is a JSON string: { job_type: "auto" | task slug, sampling: "person" | "uniform", target_composites: 1–20, frames_per_composite: 2–8, dedupe_by_equipment: boolean }, or the same inside `params`.',
+          consumes: ['multipart/form-data'],
+          security: bearer,
+          response: { 202: Type.Object({ job_id: Str, status: Type.Literal('queued') }), ...problems(400, 401, 403, 413, 415, 429) },
+        },
+      },
+      async (request, reply) => {
+        const upload = await receiveUpload(request, deps.maxUploadBytes);
+        try {
+          return reply.code(202).send(await deps.submit(principalOf(request), upload));
+        } finally {
+          await upload.discard();
+        }
+      },
+    );
+
+    app.get(
+      '/jobs',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['jobs'],
+          summary: 'Your jobs, newest first',
+          security: bearer,
+          querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) }),
+          response: { 200: Type.Array(JobItemSchema), ...problems(400, 401) },
+        },
+      },
+      async (request) => {
+        const mine = await deps.jobs.find({
+          where: { user_id: principalOf(request).userId },
+          orderBy: [{ field: 'created_at', direction: 'desc' }],
+          limit: request.query.limit,
+        });
+        return mine.map((j) => listItem(j, false));
+      },
+    );
+
+    app.get(
+      '/jobs/:id',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['jobs'],
+          summary: 'A job with its timeline and result, in the language of Accept-Language',
+          security: bearer,
+          params: IdParams,
+          response: { 200: JobDetailSchema, ...problems(401, 404) },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        const job = await deps.visibleJob(principal, request.params.id);
+        return {
+          ...listItem(job, principal.isAdmin),
+          logs: job.logs,
+          result: presentResult(job, preferredLang(request.headers['accept-language'])),
+        };
+      },
+    );
+
+    app.get(
+      '/jobs/:id/evidence/:n',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['jobs'],
+          summary: 'An evidence image (a composite of frames) of a job',
+          security: bearer,
+          params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 99 }) }),
+          produces: ['image/jpeg'],
+          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const job = await deps.visibleJob(principalOf(request), request.params.id);
+        const key = `jobs/${job.id}/composites/${request.params.n}.jpg`;
+        const head = await deps.objects.head(key);
+        if (!head) throw new NotFoundError('This evidence image does not exist.');
+        return reply
+          .type('image/jpeg')
+          .header('content-length', head.size)
+          .header('cache-control', 'private, max-age=3600')
+          .send(await deps.objects.get(key));
+      },
+    );
+
+    app.get(
+      '/admin/jobs',
+      {
+        preHandler: app.requireAdmin,
+        schema: {
+          tags: ['admin'],
+          summary: 'Every user’s jobs, newest first, searchable by id, email, file name, model or status',
+          security: bearer,
+          querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), q: Type.Optional(Type.String({ maxLength: 200 })) }),
+          response: { 200: Type.Array(JobItemSchema), ...problems(400, 401, 403) },
+        },
+      },
+      async (request) => {
+        const q = request.query.q?.trim();
+        const found = await deps.jobs.find({
+          ...(q ? { search: { text: q, fields: ['id', 'user_email', 'user_full_name', 'input_filename', 'model_used', 'status'] } } : {}),
+          orderBy: [{ field: 'created_at', direction: 'desc' }],
+          limit: request.query.limit,
+        });
+        return found.map((j) => listItem(j, true));
+      },
+    );
+
+    app.post(
+      '/admin/jobs/:id/cancel',
+      {
+        preHandler: app.requireAdmin,
+        schema: {
+          tags: ['admin'],
+          summary: 'Stop a queued or running job; its quota unit goes back to the user',
+          security: bearer,
+          params: IdParams,
+          response: { 202: Type.Object({ job_id: Str, status: Str }), ...problems(401, 403, 404, 409) },
+        },
+      },
+      async (request, reply) => reply.code(202).send(await deps.cancel(request.params.id, principalOf(request).userId)),
+    );
+
+    app.delete(
+      '/admin/jobs/:id',
+      {
+        preHandler: app.requireAdmin,
+        schema: {
+          tags: ['admin'],
+          summary: 'Delete a finished job with everything stored for it',
+          security: bearer,
+          params: IdParams,
+          response: { 204: Type.Null(), ...problems(401, 403, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        await deps.remove(request.params.id, principalOf(request).userId);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/admin/usage',
+      {
+        preHandler: app.requireAdmin,
+        schema: { tags: ['admin'], summary: 'Tokens and cost, per user and in total', security: bearer, response: { 200: UsageSchema, ...problems(401, 403) } },
+      },
+      async () => {
+        const rows = await deps.usage.find({ orderBy: [{ field: 'total_cost', direction: 'desc' }, { field: 'email' }] });
+        const round = (n: number) => Math.round(n * 1e6) / 1e6;
+        return {
+          total_prompt_tokens: rows.reduce((s, r) => s + r.total_prompt_tokens, 0),
+          total_completion_tokens: rows.reduce((s, r) => s + r.total_completion_tokens, 0),
+          total_cost: round(rows.reduce((s, r) => s + r.total_cost, 0)),
+          currency: 'USD',
+          users: rows.map((r) => ({
+            user_id: r.id,
+            email: r.email,
+            full_name: r.full_name,
+            job_count: r.job_count,
+            total_prompt_tokens: r.total_prompt_tokens,
+            total_completion_tokens: r.total_completion_tokens,
+            total_cost: r.total_cost,
+          })),
+        };
+      },
+    );
+  };

@@ -1,0 +1,1 @@
+export { createJobService, jobPrefixes, type JobService, type JobOptions } from './service.js';

@@ -1,0 +1,83 @@
+/** The Job aggregate: its events are the job's timeline, as the product shows it. */
+
+export const JOB_STATUSES = ['queued', 'running', 'done', 'error', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Events the analysis worker reports while it works; they only happen to a running job. */
+export const PROGRESS_EVENTS = [
+  'video_opened',
+  'frames_sampled',
+  'frames_saved',
+  'composites_created',
+  'job_classified',
+  'composite_analyzed',
+  'early_stop_triggered',
+  'model_pricing',
+  'llm_usage',
+] as const;
+export type ProgressEventType = (typeof PROGRESS_EVENTS)[number];
+
+export interface AnalysisParams {
+  job_type: string;
+  sampling: 'person' | 'uniform';
+  target_composites: number;
+  frames_per_composite: number;
+  dedupe_by_equipment: boolean;
+}
+
+export interface JobQueuedData {
+  job_id: string;
+  user_id: string;
+  user_email: string;
+  user_full_name: string | null;
+  input_filename: string;
+  video_key: string;
+  video_size: number;
+  params: AnalysisParams;
+  queued_at: string;
+}
+
+type E<T extends string, D> = { type: T; data: D };
+export type JobQueued = E<'job_queued', JobQueuedData>;
+export type JobStarted = E<'job_started', { at: string; attempt?: number }>;
+export type JobProgressed = E<ProgressEventType, Record<string, unknown>>;
+export type JobCompleted = E<'job_completed', { at: string; result: Record<string, unknown> }>;
+export type JobFailed = E<'job_failed', { at: string; error: string; refund: boolean }>;
+export type JobCancelRequested = E<'job_cancel_requested', { job_id: string; requested_by: string; at: string }>;
+export type JobCancelled = E<'job_cancelled', { at: string; reason: string }>;
+export type JobDeleted = E<'job_deleted', { job_id: string; deleted_by: string; at: string }>;
+
+export type JobEvent = JobQueued | JobStarted | JobProgressed | JobCompleted | JobFailed | JobCancelRequested | JobCancelled | JobDeleted;
+
+export type JobState =
+  | { status: 'none' }
+  | { status: JobStatus | 'deleted'; job_id: string; user_id: string; video_key: string; cancel_requested: boolean; refunded: boolean };
+
+export const initialJobState = (): JobState => ({ status: 'none' });
+
+export const isFinished = (status: string): boolean => status === 'done' || status === 'error' || status === 'cancelled';
+
+export function evolveJob(state: JobState, event: JobEvent): JobState {
+  if (event.type === 'job_queued') {
+    return { status: 'queued', job_id: event.data.job_id, user_id: event.data.user_id, video_key: event.data.video_key, cancel_requested: false, refunded: false };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'job_started':
+      return { ...state, status: 'running' };
+    case 'job_completed':
+      return { ...state, status: 'done' };
+    case 'job_failed':
+      return { ...state, status: 'error', refunded: event.data.refund };
+    case 'job_cancel_requested':
+      return { ...state, cancel_requested: true };
+    case 'job_cancelled':
+      return { ...state, status: 'cancelled', refunded: true };
+    case 'job_deleted':
+      return { ...state, status: 'deleted' };
+    default:
+      return state; // progress events leave the state as it is
+  }
+}
+
+export const jobStream = (jobId: string): string => `job-${jobId}`;

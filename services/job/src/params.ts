@@ -1,0 +1,47 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ValidationError } from '@baret/platform';
+import type { AnalysisParams } from './job/job.js';
+
+export const ParamsSchema = Type.Object({
+  job_type: Type.String({ minLength: 1, maxLength: 100, default: 'auto', description: '"auto" or a task slug (manual)' }),
+  sampling: Type.Union([Type.Literal('person'), Type.Literal('uniform')], { default: 'person' }),
+  target_composites: Type.Integer({ minimum: 1, maximum: 20, default: 6 }),
+  frames_per_composite: Type.Integer({ minimum: 2, maximum: 8, default: 4 }),
+  dedupe_by_equipment: Type.Boolean({ default: true }),
+});
+export type Params = Static<typeof ParamsSchema>;
+
+const MESSAGES: Record<string, string> = {
+  job_type: 'job_type must be "auto" or a task from the catalogue.',
+  sampling: 'sampling must be "person" or "uniform".',
+  target_composites: 'target_composites must be a whole number from 1 to 20.',
+  frames_per_composite: 'frames_per_composite must be a whole number from 2 to 8.',
+  dedupe_by_equipment: 'dedupe_by_equipment must be true or false.',
+};
+
+/**
+ * The `payload` field: a JSON string with the settings at its top level or inside `params`
+ * (both forms exist in clients). Missing settings take their defaults; wrong ones are a 400.
+ */
+export function parsePayload(raw: string | undefined): AnalysisParams {
+  let parsed: unknown = {};
+  if (raw !== undefined && raw.trim() !== '') {
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new ValidationError('The payload field must be a JSON object.');
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ValidationError('The payload field must be a JSON object.');
+  const obj = parsed as Record<string, unknown>;
+  const nested = typeof obj.params === 'object' && obj.params !== null && !Array.isArray(obj.params) ? (obj.params as Record<string, unknown>) : {};
+  const { params: _params, ...top } = obj;
+  const input = Object.fromEntries(Object.entries({ ...nested, ...top }).filter(([k]) => k in ParamsSchema.properties));
+  const value = Value.Default(ParamsSchema, input);
+  if (!Value.Check(ParamsSchema, value)) {
+    const fields = [...new Set([...Value.Errors(ParamsSchema, value)].map((e) => e.path.replace(/^\//, '')))];
+    throw new ValidationError(fields.map((f) => MESSAGES[f] ?? `${f} is not valid.`).join(' '), { fields });
+  }
+  return value;
+}

@@ -1,0 +1,175 @@
+import { isNewer, type DocumentStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
+import type { AnalysisParams, JobEvent, JobStatus } from '../job/job.js';
+
+export interface LogEntry {
+  event: string;
+  timestamp: string;
+  data?: Record<string, unknown>;
+}
+
+/** The result as the analysis reports it: language-neutral fields plus the names in both languages. */
+export interface StoredResult extends Record<string, unknown> {
+  names?: Partial<Record<Lang, Record<string, unknown>>>;
+}
+
+export interface JobDoc extends Record<string, unknown> {
+  id: string;
+  revision: number;
+  user_id: string;
+  user_email: string;
+  user_full_name: string | null;
+  status: JobStatus;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  input_filename: string;
+  video_key: string;
+  params: AnalysisParams;
+  model_used: string | null;
+  estimated_cost: number | null;
+  currency: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  error: string | null;
+  cancel_requested: boolean;
+  logs: LogEntry[];
+  result: StoredResult | null;
+}
+
+export const JOBS = 'job_jobs';
+
+const round6 = (n: number): number => Math.round(n * 1e6) / 1e6;
+
+/** What a user may see of an event's data in the timeline (no storage keys, no bulky results). */
+function logData(event: JobEvent): Record<string, unknown> | undefined {
+  const { at: _at, user_id: _user, ...rest } = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'job_queued':
+      return { input_filename: event.data.input_filename, video_size: event.data.video_size, params: event.data.params };
+    case 'job_completed':
+      return undefined;
+    case 'job_cancel_requested':
+    case 'job_deleted':
+      return undefined;
+    default:
+      return Object.keys(rest).length ? rest : undefined;
+  }
+}
+
+function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): JobDoc | null {
+  const timestamp = recorded.createdAt.toISOString();
+  if (event.type === 'job_queued') {
+    const d = event.data;
+    return {
+      id: d.job_id,
+      revision: recorded.revision,
+      user_id: d.user_id,
+      user_email: d.user_email,
+      user_full_name: d.user_full_name,
+      status: 'queued',
+      created_at: d.queued_at,
+      started_at: null,
+      completed_at: null,
+      input_filename: d.input_filename,
+      video_key: d.video_key,
+      params: d.params,
+      model_used: null,
+      estimated_cost: null,
+      currency: 'USD',
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      error: null,
+      cancel_requested: false,
+      logs: [{ event: 'job_queued', timestamp, data: logData(event) }],
+      result: null,
+    };
+  }
+  if (!doc) return null;
+  if (event.type === 'job_deleted') return null;
+  const next: JobDoc = { ...doc, revision: recorded.revision, logs: [...doc.logs, { event: event.type, timestamp, ...(logData(event) ? { data: logData(event) } : {}) }] };
+  const data = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'job_started':
+      return { ...next, status: 'running', started_at: timestamp, error: null };
+    case 'model_pricing':
+      return { ...next, model_used: String(data.model ?? next.model_used ?? ''), currency: String(data.currency ?? next.currency), estimated_cost: next.estimated_cost ?? 0 };
+    case 'llm_usage':
+      return {
+        ...next,
+        prompt_tokens: next.prompt_tokens + Number(data.prompt_tokens ?? 0),
+        completion_tokens: next.completion_tokens + Number(data.completion_tokens ?? 0),
+        estimated_cost: round6((next.estimated_cost ?? 0) + Number(data.estimated_cost ?? 0)),
+      };
+    case 'job_completed':
+      return { ...next, status: 'done', completed_at: timestamp, result: event.data.result as StoredResult };
+    case 'job_failed':
+      return { ...next, status: 'error', completed_at: timestamp, error: event.data.error };
+    case 'job_cancel_requested':
+      return { ...next, cancel_requested: true };
+    case 'job_cancelled':
+      return { ...next, status: 'cancelled', completed_at: timestamp, error: 'This job was stopped by an administrator.' };
+    default:
+      return next;
+  }
+}
+
+/** One document per job, with its timeline; a deleted job's document is removed. */
+export const jobsProjection: Projection = {
+  name: 'job-jobs',
+  categories: ['job'],
+  async apply(recorded: RecordedEvent, documents: DocumentStore) {
+    const jobs = documents.collection<JobDoc>(JOBS);
+    const jobId = recorded.streamId.slice('job-'.length);
+    const doc = await jobs.get(jobId);
+    if (recorded.type !== 'job_queued' && !isNewer(doc, recorded.revision)) return;
+    if (recorded.type === 'job_queued' && doc) return;
+    const next = apply(doc, { type: recorded.type, data: recorded.data } as JobEvent, recorded);
+    if (next) await jobs.put(jobId, next);
+    else if (doc) await jobs.delete(jobId);
+  },
+};
+
+export interface UsageDoc extends Record<string, unknown> {
+  id: string;
+  email: string;
+  full_name: string | null;
+  job_count: number;
+  total_prompt_tokens: number;
+  total_completion_tokens: number;
+  total_cost: number;
+  last_position: number;
+}
+
+export const USAGE = 'job_usage';
+
+/**
+ * Tokens and cost per user for the admin page. It counts every job ever started, also those
+ * deleted later, so platform totals stay true. Applied in global order only (no inline use),
+ * guarded by position.
+ */
+export const usageProjection: Projection = {
+  name: 'job-usage',
+  categories: ['job'],
+  async apply(recorded: RecordedEvent, documents: DocumentStore) {
+    if (recorded.type !== 'job_queued' && recorded.type !== 'llm_usage') return;
+    const usage = documents.collection<UsageDoc>(USAGE);
+    const data = recorded.data as Record<string, unknown>;
+    const userId = typeof data.user_id === 'string' ? data.user_id : null;
+    if (!userId) return;
+    const doc =
+      (await usage.get(userId)) ??
+      ({ id: userId, email: '', full_name: null, job_count: 0, total_prompt_tokens: 0, total_completion_tokens: 0, total_cost: 0, last_position: 0 } satisfies UsageDoc);
+    if (recorded.position <= doc.last_position) return;
+    const next: UsageDoc = { ...doc, last_position: recorded.position };
+    if (recorded.type === 'job_queued') {
+      next.job_count += 1;
+      next.email = String(data.user_email ?? doc.email);
+      next.full_name = (data.user_full_name as string | null | undefined) ?? doc.full_name;
+    } else {
+      next.total_prompt_tokens += Number(data.prompt_tokens ?? 0);
+      next.total_completion_tokens += Number(data.completion_tokens ?? 0);
+      next.total_cost = round6(next.total_cost + Number(data.estimated_cost ?? 0));
+    }
+    await usage.put(userId, next);
+  },
+};
