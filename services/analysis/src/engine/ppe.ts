@@ -62,11 +62,11 @@ export const PPE_THRESHOLDS = {
   /** Hard-hat score at or above which a hat is `seen`. */
   hatSeen: 0.3,
   /** Hard-hat score at or below which the head is `bare`. */
-  hatBare: -0.1,
+  hatBare: -0.2,
   /** Below this torso height (working pixels) the hi-vis verdict is `unknown`. */
   minTorsoHeightPx: 20,
   /** Fluorescent pixel fraction at or above which hi-vis is `seen`. */
-  hiVisSeen: 0.05,
+  hiVisSeen: 0.08,
   /** Fluorescent pixel fraction at or below which hi-vis is `absent`. */
   hiVisAbsent: 0.01,
 } as const;
@@ -202,6 +202,8 @@ export function headGeometry(person: PersonDetection): HeadGeometry {
 }
 
 const SKIN_DISTANCE = 14;
+/** The crown band, in head widths relative to the eye line and head centre. */
+export const CROWN = { top: 0.85, bottom: 0.35, halfWidth: 0.4 };
 
 function isGenericSkin(hsv: Hsv): boolean {
   return (hsv.h <= 45 || hsv.h >= 340) && hsv.s >= 0.12 && hsv.s <= 0.62 && hsv.v >= 0.3;
@@ -210,7 +212,7 @@ function isGenericSkin(hsv: Hsv): boolean {
 /** Colour statistics of the crown band above the eyes, and the face below them. */
 function headStats(img: RawImage, g: HeadGeometry): Pick<PpeScores, 'hatPixels' | 'skinPixels' | 'hairPixels' | 'uniformity' | 'hardHat'> | null {
   const w = g.width;
-  const crown = clipRect({ x0: g.cx - 0.4 * w, x1: g.cx + 0.4 * w, y0: g.eyeY - 0.75 * w, y1: g.eyeY - 0.3 * w }, img);
+  const crown = clipRect({ x0: g.cx - CROWN.halfWidth * w, x1: g.cx + CROWN.halfWidth * w, y0: g.eyeY - CROWN.top * w, y1: g.eyeY - CROWN.bottom * w }, img);
   if (!crown) return null;
   const faceRect = clipRect({ x0: g.cx - 0.22 * w, x1: g.cx + 0.22 * w, y0: g.eyeY + 0.05 * w, y1: g.eyeY + 0.45 * w }, img);
   let faceLab: [number, number, number] | null = null;
@@ -244,7 +246,7 @@ function headStats(img: RawImage, g: HeadGeometry): Pick<PpeScores, 'hatPixels' 
     const white = hsv.s <= 0.2 && hsv.v >= 0.6;
     // Hair is black, brown, grey or blond: never blue or green, never strongly red in shadow.
     const hairHue = hsv.h >= 12 && hsv.h <= 50;
-    const coolShell = hsv.h >= 160 && hsv.h <= 290 && hsv.s >= 0.3 && hsv.v >= 0.08;
+    const coolShell = hsv.h >= 160 && hsv.h <= 290 && hsv.s >= 0.3 && hsv.v >= 0.08 && hsv.v < 0.55;
     if (coolShell) hat++;
     else if (hsv.v < 0.25) {
       if (hsv.s >= 0.55 && hsv.v >= 0.1 && !hairHue) hat++;
@@ -265,6 +267,25 @@ function headStats(img: RawImage, g: HeadGeometry): Pick<PpeScores, 'hatPixels' 
   const hairPixels = hair / n;
   const hardHat = hatPixels - 0.5 * (skinPixels + hairPixels);
   return { hatPixels, skinPixels, hairPixels, uniformity, hardHat };
+}
+
+/** Colour bands of fluorescent fabrics (hue in degrees). */
+export const FLUO = {
+  /** Yellow-green: lime hues are rare in ordinary clothing, so paler (washed-out) pixels count. */
+  yellow: { hueMin: 52, hueMax: 100, sat: 0.45, satLime: 0.22, limeFrom: 62, val: 0.55 },
+  /** Orange / red-orange. */
+  orange: { hueMin: 6, hueMax: 36, sat: 0.7, val: 0.65 },
+};
+
+function isFluoYellow(c: Hsv): boolean {
+  const y = FLUO.yellow;
+  if (c.h < y.hueMin || c.h > y.hueMax || c.v < y.val) return false;
+  return c.s >= (c.h >= y.limeFrom ? y.satLime : y.sat);
+}
+
+function isFluoOrange(c: Hsv): boolean {
+  const o = FLUO.orange;
+  return c.h >= o.hueMin && c.h <= o.hueMax && c.s >= o.sat && c.v >= o.val;
 }
 
 /** Torso box in working pixels, from shoulders and hips, or from the person box. */
@@ -297,8 +318,8 @@ function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hi
   for (const [red, g, b] of pixels(img, rect)) {
     n++;
     const hsv = rgbToHsv(red, g, b);
-    if (hsv.h >= 48 && hsv.h <= 95 && hsv.s >= 0.45 && hsv.v >= 0.55) yellow++;
-    else if (hsv.h >= 8 && hsv.h <= 36 && hsv.s >= 0.7 && hsv.v >= 0.7) orange++;
+    if (isFluoYellow(hsv)) yellow++;
+    else if (isFluoOrange(hsv)) orange++;
   }
   if (n === 0) return null;
   const hiVisYellow = yellow / n;

@@ -1,0 +1,128 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { warmUpDetector } from './detector.js';
+import { OfflineAnalyzer } from './offlineAnalyzer.js';
+import type { Composite, CompositeCell } from './types.js';
+
+const VEST_DIR = '/work/shared/data/ppe-photos/safety-vest-v4/images';
+const HAT_CODES = ['pic1', 'pic2'];
+const VEST_CODES = ['pic9'];
+const OTHER_CODES = ['pic5', 'pic17', 'pic30'];
+
+function equipment(codes: string[]): { equipment: Array<{ code: string; title: string }> } {
+  return { equipment: codes.map((code) => ({ code, title: `title of ${code}` })) };
+}
+
+async function photo(prefix: string): Promise<Buffer> {
+  const name = (await readdir(VEST_DIR)).find((f) => f.startsWith(prefix));
+  if (!name) throw new Error(`missing photo ${prefix}`);
+  return readFile(path.join(VEST_DIR, name));
+}
+
+/** A 2×2 composite of 416×416 frames, like the pipeline builds (frame times 1.5 s apart). */
+async function composite(frames: Buffer[]): Promise<Composite> {
+  const size = 416;
+  const cells: CompositeCell[] = frames.map((_, i) => ({
+    frameIndex: 10 + i,
+    timeSec: 1.5 * (i + 1),
+    x: (i % 2) * size,
+    y: Math.floor(i / 2) * size,
+    width: size,
+    height: size,
+  }));
+  const tiles = await Promise.all(frames.map((f) => sharp(f).resize(size, size, { fit: 'fill' }).toBuffer()));
+  const jpeg = await sharp({ create: { width: 2 * size, height: 2 * size, channels: 3, background: '#000' } })
+    .composite(tiles.map((input, i) => ({ input, left: cells[i]!.x, top: cells[i]!.y })))
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  return { index: 0, jpeg, width: 2 * size, height: 2 * size, cells };
+}
+
+async function plain(colour: string): Promise<Buffer> {
+  return sharp({ create: { width: 416, height: 416, channels: 3, background: colour } }).jpeg().toBuffer();
+}
+
+describe('OfflineAnalyzer', () => {
+  const analyzer = new OfflineAnalyzer({ hardHatCodes: HAT_CODES, hiVisCodes: VEST_CODES, fallbackTaskSlug: 'genel_kurallar' });
+
+  beforeAll(async () => {
+    await warmUpDetector();
+  }, 60_000);
+
+  it('names itself honestly and cannot classify jobs', async () => {
+    expect(analyzer.modelName).toMatch(/offline/);
+    expect(analyzer.modelName).toMatch(/human/);
+    const c = await analyzer.classifyJob([], [{ slug: 'ag_pano', name: 'Pano' }]);
+    expect(c).toEqual({ slug: 'genel_kurallar', confidence: 0, usage: { promptTokens: 0, completionTokens: 0 } });
+  });
+
+  it('reports every asked code it cannot check as not checked, and spends no tokens', async () => {
+    const comp = await composite([await plain('#335577')]);
+    const result = await analyzer.analyzeComposite(comp, equipment([...OTHER_CODES, 'pic1', 'pic9']));
+    expect(result.notChecked.sort()).toEqual([...OTHER_CODES].sort());
+    expect(result.seen).toEqual([]);
+    expect(result.missing).toEqual([]);
+    expect(result.persons).toBe(0);
+    expect(result.usage).toEqual({ promptTokens: 0, completionTokens: 0 });
+  });
+
+  it('does not run the detector when nothing it can check is asked', async () => {
+    const comp = await composite([await plain('#335577')]);
+    const result = await analyzer.analyzeComposite(comp, equipment(OTHER_CODES));
+    expect(result.notChecked).toEqual(OTHER_CODES);
+    expect(result.persons).toBeUndefined();
+    expect(result.findings).toEqual([]);
+  });
+
+  it('finds hard hats and hi-vis per cell, with the frame index and time of the cell', async () => {
+    // Cell 0: empty; cell 1: workers with yellow hats and hi-vis vests; cell 2: empty; cell 3: helmets, no vests.
+    const comp = await composite([
+      await plain('#777777'),
+      await photo('valid__00362_jpg'),
+      await plain('#222222'),
+      await photo('valid__00539_jpg'),
+    ]);
+    const result = await analyzer.analyzeComposite(comp, equipment(['pic1', 'pic2', 'pic9', 'pic5']));
+    expect(result.notChecked).toEqual(['pic5']);
+    const hats = result.seen.filter((s) => HAT_CODES.includes(s.code));
+    expect(hats.map((s) => s.code).sort()).toEqual(['pic1', 'pic2']);
+    const vest = result.seen.find((s) => s.code === 'pic9');
+    expect(vest).toBeDefined();
+    expect(vest!.frameIndex).toBe(11);
+    expect(vest!.timeSec).toBe(3);
+    for (const s of result.seen) {
+      const cell = comp.cells.find((c) => c.frameIndex === s.frameIndex);
+      expect(cell).toBeDefined();
+      expect(s.timeSec).toBe(cell!.timeSec);
+      expect(s.confidence).toBeGreaterThanOrEqual(0.5);
+      expect(s.confidence).toBeLessThanOrEqual(0.95);
+    }
+    expect(result.missing).toEqual([]);
+    // Findings come only from the cells with workers, with boxes inside the 416×416 frame.
+    expect(new Set(result.findings.map((f) => f.frameIndex))).toEqual(new Set([11, 13]));
+    for (const f of result.findings) {
+      expect(f.box[0] + f.box[2]).toBeLessThanOrEqual(417);
+      expect(f.box[1] + f.box[3]).toBeLessThanOrEqual(417);
+    }
+    expect(result.persons).toBeGreaterThanOrEqual(2);
+    expect(result.usage).toEqual({ promptTokens: 0, completionTokens: 0 });
+  });
+
+  it('reports hard hat and hi-vis missing when only bare heads and ordinary clothes are seen', async () => {
+    // Four bare-headed men in ordinary clothes (labels: no_helmet and no_vest only).
+    const comp = await composite([await photo('valid__02325_jpg')]);
+    const result = await analyzer.analyzeComposite(comp, equipment(['pic1', 'pic9']));
+    expect(result.seen).toEqual([]);
+    expect(result.missing.sort()).toEqual(['pic1', 'pic9']);
+    expect(result.findings.some((f) => f.hardHat === 'bare' && f.frameIndex === 10)).toBe(true);
+  });
+
+  it('stops when the job is cancelled', async () => {
+    const comp = await composite([await photo('valid__00362_jpg')]);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(analyzer.analyzeComposite(comp, equipment(['pic1']), controller.signal)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,143 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { detectPersons, type RawImage, warmUpDetector } from './detector.js';
+import { analyzePersons, analyzePpe, headGeometry, rgbToHsv, rgbToLab } from './ppe.js';
+import type { Keypoint, PersonDetection } from './types.js';
+
+const FLUO_YELLOW = '#d7ff1e';
+const GREY = '#808080';
+
+/** A drawn worker: skin face, a dome (hat colour or dark hair) above the eyes, a torso. */
+async function drawWorker(opts: { crown: string; torso: string }): Promise<RawImage> {
+  const svg = `<svg width="200" height="320" xmlns="http://www.w3.org/2000/svg">
+    <rect width="200" height="320" fill="#5a7a96"/>
+    <rect x="50" y="110" width="100" height="150" fill="${opts.torso}"/>
+    <ellipse cx="100" cy="70" rx="26" ry="34" fill="#d9a07c"/>
+    <path d="M 66 62 A 34 34 0 0 1 134 62 Z" fill="${opts.crown}"/>
+    <circle cx="90" cy="66" r="3" fill="#222"/><circle cx="110" cy="66" r="3" fill="#222"/>
+  </svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+const k = (part: string, x: number, y: number): Keypoint => ({ part, x, y, score: 0.9 });
+/** Keypoints of the drawn worker (what MoveNet would report). */
+const DRAWN_PERSON: PersonDetection = {
+  box: [45, 28, 110, 290],
+  score: 0.9,
+  keypoints: [
+    k('nose', 100, 78),
+    k('leftEye', 110, 66),
+    k('rightEye', 90, 66),
+    k('leftEar', 126, 70),
+    k('rightEar', 74, 70),
+    k('leftShoulder', 145, 115),
+    k('rightShoulder', 55, 115),
+    k('leftHip', 135, 255),
+    k('rightHip', 65, 255),
+  ],
+};
+
+describe('colour helpers', () => {
+  it('converts RGB to HSV and Lab', () => {
+    expect(rgbToHsv(255, 0, 0)).toEqual({ h: 0, s: 1, v: 1 });
+    expect(rgbToHsv(0, 0, 255).h).toBe(240);
+    const [L, a, b] = rgbToLab(255, 255, 255);
+    expect(L).toBeCloseTo(100, 0);
+    expect(Math.abs(a)).toBeLessThan(0.5);
+    expect(Math.abs(b)).toBeLessThan(0.5);
+  });
+
+  it('places the head from the face keypoints and falls back to the box', () => {
+    const g = headGeometry(DRAWN_PERSON);
+    expect(g.from).toBe('face');
+    expect(g.cx).toBeCloseTo(100, 0);
+    expect(g.eyeY).toBeCloseTo(66, 0);
+    expect(g.width).toBeGreaterThan(40);
+    const boxOnly = headGeometry({ ...DRAWN_PERSON, keypoints: [] });
+    expect(boxOnly.from).toBe('box');
+  });
+});
+
+describe('analyzePersons on drawn workers (synthetic SVG)', () => {
+  it('sees a yellow hard hat and a fluorescent torso', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    expect(p!.hardHat).toBe('seen');
+    expect(p!.hiVis).toBe('seen');
+    expect(p!.scores.hiVisYellow).toBeGreaterThan(0.8);
+  });
+
+  it('sees a bare head (dark hair) and no hi-vis on a grey torso', async () => {
+    const img = await drawWorker({ crown: '#2a1d14', torso: GREY });
+    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    expect(p!.hardHat).toBe('bare');
+    expect(p!.hiVis).toBe('absent');
+    expect(p!.scores.hiVis).toBe(0);
+  });
+
+  it('sees a white helmet and an orange torso', async () => {
+    const img = await drawWorker({ crown: '#f4f4f0', torso: '#ff6a00' });
+    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    expect(p!.hardHat).toBe('seen');
+    expect(p!.hiVis).toBe('seen');
+    expect(p!.scores.hiVisOrange).toBeGreaterThan(0.8);
+  });
+
+  it('answers unknown when the person is too small to judge', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const tiny: PersonDetection = {
+      box: [10, 10, 6, 16],
+      score: 0.5,
+      keypoints: [k('leftEye', 13, 12), k('rightEye', 12, 12), k('nose', 12.5, 13), k('leftShoulder', 14, 16), k('rightShoulder', 11, 16), k('leftHip', 14, 22), k('rightHip', 11, 22)],
+    };
+    const [p] = analyzePersons(img, [tiny]);
+    expect(p!.hardHat).toBe('unknown');
+    expect(p!.hiVis).toBe('unknown');
+  });
+});
+
+describe('analyzePpe on a photograph with a painted torso', () => {
+  let photo: Buffer;
+  let torso: { x: number; y: number; w: number; h: number };
+
+  beforeAll(async () => {
+    await warmUpDetector();
+    const dir = '/work/shared/data/ppe-photos/safety-vest-v4/images';
+    const name = (await readdir(dir)).find((f) => f.startsWith('valid__00409_jpg'));
+    if (!name) throw new Error('missing photo');
+    photo = await readFile(path.join(dir, name));
+    const { persons } = await detectPersons(photo);
+    const kp = (part: string): Keypoint => {
+      const found = persons[0]?.keypoints.find((p) => p.part === part && p.score >= 0.3);
+      if (!found) throw new Error(`no ${part}`);
+      return found;
+    };
+    const [ls, rs, lh, rh] = [kp('leftShoulder'), kp('rightShoulder'), kp('leftHip'), kp('rightHip')];
+    const x0 = Math.min(ls.x, rs.x, lh.x, rh.x);
+    const x1 = Math.max(ls.x, rs.x, lh.x, rh.x);
+    const y0 = Math.min(ls.y, rs.y);
+    const y1 = Math.max(lh.y, rh.y);
+    torso = { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+  }, 60_000);
+
+  async function painted(colour: string): Promise<Buffer> {
+    const meta = await sharp(photo).metadata();
+    const svg = `<svg width="${meta.width}" height="${meta.height}" xmlns="http://www.w3.org/2000/svg"><rect x="${torso.x}" y="${torso.y}" width="${torso.w}" height="${torso.h}" fill="${colour}"/></svg>`;
+    return sharp(photo).composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 92 }).toBuffer();
+  }
+
+  it('reports hi-vis seen on a fluorescent-yellow torso and absent on a grey one', async () => {
+    const yellow = await analyzePpe(await painted(FLUO_YELLOW));
+    const grey = await analyzePpe(await painted(GREY));
+    const worker = (r: typeof yellow) =>
+      r.persons.find((p) => p.box[0] <= torso.x + torso.w / 2 && p.box[0] + p.box[2] >= torso.x + torso.w / 2);
+    expect(worker(yellow)?.hiVis).toBe('seen');
+    expect(worker(grey)?.hiVis).toBe('absent');
+    // The head is untouched: the worker's yellow hard hat is seen in both.
+    expect(worker(yellow)?.hardHat).toBe('seen');
+    expect(worker(grey)?.hardHat).toBe('seen');
+  });
+});
