@@ -15,7 +15,7 @@ export function computeProgress(loaded: number, total: number, elapsedMs: number
   let secondsLeft: number | null = null;
   if (loaded > 0 && total > 0 && elapsedMs > 0) {
     const bytesPerMs = loaded / elapsedMs;
-    secondsLeft = Math.max(0, Math.ceil((total - loaded) / bytesPerMs / 1000));
+    secondsLeft = Math.max(0, Math.round((total - loaded) / bytesPerMs / 1000));
   }
   return { loaded, total, percent, secondsLeft };
 }

@@ -16,6 +16,8 @@ export function testQueryClient(): QueryClient {
 export interface RenderAppOptions {
   /** Logged in as this user (a token is stored and /auth/me answers with the user). */
   user?: User;
+  /** Store a token but let the test answer /auth/me itself. */
+  token?: string;
 }
 
 /** Renders the real route tree at `path`, with HTTP mocked by msw. */
@@ -25,6 +27,7 @@ export function renderApp(path: string, options: RenderAppOptions = {}) {
     const current = { value: options.user };
     server.use(http.get('*/auth/me', () => HttpResponse.json(current.value)));
   }
+  if (options.token) window.localStorage.setItem(STORAGE_KEYS.token, options.token);
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   const queryClient = testQueryClient();
   const utils = render(
