@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, parseConfig, type Config } from '@baret/platform';
-import { createStandalone, type Standalone } from '@baret/standalone';
+import { createStandalone, type Standalone, type StandaloneOptions } from '@baret/standalone';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 
 /** A clock tests can move. */
@@ -26,7 +26,10 @@ export interface TestApp extends Standalone {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, options: { clock?: TestClock; background?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { clock?: TestClock; realClock?: boolean; background?: boolean; analysis?: StandaloneOptions['analysis'] } = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'baret-test-'));
   const clock = options.clock ?? new TestClock();
   const config: Config = {
@@ -37,9 +40,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const standalone = await createStandalone({
     config,
     logger: createLogger(config.LOG_LEVEL),
-    clock: clock.now,
+    clock: options.realClock ? undefined : clock.now,
     scrypt: { N: 1024, r: 8, p: 1 },
     background: options.background,
+    analysis: options.analysis,
   });
   await standalone.app.ready();
   const request: TestApp['request'] = ({ token, headers, ...rest }) =>
