@@ -89,6 +89,7 @@ export function ConfirmDialog({
   message,
   confirmLabel,
   cancelLabel,
+  closeLabel,
   onConfirm,
   onCancel,
   busy = false,
@@ -99,6 +100,8 @@ export function ConfirmDialog({
   message: ReactNode;
   confirmLabel: string;
   cancelLabel: string;
+  /** Name of the close (×) button. */
+  closeLabel: string;
   onConfirm: () => void;
   onCancel: () => void;
   busy?: boolean;
@@ -109,7 +112,7 @@ export function ConfirmDialog({
       open={open}
       title={title}
       onClose={onCancel}
-      closeLabel={cancelLabel}
+      closeLabel={closeLabel}
       footer={
         <>
           <Button variant="secondary" onClick={onCancel}>

@@ -167,6 +167,7 @@ function QuotaSection() {
         message={t('admin.quotas.confirmDelete', { who: toDelete?.email ?? '' })}
         confirmLabel={t('admin.quotas.deleteUser')}
         cancelLabel={t('common.back')}
+        closeLabel={t('common.close')}
         busy={remove.isPending}
         onCancel={() => setToDelete(null)}
         onConfirm={() => void confirmDelete()}

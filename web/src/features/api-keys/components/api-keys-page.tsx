@@ -156,6 +156,7 @@ export function ApiKeysPage() {
         message={t('apiKeys.confirmDelete', { name: toDelete?.name ?? '' })}
         confirmLabel={t('common.delete')}
         cancelLabel={t('common.back')}
+        closeLabel={t('common.close')}
         busy={remove.isPending}
         onCancel={() => setToDelete(null)}
         onConfirm={() => void onDelete()}

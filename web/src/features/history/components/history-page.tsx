@@ -144,6 +144,7 @@ export function HistoryPage() {
         message={pending ? t(pending.kind === 'cancel' ? 'history.confirmCancel' : 'history.confirmDelete', { id: pending.job.job_id }) : ''}
         confirmLabel={pending?.kind === 'cancel' ? t('history.cancel') : t('history.delete')}
         cancelLabel={t('common.back')}
+        closeLabel={t('common.close')}
         busy={cancel.isPending || remove.isPending}
         onCancel={() => setPending(null)}
         onConfirm={() => void confirm()}
