@@ -141,9 +141,9 @@ export function createJobService(opts: JobOptions) {
   async function removeUserJobs(userId: string) {
     for (const job of await jobs.find({ where: { user_id: userId } })) {
       if (!isFinished(job.status)) await run(job.id, { type: 'cancel_job', data: { requested_by: 'system:user-deleted', now: clock() } }).catch(() => undefined);
+      await deleteObjects(job.id);
       const current = await jobs.get(job.id);
       if (current && isFinished(current.status)) await run(job.id, { type: 'delete_job', data: { deleted_by: 'system:user-deleted', now: clock() } });
-      await deleteObjects(job.id);
       await jobs.delete(job.id);
     }
     await usage.delete(userId);
