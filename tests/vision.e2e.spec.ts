@@ -64,10 +64,10 @@ describe('analysis through an OpenAI-compatible endpoint', () => {
     expect(result.token_usage.estimated_cost as number).toBeGreaterThan(0);
     expect(job.estimated_cost).toBeCloseTo(result.token_usage.estimated_cost as number, 6);
     expect(job.logs.find((l) => l.event === 'model_pricing')?.data).toMatchObject({ model: 'gpt-4o-mini', known_price: true });
-    const summary = (await app.request({ method: 'GET', url: '/admin/usage', token: admin.token })).json() as { total_prompt_tokens: number; users: Array<{ user_id: string; total_prompt_tokens: number; total_cost: number }> };
+    type Summary = { total_prompt_tokens: number; users: Array<{ user_id: string; total_prompt_tokens: number; total_cost: number }> };
     const mine = await (async () => {
       for (let i = 0; i < 50; i++) {
-        const s = (await app.request({ method: 'GET', url: '/admin/usage', token: admin.token })).json() as typeof summary;
+        const s = (await app.request({ method: 'GET', url: '/admin/usage', token: admin.token })).json() as Summary;
         const row = s.users.find((u) => u.user_id === user.id);
         if (row && row.total_prompt_tokens === prompt) return row;
         await new Promise((r) => setTimeout(r, 50));
