@@ -28,7 +28,7 @@ const PERSON_WEAK_SCORE = 0.2;
 const KEYPOINT_SCORE = 0.3;
 /** Persons whose box is shorter than this (in working pixels) get no pose run. */
 const POSE_MIN_HEIGHT = 48;
-/** Pose runs per image at most (largest persons first): MoveNet costs ~40 ms a crop on WASM. */
+/** Pose runs per image at most (largest persons first): each is one more MoveNet inference. */
 const MAX_POSES = 8;
 /** Persons returned per image at most. */
 const MAX_PERSONS = 12;

@@ -30,9 +30,9 @@ export interface PpeScores {
   skinPixels: number;
   /** Crown band: hair-like (dark or dull brown/grey) pixels. */
   hairPixels: number;
-  /** Crown band: how uniform the colour is (1 = one flat colour). */
+  /** Crown band: how uniform the colour is (1 = one flat colour). Reported only: it did not separate hats from hair on the labelled photographs. */
   uniformity: number;
-  /** Hard-hat score used for the verdict (higher = more helmet-like). */
+  /** Hard-hat score: `hatPixels − ½ (skinPixels + hairPixels)`, −1..1 (see {@link PPE_THRESHOLDS}). */
   hardHat: number;
   /** Torso height in working pixels. */
   torsoHeightPx: number;
@@ -40,7 +40,7 @@ export interface PpeScores {
   hiVisYellow: number;
   /** Torso box: fluorescent orange/red-orange pixels. */
   hiVisOrange: number;
-  /** Hi-vis score used for the verdict. */
+  /** Hi-vis score: `hiVisYellow + hiVisOrange` (see {@link PPE_THRESHOLDS}). */
   hiVis: number;
 }
 
@@ -203,7 +203,7 @@ export function headGeometry(person: PersonDetection): HeadGeometry {
 
 const SKIN_DISTANCE = 14;
 /** The crown band, in head widths relative to the eye line and head centre. */
-export const CROWN = { top: 0.85, bottom: 0.35, halfWidth: 0.4 };
+export const CROWN = { top: 0.85, bottom: 0.35, halfWidth: 0.4 } as const;
 
 function isGenericSkin(hsv: Hsv): boolean {
   return (hsv.h <= 45 || hsv.h >= 340) && hsv.s >= 0.12 && hsv.s <= 0.62 && hsv.v >= 0.3;
@@ -275,7 +275,7 @@ export const FLUO = {
   yellow: { hueMin: 52, hueMax: 100, sat: 0.45, satLime: 0.22, limeFrom: 62, val: 0.55 },
   /** Orange / red-orange. */
   orange: { hueMin: 6, hueMax: 36, sat: 0.7, val: 0.65 },
-};
+} as const;
 
 function isFluoYellow(c: Hsv): boolean {
   const y = FLUO.yellow;
