@@ -1,0 +1,58 @@
+import { render, screen, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
+import { describe, expect, it } from 'vitest';
+
+import { AppProvider } from '@/app/provider';
+import { parseCatalog, type EquipmentEntry } from '@/features/ppe/api/equipment-catalog';
+import { PICTOGRAM_KINDS, pictogramKindFor } from '@/features/ppe/components/pictograms';
+import { PpeGallery } from '@/features/ppe/components/ppe-gallery';
+import { testQueryClient } from '@/testing/render';
+
+const ENTRIES: EquipmentEntry[] = [
+  { code: 'pic2', category: 'gloves', title: { tr: 'Yalıtkan eldiven', en: 'Insulating gloves' }, description: { tr: 'Sınıf 0', en: 'Class 0' } },
+  { code: 'PIC1', category: 'head', title: { tr: 'Baret', en: 'Safety helmet' } },
+  { code: 'pic9', category: 'mystery', title: { tr: 'Bilinmeyen', en: 'Unknown thing' } },
+];
+
+describe('PPE gallery', () => {
+  it('shows code, title, description, a pictogram by lowercase code and the missing-image placeholder otherwise', () => {
+    render(
+      <AppProvider queryClient={testQueryClient()}>
+        <MemoryRouter>
+          <PpeGallery entries={parseCatalog(ENTRIES)} />
+        </MemoryRouter>
+      </AppProvider>,
+    );
+    const cards = screen.getAllByRole('listitem');
+    expect(cards.map((c) => within(c).getByRole('heading').textContent)).toEqual(['Baret', 'Yalıtkan eldiven', 'Bilinmeyen']);
+    expect(within(cards[0]!).getByRole('img', { name: 'Baret' })).toHaveAttribute('data-kind', 'helmet');
+    expect(within(cards[1]!).getByRole('img', { name: 'Yalıtkan eldiven' })).toHaveAttribute('data-kind', 'gloves');
+    expect(within(cards[1]!).getByText('Sınıf 0')).toBeInTheDocument();
+    expect(within(cards[2]!).getByRole('img', { name: 'Görsel bulunmuyor' })).toBeInTheDocument();
+  });
+
+  it('maps every equipment family to its pictogram', () => {
+    const cases: [string, string][] = [
+      ['helmet', 'helmet'],
+      ['hearing', 'earMuffs'],
+      ['eye', 'glasses'],
+      ['face', 'faceShield'],
+      ['gloves', 'gloves'],
+      ['arc clothing', 'arcSuit'],
+      ['boots', 'boots'],
+      ['harness', 'harness'],
+      ['lanyard', 'lanyard'],
+      ['voltage tester', 'tester'],
+      ['insulating mat', 'mat'],
+      ['high visibility vest', 'vest'],
+    ];
+    for (const [category, kind] of cases) expect(pictogramKindFor({ category })).toBe(kind);
+    expect(pictogramKindFor({ category: 'protective wear' })).not.toBe('earMuffs');
+    expect(PICTOGRAM_KINDS.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it('drops malformed catalogue entries', () => {
+    expect(parseCatalog([{ code: 'pic1' }, null, ...ENTRIES]).map((e) => e.code)).toEqual(['PIC1', 'pic2', 'pic9']);
+    expect(parseCatalog(undefined)).toEqual([]);
+  });
+});
