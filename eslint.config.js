@@ -44,6 +44,7 @@ const FEATURES = (() => {
 const webBoundaries = [
   ...FEATURES.map((feature) => ({
     files: [`web/src/features/${feature}/**/*.{ts,tsx}`],
+    ignores: ['web/src/**/*.test.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [
         'error',
