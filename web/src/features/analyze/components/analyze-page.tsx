@@ -122,6 +122,8 @@ export function AnalyzePage() {
     try {
       const started = await startAnalysis(form.file, toParams(form), setProgress);
       setActiveJobId(started.job_id);
+      // On narrow screens the job panel sits below the form: bring it into view.
+      if (window.innerWidth < 1100) document.getElementById('job-panel-title')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
         setStartError(error.detail ? { text: error.detail } : { key: 'errors.quotaExceeded' });

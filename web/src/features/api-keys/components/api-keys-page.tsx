@@ -116,7 +116,7 @@ export function ApiKeysPage() {
             <p className="muted">{t('apiKeys.empty')}</p>
           ) : (
             <div className="table-wrap">
-              <table className="table">
+              <table className="table table-stack">
                 <thead>
                   <tr>
                     <th scope="col">{t('apiKeys.name')}</th>
@@ -132,12 +132,12 @@ export function ApiKeysPage() {
                   {(keys.data ?? []).map((key) => (
                     <tr key={key.id}>
                       <th scope="row">{key.name}</th>
-                      <td>
+                      <td data-label={t('apiKeys.prefix')}>
                         <code>{key.token_prefix}…</code>
                       </td>
-                      <td>{formatDateTime(key.created_at, i18n.language)}</td>
-                      <td>{key.last_used_at ? formatDateTime(key.last_used_at, i18n.language) : t('apiKeys.neverUsed')}</td>
-                      <td className="right">
+                      <td data-label={t('apiKeys.createdAt')}>{formatDateTime(key.created_at, i18n.language)}</td>
+                      <td data-label={t('apiKeys.lastUsed')}>{key.last_used_at ? formatDateTime(key.last_used_at, i18n.language) : t('apiKeys.neverUsed')}</td>
+                      <td className="right cell-action">
                         <Button size="sm" variant="danger" onClick={() => setToDelete(key)} aria-label={t('apiKeys.deleteNamed', { name: key.name })}>
                           {t('common.delete')}
                         </Button>

@@ -8,6 +8,7 @@ import { useDemoVideo } from '@/features/landing/api/check-demo-video';
 import { ScenarioCarousel } from '@/features/landing/components/carousel';
 import { DemoVideoModal } from '@/features/landing/components/demo-video-modal';
 import { useAuth } from '@/lib/auth';
+import { formatCost } from '@/lib/format';
 
 const FEATURE_ICONS: Record<string, string> = {
   upload: 'M12 16V4m0 0l-5 5m5-5l5 5M4 16v3a1 1 0 001 1h14a1 1 0 001-1v-3',
@@ -28,7 +29,7 @@ function Icon({ d }: { d: string }) {
 }
 
 export function LandingPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { user } = useAuth();
   const demo = useDemoVideo();
   const [videoOpen, setVideoOpen] = useState(false);
@@ -168,7 +169,7 @@ export function LandingPage() {
               </div>
               <div className="stat">
                 <dt>{t('analyze.result.cost')}</dt>
-                <dd>0.0132 USD</dd>
+                <dd>{formatCost(0.0132, 'USD', i18n.language)}</dd>
               </div>
             </dl>
           </div>

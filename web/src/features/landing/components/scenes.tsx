@@ -120,8 +120,8 @@ function Scene({ n, l }: { n: number; l: SceneLabels }) {
           <Pole x={380} />
           <Ground color="#365314" />
           <Worker x={350} y={160} scale={0.9} harness />
-          <B x={328} y={125} w={46} h={30} label={`${l.helmet} ✓`} />
-          <B x={325} y={158} w={52} h={60} label={`${l.harness} ✓`} />
+          <B x={300} y={118} w={46} h={30} label={`${l.helmet} ✓`} />
+          <B x={322} y={176} w={56} h={56} label={`${l.harness} ✓`} />
         </>
       );
     case 1:
