@@ -174,9 +174,11 @@ async function main(): Promise<void> {
             const context = await browser.newContext({ viewport: { width, height: width < 768 ? 844 : 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
             await context.addInitScript(
               ({ theme: th, lang: lg, token }) => {
-                localStorage.setItem('amp-dashboard-theme', th);
-                localStorage.setItem('baret-lang', lg);
-                if (token) localStorage.setItem('baret-token', token);
+                // Runs in the page; the root tsconfig has no DOM types, hence the narrow cast.
+                const store = (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage;
+                store.setItem('amp-dashboard-theme', th);
+                store.setItem('baret-lang', lg);
+                if (token) store.setItem('baret-token', token);
               },
               { theme, lang, token: shot.scenario === 'visitor' ? null : 'screenshot-token' },
             );
@@ -188,7 +190,10 @@ async function main(): Promise<void> {
             await page.locator('.spinner-lg').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
             if (shot.act) await shot.act(page, width);
             await page.waitForTimeout(300);
-            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            const overflow = await page.evaluate(() => {
+              const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+              return root.scrollWidth - root.clientWidth;
+            });
             if (overflow > 0) problems.push(`horizontal overflow of ${overflow}px`);
             const file = join(OUT, `${shot.name}-${width}-${theme}-${lang}.png`);
             await page.screenshot({ path: file, fullPage: !shot.name.endsWith('menu') });
