@@ -56,3 +56,14 @@ describe('PPE gallery', () => {
     expect(parseCatalog(undefined)).toEqual([]);
   });
 });
+
+describe('the real equipment catalogue', () => {
+  it('is imported at build time and every entry gets a pictogram', async () => {
+    const { equipmentCatalog } = await import('@/features/ppe/api/equipment-catalog');
+    if (equipmentCatalog.length === 0) return; // catalogue not written yet
+    const { buildPictogramIndex } = await import('@/features/ppe/components/ppe-gallery');
+    const index = buildPictogramIndex(equipmentCatalog);
+    expect(equipmentCatalog.filter((e) => !index.has(e.code.toLowerCase())).map((e) => e.code)).toEqual([]);
+    expect(new Set(index.values()).size).toBeGreaterThanOrEqual(15);
+  });
+});

@@ -59,7 +59,7 @@ export function HowItWorksPage() {
       </section>
 
       <section className="section" aria-labelledby="safeguards-title">
-        <div className="container narrow">
+        <div className="container">
           <h2 id="safeguards-title" className="section-title">
             {t('howItWorks.safeguardsTitle')}
           </h2>

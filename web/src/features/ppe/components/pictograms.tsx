@@ -16,7 +16,10 @@ export type PictogramKind =
   | 'mat'
   | 'grounding'
   | 'hotStick'
-  | 'respirator';
+  | 'respirator'
+  | 'tools'
+  | 'signage'
+  | 'firstAid';
 
 const S = { fill: 'none', stroke: 'currentColor', strokeWidth: 3, strokeLinecap: 'round', strokeLinejoin: 'round' } as const;
 const A = 'var(--accent)';
@@ -133,6 +136,29 @@ const DRAWINGS: Record<PictogramKind, () => React.JSX.Element> = {
       <path d="M10 24c-4-4-2-10 4-10M54 24c4-4 2-10-4-10" {...S} />
     </>
   ),
+  tools: () => (
+    <>
+      <path d="M14 50l18-18" stroke={A} strokeWidth="6" strokeLinecap="round" />
+      <path d="M32 32l6-6 10-2 6-6-4-4-6 6-2 10" {...S} />
+      <path d="M46 50L30 34" stroke={A} strokeWidth="6" strokeLinecap="round" />
+      <path d="M14 14l8 2 8 8-6 6-8-8z" {...S} />
+    </>
+  ),
+  signage: () => (
+    <>
+      <path d="M32 6l26 46H6z" fill={A} />
+      <path d="M32 6l26 46H6z" {...S} stroke="var(--pict-ink)" strokeWidth="2" />
+      <path d="M35 20l-8 14h8l-6 12" fill="none" stroke="var(--pict-ink)" strokeWidth="3.5" strokeLinecap="round" strokeLinejoin="round" />
+      <path d="M8 58h48" {...S} />
+    </>
+  ),
+  firstAid: () => (
+    <>
+      <rect x="8" y="18" width="48" height="36" rx="6" fill={A} />
+      <path d="M24 18v-6h16v6" {...S} />
+      <path d="M32 26v20M22 36h20" stroke="var(--pict-ink)" strokeWidth="6" strokeLinecap="round" />
+    </>
+  ),
 };
 
 export const PICTOGRAM_KINDS = Object.keys(DRAWINGS) as PictogramKind[];
@@ -146,7 +172,37 @@ export function Pictogram({ kind, label }: { kind: PictogramKind; label: string 
   );
 }
 
-/** Keywords (English and Turkish) that place a catalogue entry in a pictogram category; order matters. */
+/** Specific items recognised by their English title before their category decides. */
+const TITLE_RULES: [PictogramKind, RegExp][] = [
+  ['faceShield', /face shield|welding helmet|visor/],
+  ['lanyard', /lanyard|fall arrester|rope/],
+  ['hotStick', /hot stick|insulating stick/],
+  ['tools', /hand tools|tool/],
+  ['sleeves', /sleeve|blanket/],
+  ['mat', /\bmat\b|\bmats\b/],
+  ['earMuffs', /ear ?plug|ear muff/],
+];
+
+/** The catalogue's categories (services/analysis/src/catalog/equipment.json). */
+const CATEGORY: Record<string, PictogramKind> = {
+  head: 'helmet',
+  hearing: 'earMuffs',
+  eye: 'glasses',
+  face: 'faceShield',
+  hands: 'gloves',
+  arc_clothing: 'arcSuit',
+  hi_vis: 'vest',
+  feet: 'boots',
+  fall_protection: 'harness',
+  respiratory: 'respirator',
+  testers: 'tester',
+  insulation: 'mat',
+  grounding: 'grounding',
+  signage: 'signage',
+  first_aid: 'firstAid',
+};
+
+/** Keywords (English and Turkish) for entries of an unknown category; order matters. */
 const RULES: [PictogramKind, RegExp][] = [
   ['faceShield', /face|shield|visor|siper|yüz/],
   ['earMuffs', /\bear|hearing|kulak|işitme/],
@@ -156,19 +212,26 @@ const RULES: [PictogramKind, RegExp][] = [
   ['sleeves', /sleeve|kolluk|manşon/],
   ['gloves', /glove|\bhand|eldiven/],
   ['vest', /vest|hi.?vis|visibility|yelek|reflekt/],
-  ['boots', /boot|\bfoot|shoe|ayakkab|\bbot|çizme/],
+  ['boots', /boot|\bfoot|\bfeet|shoe|ayakkab|\bbot|çizme/],
   ['lanyard', /lanyard|\brope|halat|bağlantı/],
   ['harness', /harness|\bfall|emniyet kemeri|kemer|height|yüksek/],
   ['tester', /tester|detector|voltage|dedektör|\btest/],
-  ['mat', /\bmat\b|\bmats\b|halı|paspas|insulating mat|yalıtkan halı/],
+  ['mat', /\bmat\b|\bmats\b|halı|paspas|insulat/],
   ['grounding', /ground|earth|topraklama/],
   ['hotStick', /stick|pole|hot.?stick|ıstaka|sırık/],
+  ['signage', /sign|barrier|lockout|levha|işaret/],
+  ['firstAid', /first.?aid|ilk.?yardım/],
   ['arcSuit', /\barc|\bark\b|flame|clothing|suit|garment|elbise|giysi|kıyafet/],
 ];
 
-/** The pictogram category of an entry from its category, then its English and Turkish titles. */
+/** The pictogram of an entry: a specific title first, then its category, then keywords anywhere. */
 export function pictogramKindFor(entry: { category?: string; titleEn?: string; titleTr?: string }): PictogramKind | null {
-  const sources = [entry.category, entry.titleEn, entry.titleTr].map((s) => (s ?? '').toLowerCase()).filter(Boolean);
+  const title = (entry.titleEn ?? '').toLowerCase();
+  for (const [kind, pattern] of TITLE_RULES) if (title && pattern.test(title)) return kind;
+  const category = (entry.category ?? '').trim().toLowerCase();
+  const byCategory = CATEGORY[category];
+  if (byCategory) return byCategory;
+  const sources = [category, title, entry.titleTr].map((s) => (s ?? '').toLowerCase()).filter(Boolean);
   for (const source of sources) {
     for (const [kind, pattern] of RULES) if (pattern.test(source)) return kind;
   }
