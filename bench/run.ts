@@ -1,6 +1,8 @@
-/** `npm run bench`: every benchmark of the product, one after another. */
+/** `npm run bench`: every benchmark of the product, one after another, printing figures and ratios. */
 import { runAnalyzerBench } from './analyzer.js';
 import { runFramesBench } from './frames.js';
+import { runUploadBench } from './upload.js';
 
-await runAnalyzerBench();
 await runFramesBench();
+await runUploadBench();
+await runAnalyzerBench();

@@ -9,7 +9,7 @@ export interface RunningBaret {
 
 /** Starts `services/standalone/src/main.ts` in its own process, as `npm start` does. */
 export function startBaret(env: Record<string, string>): Promise<RunningBaret> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../services/standalone/src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../services/standalone/src/main.ts')], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -48,8 +48,9 @@ export class Findings {
     const satisfiedGroups = this.requiredGroups.filter(this.isSatisfied);
     const missingGroups = this.requiredGroups.filter((g) => !this.isSatisfied(g) && !this.isUncheckable(g));
     const notChecked = this.requiredGroups.filter((g) => !this.isSatisfied(g) && this.isUncheckable(g));
-    const requiredCodes = new Set(this.requiredGroups.flat());
-    const satisfied = [...this.evidence.keys()].filter((c) => requiredCodes.has(c));
+    // One item per satisfied group: the first of its codes that was seen. An analyzer that only
+    // knows "a hard hat" reports every hard-hat code; the report names the group's first.
+    const satisfied = [...new Set(satisfiedGroups.map((g) => g.find((c) => this.evidence.has(c))!))];
     const names = (lang: Lang) => ({
       job_display_name: taskName(args.jobType, lang),
       required_groups_name: this.requiredGroups.map((g) => groupName(g, lang)),
