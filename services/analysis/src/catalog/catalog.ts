@@ -2,6 +2,7 @@
  * The task and equipment catalogues: reviewed data files (`tasks.json`, `equipment.json`, sources in
  * `SOURCES.md`) loaded once, validated with TypeBox, and read through small pure helpers.
  */
+import { preferredLang } from '@baret/platform';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { EquipmentOption, TaskOption } from '../engine/types.js';
@@ -257,45 +258,8 @@ export function equipmentOptions(codes: readonly string[], lang: Lang): Equipmen
   });
 }
 
-interface LanguageRange {
-  primary: string;
-  q: number;
-  position: number;
-}
-
-function parseLanguageRange(part: string, position: number): LanguageRange | undefined {
-  const [tag = '', ...params] = part.split(';').map((s) => s.trim());
-  if (tag.length === 0) return undefined;
-  let q = 1;
-  for (const param of params) {
-    const [name = '', value = ''] = param.split('=').map((s) => s.trim());
-    if (name.toLowerCase() !== 'q') continue;
-    // RFC 9110 qvalue: 0, 0.x…, 1 or 1.0…; a malformed weight drops the whole range.
-    if (!/^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value)) return undefined;
-    q = Number(value);
-  }
-  return { primary: tag.toLowerCase().split('-')[0] ?? '', q, position };
-}
-
-function bestRange(ranges: readonly LanguageRange[], primary: string): LanguageRange | undefined {
-  return ranges
-    .filter((r) => r.primary === primary && r.q > 0)
-    .reduce<LanguageRange | undefined>((best, r) => (best === undefined || r.q > best.q ? r : best), undefined);
-}
-
 /**
  * The interface language for an `Accept-Language` header: English only when the header prefers
- * English over Turkish (higher q, or equal q and listed first), Turkish otherwise and by default.
+ * English over Turkish, Turkish otherwise and by default (shared with every service).
  */
-export function resolveLang(acceptLanguage: string | undefined): Lang {
-  if (acceptLanguage === undefined) return DEFAULT_LANG;
-  const ranges = acceptLanguage
-    .split(',')
-    .map((part, i) => parseLanguageRange(part, i))
-    .filter((r): r is LanguageRange => r !== undefined);
-  const en = bestRange(ranges, 'en');
-  if (en === undefined) return DEFAULT_LANG;
-  const tr = bestRange(ranges, 'tr');
-  if (tr === undefined) return 'en';
-  return en.q > tr.q || (en.q === tr.q && en.position < tr.position) ? 'en' : 'tr';
-}
+export const resolveLang: (acceptLanguage: string | undefined) => Lang = preferredLang;
