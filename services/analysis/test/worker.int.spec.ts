@@ -1,0 +1,118 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { create, fromBinary } from '@bufbuild/protobuf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobProgressSchema, JobQueuedSchema } from '@baret/proto';
+import { createEmbeddedInfrastructure, createLogger, PROGRESS_TOPIC, type Infrastructure } from '@baret/platform';
+import { ModelPricing } from '../src/engine/pricing.js';
+import type { CompositeAnalysis, VisionAnalyzer } from '../src/engine/types.js';
+import { AnalysisWorker, CANCELS, MAX_ATTEMPTS } from '../src/worker.js';
+import { videoFixtures } from './fixtures/videos.js';
+
+let fx: Awaited<ReturnType<typeof videoFixtures>>;
+let infra: Infrastructure;
+let dir: string;
+let video: Buffer;
+
+beforeAll(async () => {
+  fx = await videoFixtures();
+  video = readFileSync((await fx.photos('w.mp4', 4)).path);
+  dir = mkdtempSync(join(tmpdir(), 'baret-worker-'));
+  infra = await createEmbeddedInfrastructure({ BARET_DATA_DIR: dir });
+}, 60_000);
+afterAll(async () => {
+  await infra.close();
+  rmSync(dir, { recursive: true, force: true });
+  await fx.dispose();
+});
+
+/** A vision model that sees a hard hat in every composite. */
+const seesHats: VisionAnalyzer = {
+  modelName: 'test-model',
+  classifyJob: async () => ({ slug: 'genel_saha_girisi', confidence: 0.9, usage: { promptTokens: 10, completionTokens: 2 } }),
+  analyzeComposite: async (c, ask): Promise<CompositeAnalysis> => ({
+    seen: ask.equipment.filter((e) => e.code === 'pic1').map((e) => ({ code: e.code, frameIndex: c.cells[0]!.frameIndex, timeSec: c.cells[0]!.timeSec })),
+    missing: [],
+    notChecked: [],
+    usage: { promptTokens: 100, completionTokens: 20 },
+  }),
+};
+
+let counter = 0;
+async function runJob(prepare?: (jobId: string) => Promise<void>) {
+  const jobId = `job${++counter}`;
+  const videoKey = `uploads/${jobId}/video`;
+  await infra.objects.put(videoKey, video);
+  await prepare?.(jobId);
+  const worker = new AnalysisWorker({
+    objects: infra.objects,
+    bus: infra.bus,
+    documents: infra.documents,
+    analyzer: seesHats,
+    pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
+    detect: async () => ({ width: 1, height: 1, persons: [] }),
+    log: createLogger('silent'),
+    clock: () => new Date(),
+  });
+  await worker.handle(
+    create(JobQueuedSchema, {
+      jobId,
+      userId: 'u1',
+      inputFilename: 'w.mp4',
+      videoKey,
+      videoSize: BigInt(video.length),
+      params: { jobType: 'auto', sampling: 'uniform', targetComposites: 1, framesPerComposite: 2, dedupeByEquipment: true },
+    }),
+  );
+  const reports: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
+    const p = fromBinary(JobProgressSchema, m.value);
+    if (p.jobId === jobId) reports.push({ type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  await sub.close();
+  return { jobId, videoKey, reports };
+}
+
+describe('the analysis worker', () => {
+  it('reports every step, prices the tokens, and deletes the raw video', async () => {
+    const { reports, videoKey } = await runJob();
+    expect(reports.map((r) => r.type)).toEqual([
+      'job_started',
+      'video_opened',
+      'frames_sampled',
+      'frames_saved',
+      'composites_created',
+      'model_pricing',
+      'llm_usage',
+      'job_classified',
+      'llm_usage',
+      'composite_analyzed',
+      'job_completed',
+    ]);
+    expect(reports.find((r) => r.type === 'llm_usage')?.data).toMatchObject({ prompt_tokens: 10, completion_tokens: 2, estimated_cost: 0.000014 });
+    const result = reports.at(-1)!.data.result as { token_usage: { estimated_cost: number; prompt_tokens: number } };
+    expect(result.token_usage).toMatchObject({ prompt_tokens: 110, estimated_cost: 0.000164 });
+    expect(await infra.objects.head(videoKey)).toBeNull();
+  }, 60_000);
+
+  it('ends a job that keeps killing its worker in error, with a reason and its quota unit owed back', async () => {
+    const { reports, videoKey } = await runJob((jobId) => infra.documents.collection('analysis_attempts').put(jobId, { attempts: MAX_ATTEMPTS, finished: false }));
+    expect(reports.map((r) => r.type)).toEqual(['job_failed']);
+    expect(reports[0]!.data).toMatchObject({ refund: true });
+    expect(String(reports[0]!.data.error)).toMatch(/interrupted several times/);
+    expect(await infra.objects.head(videoKey)).toBeNull();
+  }, 60_000);
+
+  it('does not start a job cancelled before it was picked up', async () => {
+    const { reports } = await runJob((jobId) => infra.documents.collection(CANCELS).put(jobId, { job_id: jobId, requested_by: 'admin' }));
+    expect(reports.map((r) => r.type)).toEqual(['job_cancelled']);
+  }, 60_000);
+
+  it('fails with a clear reason when the raw video is gone', async () => {
+    const { reports } = await runJob((jobId) => infra.objects.delete(`uploads/${jobId}/video`));
+    expect(reports.map((r) => r.type)).toEqual(['job_started', 'job_failed']);
+    expect(reports[1]!.data.error).toBe('The uploaded video is no longer available. Please upload it again.');
+  }, 60_000);
+});
