@@ -93,7 +93,7 @@ describe('the analysis worker', () => {
     ]);
     expect(reports.find((r) => r.type === 'llm_usage')?.data).toMatchObject({ prompt_tokens: 10, completion_tokens: 2, estimated_cost: 0.000014 });
     const result = reports.at(-1)!.data.result as { token_usage: { estimated_cost: number; prompt_tokens: number } };
-    expect(result.token_usage).toMatchObject({ prompt_tokens: 110, estimated_cost: 0.000164 });
+    expect(result.token_usage).toMatchObject({ prompt_tokens: 110, estimated_cost: 0.000154 }); // 110 × 1 + 22 × 2 per million
     expect(await infra.objects.head(videoKey)).toBeNull();
   }, 60_000);
 
