@@ -8,6 +8,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { randomUUID } from 'node:crypto';
 import { authPlugin, csv, notFoundProblem, problemPlugin } from '@baret/platform';
 import { healthPlugin } from './plugins/health.js';
+import { tusPlugin } from './plugins/tus.js';
 import { webPlugin } from './plugins/web.js';
 import type { GatewayOptions } from './types.js';
 
@@ -98,6 +99,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   });
   await app.register(healthPlugin, { ready: () => opts.infra.ready(), version: opts.version ?? '0.0.0' });
   for (const module of opts.modules) if (module.routes) await app.register(module.routes);
+  if (opts.uploads) await app.register(tusPlugin, { uploads: opts.uploads, maxBytes: config.UPLOAD_MAX_BYTES });
 
   if (opts.webDir) await app.register(webPlugin, { root: opts.webDir });
   else app.setNotFoundHandler(notFoundProblem);

@@ -1,5 +1,6 @@
 import type { AuthResolvers, Config, Infrastructure, ServiceModule } from '@baret/platform';
 import type { Logger } from 'pino';
+import type { ResumableUploads } from './plugins/tus.js';
 
 /** The gateway mounts the routes of service modules; it never imports a service itself. */
 export type RouteModule = Pick<ServiceModule, 'name' | 'routes' | 'tags'>;
@@ -13,4 +14,6 @@ export interface GatewayOptions {
   /** Built web app to serve at /, with the SPA fallback; omitted in API-only runs. */
   webDir?: string;
   version?: string;
+  /** Resumable (tus) uploads at /uploads; omitted: no tus endpoint. */
+  uploads?: ResumableUploads;
 }

@@ -13,9 +13,11 @@ import {
   type Lang,
   type ObjectStore,
   type Principal,
+  ValidationError,
 } from '@baret/platform';
 import type { JobDoc, StoredResult, UsageDoc } from './readModels/jobs.js';
-import { receiveUpload, type ReceivedUpload } from './upload.js';
+import { uploadIdOf } from './params.js';
+import { receiveForm, type ReceivedUpload } from './upload.js';
 
 const Str = Type.String();
 const NullableStr = Type.Union([Type.String(), Type.Null()]);
@@ -62,6 +64,7 @@ const bearer = [{ bearer: [] }];
 
 interface Deps {
   submit(principal: Principal, upload: ReceivedUpload): Promise<{ job_id: string; status: 'queued' }>;
+  submitResumable(principal: Principal, uploadId: string, fields: Record<string, string>): Promise<{ job_id: string; status: 'queued' }>;
   visibleJob(principal: Principal, jobId: string): Promise<JobDoc>;
   cancel(jobId: string, by: string): Promise<{ job_id: string; status: string }>;
   remove(jobId: string, by: string): Promise<void>;
@@ -120,18 +123,23 @@ export const jobRoutes =
           tags: ['jobs'],
           summary: 'Upload a video (multipart: file, payload) and queue its analysis; uses one unit of quota',
           description:
-            '`payload` is a JSON string: { job_type: "auto" | task slug, sampling: "person" | "uniform", target_composites: 1–20, frames_per_composite: 2–8, dedupe_by_equipment: boolean }, or the same inside `params`.',
+            '`payload` is a JSON string: { job_type: "auto" | task slug, sampling: "person" | "uniform", target_composites: 1–20, frames_per_composite: 2–8, dedupe_by_equipment: boolean }, or the same inside `params`. ' +
+            'Instead of a `file` part, `payload.upload_id` may name a finished resumable upload (tus, `POST /uploads`) of the same user; it is removed once it becomes a job or is rejected.',
           consumes: ['multipart/form-data'],
           security: bearer,
           response: { 202: Type.Object({ job_id: Str, status: Type.Literal('queued') }), ...problems(400, 401, 403, 413, 415, 429) },
         },
       },
       async (request, reply) => {
-        const upload = await receiveUpload(request, deps.maxUploadBytes);
+        const { file, fields } = await receiveForm(request, deps.maxUploadBytes);
         try {
-          return reply.code(202).send(await deps.submit(principalOf(request), upload));
+          const uploadId = uploadIdOf(fields.payload);
+          if (file && uploadId) throw new ValidationError('Send either a video in "file" or the upload_id of a resumable upload, not both.');
+          if (uploadId) return reply.code(202).send(await deps.submitResumable(principalOf(request), uploadId, fields));
+          if (!file) throw new ValidationError('Please choose a video to upload (the "file" field is missing).');
+          return reply.code(202).send(await deps.submit(principalOf(request), file));
         } finally {
-          await upload.discard();
+          await file?.discard();
         }
       },
     );

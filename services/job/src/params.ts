@@ -45,3 +45,26 @@ export function parsePayload(raw: string | undefined): AnalysisParams {
   }
   return value;
 }
+
+const UPLOAD_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * `upload_id` of the payload (top level or inside `params`): the id of a finished resumable
+ * (tus) upload to analyse instead of a `file` part; undefined when absent.
+ */
+export function uploadIdOf(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return undefined; // parsePayload reports it
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const obj = parsed as Record<string, unknown>;
+  const nested = typeof obj.params === 'object' && obj.params !== null ? (obj.params as Record<string, unknown>) : {};
+  const id = obj.upload_id ?? nested.upload_id;
+  if (id === undefined || id === null) return undefined;
+  if (typeof id !== 'string' || !UPLOAD_ID.test(id)) throw new ValidationError('upload_id must be the id of a finished resumable upload.');
+  return id;
+}

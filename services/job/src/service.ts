@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { getMaxListeners, setMaxListeners } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { fromBinary } from '@bufbuild/protobuf';
 import { JobProgressSchema } from '@baret/proto';
 import {
   decodeEnvelope,
   ForbiddenError,
   handleCommand,
+  isDomainError,
   NotFoundError,
   projectInline,
   PROGRESS_TOPIC,
@@ -27,6 +33,7 @@ import { jobRoutes } from './api.js';
 import { jobDecider, type JobCommand } from './job/businessLogic.js';
 import { isFinished, jobStream, type JobEvent } from './job/job.js';
 import { parsePayload } from './params.js';
+import { ObjectStoreDataStore } from './resumable/tusStore.js';
 import { JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
 import type { ReceivedUpload } from './upload.js';
 
@@ -41,6 +48,8 @@ export interface JobOptions {
   tasks: TaskCatalogClient;
   probe: VideoProber;
   maxUploadBytes: number;
+  /** Hours after which an unused resumable upload is deleted (UPLOAD_EXPIRY_HOURS); default 24. */
+  uploadExpiryHours?: number;
   log: Logger;
   clock?: () => Date;
 }
@@ -54,6 +63,9 @@ export function createJobService(opts: JobOptions) {
   const clock = opts.clock ?? (() => new Date());
   const jobs = documents.collection<JobDoc>(JOBS);
   const usage = documents.collection<UsageDoc>(USAGE);
+  const expiryMs = Math.round((opts.uploadExpiryHours ?? 24) * 3600_000);
+  /** Resumable (tus) uploads, kept through the object store port; the gateway serves them. */
+  const resumable = new ObjectStoreDataStore({ objects, expiryMs, now: clock, log: log.child({ component: 'tus' }) });
 
   const run = async (jobId: string, command: JobCommand, metadata?: Record<string, unknown>) => {
     const result = await handleCommand(eventStore, jobStream(jobId), jobDecider, command, { metadata });
@@ -112,6 +124,40 @@ export function createJobService(opts: JobOptions) {
     return { job_id: jobId, status: 'queued' as const };
   }
 
+  /**
+   * A finished resumable upload becomes a job exactly like a multipart one (same validation,
+   * probing and quota). Its objects go once it is a job or is rejected; a retry of a request whose
+   * answer was lost gets the same job again.
+   */
+  async function submitResumable(principal: Principal, uploadId: string, fields: Record<string, string>) {
+    const earlier = await resumable.receiptOf(uploadId, principal.userId);
+    if (earlier) {
+      const job = await jobs.get(earlier);
+      if (job) return { job_id: earlier, status: 'queued' as const };
+    }
+    const finished = await resumable.finished(uploadId, principal.userId);
+    const path = join(tmpdir(), `baret-upload-${randomUUID()}`);
+    try {
+      await pipeline(await finished.open(), createWriteStream(path));
+      const started = await submit(principal, {
+        path,
+        filename: finished.filename,
+        mimetype: finished.filetype,
+        size: finished.size,
+        fields,
+        discard: () => rm(path, { force: true }),
+      });
+      await resumable.consumed(uploadId, principal.userId, started.job_id);
+      return started;
+    } catch (e) {
+      // Rejected (bad settings, not a video, quota): the upload cannot become a job as it is.
+      if (isDomainError(e) && e.status < 500) await resumable.remove(uploadId).catch(() => undefined);
+      throw e;
+    } finally {
+      await rm(path, { force: true });
+    }
+  }
+
   /** A job the caller may see: their own, or any for an admin; anything else is "not found". */
   async function visibleJob(principal: Principal, jobId: string): Promise<JobDoc> {
     const job = await jobs.get(jobId);
@@ -166,6 +212,23 @@ export function createJobService(opts: JobOptions) {
           if (event.type === 'user_deleted') await removeUserJobs(String(event.data.user_id));
         }, signal),
     },
+    {
+      name: 'job:upload-expiry',
+      run: async (signal) => {
+        // Abandoned resumable uploads: swept at start and then every quarter of the expiry (at most hourly).
+        const every = Math.max(60_000, Math.min(3600_000, expiryMs / 4));
+        // Every background task of the process waits on this one signal.
+        setMaxListeners(Math.max(getMaxListeners(signal), 50), signal);
+        while (!signal.aborted) {
+          await resumable.deleteExpired().catch((err: unknown) => log.warn({ err }, 'expired upload sweep failed'));
+          await new Promise<void>((resolve) => {
+            const stop = () => (clearTimeout(timer), resolve());
+            const timer = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), every);
+            signal.addEventListener('abort', stop, { once: true });
+          });
+        }
+      },
+    },
   ];
 
   const module: ServiceModule = {
@@ -174,11 +237,14 @@ export function createJobService(opts: JobOptions) {
       { name: 'jobs', description: 'Upload a video and follow its analysis' },
       { name: 'admin', description: 'Administration (admins only)' },
     ],
-    routes: jobRoutes({ submit, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes }),
+    routes: jobRoutes({ submit, submitResumable, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes }),
     tasks,
   };
 
-  return { module, projections: [jobsProjection, usageProjection], jobs, usage, recordProgress, submit, cancel, remove };
+  return { module, projections: [jobsProjection, usageProjection], jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable,
+    /** What the gateway's tus endpoint needs. */
+    resumableUploads: { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) },
+  };
 }
 
 export type JobService = ReturnType<typeof createJobService>;

@@ -18,11 +18,24 @@ export interface ReceivedUpload {
   discard(): Promise<void>;
 }
 
+export interface ReceivedForm {
+  /** The video of the `file` part, or null when the request sent none (a resumable upload's id instead). */
+  file: ReceivedUpload | null;
+  fields: Record<string, string>;
+}
+
 /**
  * Streams the multipart `file` part to a temporary file (never whole in memory) and collects
  * the text fields. Anything over `maxBytes` is a 413, and leaves nothing behind.
  */
 export async function receiveUpload(request: FastifyRequest, maxBytes: number): Promise<ReceivedUpload> {
+  const { file } = await receiveForm(request, maxBytes);
+  if (!file) throw new ValidationError('Please choose a video to upload (the "file" field is missing).');
+  return file;
+}
+
+/** As `receiveUpload`, but the `file` part may be missing. */
+export async function receiveForm(request: FastifyRequest, maxBytes: number): Promise<ReceivedForm> {
   if (!request.isMultipart()) throw new ValidationError('Send the video as multipart/form-data with a "file" field.');
   const fields: Record<string, string> = {};
   let file: { path: string; filename: string; mimetype: string; size: number } | null = null;
@@ -58,15 +71,12 @@ export async function receiveUpload(request: FastifyRequest, maxBytes: number): 
     }
     throw e;
   }
-  if (!file) {
-    await discard();
-    throw new ValidationError('Please choose a video to upload (the "file" field is missing).');
-  }
+  if (!file) return { file: null, fields };
   if (file.size === 0) {
     await discard();
     throw new ValidationError('The uploaded file is empty.');
   }
-  return { ...file, fields, discard };
+  return { file: { ...file, fields, discard }, fields };
 }
 
 export function formatBytes(n: number): string {

@@ -33,6 +33,11 @@ export const ConfigSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_FROM: Type.String({ default: 'Baret <no-reply@baret.app>' }),
   UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1, default: 2 * 1024 ** 3 }),
+  UPLOAD_EXPIRY_HOURS: Type.Number({
+    exclusiveMinimum: 0,
+    default: 24,
+    description: 'hours after which an unfinished or unused resumable (tus) upload is deleted',
+  }),
   WEB_DIST_DIR: Type.Optional(Type.String()),
   OPENAI_BASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),

@@ -102,6 +102,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     tasks: analysis.catalogClient,
     probe: analysis.probe,
     maxUploadBytes: config.UPLOAD_MAX_BYTES,
+    uploadExpiryHours: config.UPLOAD_EXPIRY_HOURS,
     log: log.child({ service: 'job' }),
     clock,
   });
@@ -132,7 +133,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
         }),
       );
 
-  const app = await buildGateway({ config, logger: log, infra, auth: identity.auth, modules, webDir: opts.webDir, version: opts.version });
+  const app = await buildGateway({ config, logger: log, infra, auth: identity.auth, modules, webDir: opts.webDir, version: opts.version, uploads: job.resumableUploads });
   return {
     app,
     infra,

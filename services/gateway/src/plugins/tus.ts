@@ -1,0 +1,80 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Server, type DataStore, type Upload } from '@tus/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { NotFoundError, principalOf } from '@baret/platform';
+
+/** Where resumable uploads live; an API prefix, so the web app never answers under it. */
+export const TUS_PATH = '/uploads';
+
+/**
+ * The resumable upload store a service hands the gateway: a tus DataStore (kept through the
+ * object store port) that records who created each upload.
+ */
+export interface ResumableUploads {
+  datastore: DataStore;
+  /** The metadata of a new upload of `userId`; the store keeps the owner aside. */
+  withOwner(metadata: Record<string, string | null> | undefined, userId: string): Record<string, string | null>;
+  /** Who created an upload; null when there is none with this id. */
+  ownerOf(id: string): Promise<string | null>;
+}
+
+export interface TusPluginOptions {
+  uploads: ResumableUploads;
+  /** UPLOAD_MAX_BYTES: a larger Upload-Length is a 413. */
+  maxBytes: number;
+}
+
+/**
+ * The tus 1.0 protocol (creation, creation-with-upload, termination, expiration) at /uploads,
+ * served by @tus/server. Every request carries the same bearer token or API key as the API;
+ * an upload is visible only to the user who created it (anyone else gets 404).
+ */
+export const tusPlugin = fp<TusPluginOptions>(
+  async (app: FastifyInstance, opts) => {
+    const owner = new AsyncLocalStorage<string>();
+    const tus = new Server({
+      path: TUS_PATH,
+      datastore: opts.uploads.datastore,
+      maxSize: opts.maxBytes,
+      relativeLocation: true,
+      // The user resolved by the gateway's auth for this request (see handle below).
+      onUploadCreate: async (_req: Request, upload: Upload) => {
+        const userId = owner.getStore();
+        if (!userId) throw { status_code: 401, body: 'Please log in to continue.\n' };
+        return { metadata: opts.uploads.withOwner(upload.metadata, userId) };
+      },
+      onResponseError: (_req: Request, err: Error | { status_code: number; body: string }) => {
+        if (err instanceof Error) app.log.error({ err }, 'resumable upload failed');
+        return undefined;
+      },
+    });
+
+    const handle = async (request: FastifyRequest<{ Params: { id?: string } }>, reply: FastifyReply) => {
+      const principal = principalOf(request);
+      const id = request.params.id;
+      if (id !== undefined && (await opts.uploads.ownerOf(id)) !== principal.userId) {
+        throw new NotFoundError('This upload does not exist.');
+      }
+      // Headers set so far by the gateway's hooks (security headers, request id) go out too.
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+      reply.hijack();
+      await owner.run(principal.userId, () => tus.handle(request.raw, reply.raw));
+    };
+
+    await app.register(async (scope) => {
+      // PATCH bodies stream straight to the store: no body parsing here.
+      scope.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) => done(null));
+      const schema = { hide: true };
+      scope.route({ method: 'POST', url: TUS_PATH, schema, preHandler: scope.requireUser, handler: handle });
+      scope.route<{ Params: { id: string } }>({
+        method: ['HEAD', 'PATCH', 'DELETE'],
+        url: `${TUS_PATH}/:id`,
+        schema,
+        preHandler: scope.requireUser,
+        handler: handle,
+      });
+    });
+  },
+  { name: 'baret-tus' },
+);
