@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -119,6 +120,7 @@ export class AnalysisWorker {
     const params = job.params!;
     const controller = new AbortController();
     const { signal } = controller;
+    setMaxListeners(100, signal); // every ffmpeg process and model call of the job listens to it
     const poll = setInterval(() => {
       void this.cancels.get(jobId).then((c) => c && controller.abort(new Cancelled()));
     }, this.deps.cancelPollMs ?? 500);
