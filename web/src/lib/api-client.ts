@@ -29,6 +29,20 @@ export function getAuthToken(): string | null {
   return bearerToken;
 }
 
+let requestLanguage: string | null = null;
+
+/**
+ * The UI language, sent as Accept-Language with every call so the server answers in it (task and
+ * equipment names, messages) rather than in the browser's own language.
+ */
+export function setRequestLanguage(language: string | null): void {
+  requestLanguage = language;
+}
+
+export function languageHeaders(): Record<string, string> {
+  return requestLanguage ? { 'Accept-Language': requestLanguage } : {};
+}
+
 export function apiUrl(path: string): string {
   if (/^https?:\/\//i.test(path)) return path;
   return `${env.apiBase}${path.startsWith('/') ? path : `/${path}`}`;
@@ -78,7 +92,7 @@ async function send(method: string, path: string, options: RequestOptions = {}):
   const timeout = setTimeout(() => controller.abort(), options.timeoutMs ?? REQUEST_TIMEOUT_MS);
   const onAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onAbort);
-  const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders(), ...options.headers };
+  const headers: Record<string, string> = { Accept: 'application/json', ...languageHeaders(), ...authHeaders(), ...options.headers };
   let body: string | undefined;
   if (options.body !== undefined) {
     headers['Content-Type'] = 'application/json';

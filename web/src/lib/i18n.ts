@@ -1,9 +1,10 @@
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 
+import { setRequestLanguage } from '@/lib/api-client';
+import { STORAGE_KEYS, storage } from '@/lib/storage';
 import en from '@/locales/en.json';
 import tr from '@/locales/tr.json';
-import { STORAGE_KEYS, storage } from '@/lib/storage';
 
 export const LANGUAGES = ['tr', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -18,8 +19,10 @@ export function storedLanguage(): Language {
   return isLanguage(stored) ? stored : DEFAULT_LANGUAGE;
 }
 
+/** The page's lang attribute and the Accept-Language of API calls follow the UI language. */
 function applyDocumentLanguage(lng: string): void {
   if (typeof document !== 'undefined') document.documentElement.lang = lng;
+  setRequestLanguage(lng);
 }
 
 export const i18n = i18next.createInstance();

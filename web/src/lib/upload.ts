@@ -1,4 +1,4 @@
-import { ApiError, REQUEST_TIMEOUT_MS, apiUrl, authHeaders } from '@/lib/api-client';
+import { ApiError, REQUEST_TIMEOUT_MS, apiUrl, authHeaders, languageHeaders } from '@/lib/api-client';
 
 export interface UploadProgress {
   loaded: number;
@@ -48,7 +48,7 @@ export function uploadForm<T>(path: string, form: FormData, options: UploadOptio
 
     xhr.open('POST', apiUrl(path));
     xhr.setRequestHeader('Accept', 'application/json');
-    for (const [key, value] of Object.entries(authHeaders())) xhr.setRequestHeader(key, value);
+    for (const [key, value] of Object.entries({ ...languageHeaders(), ...authHeaders() })) xhr.setRequestHeader(key, value);
     xhr.upload.onprogress = (event) => {
       armIdle();
       if (event.lengthComputable) options.onProgress?.(computeProgress(event.loaded, event.total, now() - startedAt));
