@@ -198,23 +198,21 @@ export function findEquipment(code: string): Equipment | undefined {
   return catalog().equipmentByCode.get(code.trim().toLowerCase());
 }
 
-const VOLTAGE_PREFIX: Record<Lang, Record<string, string>> = {
-  tr: { ag: 'AG', yg: 'YG' },
-  en: { ag: 'LV', yg: 'HV' },
-};
+/** The product spec's rule, the same in both languages: `ag_` → LV, `yg_` → HV. */
+const VOLTAGE_PREFIX: Record<string, string> = { ag: 'LV', yg: 'HV' };
 
 function capitalise(word: string, lang: Lang): string {
   return word.charAt(0).toLocaleUpperCase(lang) + word.slice(1);
 }
 
 /**
- * The display name of a slug the catalogue does not know: `ag_` becomes LV (Turkish AG), `yg_` HV
- * (Turkish YG), the rest is split on underscores and each word capitalised, e.g. `ag_foo_bar` →
+ * The display name of a slug the catalogue does not know (the product spec's rule): `ag_` becomes
+ * LV, `yg_` HV, the rest is split on underscores and each word capitalised, e.g. `ag_foo_bar` →
  * `LV Foo Bar`.
  */
 export function fallbackTaskName(slug: string, lang: Lang = 'en'): string {
   const [first = '', ...rest] = slug.trim().split('_').filter((w) => w.length > 0);
-  const head = VOLTAGE_PREFIX[lang][first.toLowerCase()] ?? capitalise(first, lang);
+  const head = VOLTAGE_PREFIX[first.toLowerCase()] ?? capitalise(first, lang);
   return [head, ...rest.map((w) => capitalise(w, lang))].filter((w) => w.length > 0).join(' ');
 }
 

@@ -178,9 +178,10 @@ describe('names', () => {
     expect(fallbackTaskName('')).toBe('');
   });
 
-  it('falls back to the Turkish AG/YG abbreviations in Turkish', () => {
-    expect(taskName('ag_foo_bar', 'tr')).toBe('AG Foo Bar');
-    expect(taskName('yg_hat_isi', 'tr')).toBe('YG Hat İsi');
+  it('uses the spec’s LV/HV rule in Turkish too, capitalising words with Turkish casing', () => {
+    expect(taskName('ag_foo_bar', 'tr')).toBe('LV Foo Bar');
+    expect(taskName('yg_hat_isi', 'tr')).toBe('HV Hat İsi');
+    expect(taskName('yg_hat_isi', 'en')).toBe('HV Hat Isi');
   });
 
   it('titles equipment, and an unknown code is its own title', () => {
