@@ -200,6 +200,11 @@ describe('quota', () => {
     const third = await submitVideo(app, user.token, video);
     expect(third.statusCode).toBe(403);
     expect((third.json() as { detail: unknown }).detail).toBe('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.');
+    // The web app shows the detail as is: in English when the client asks for English.
+    const body = await multipart({ payload: JSON.stringify({ job_type: 'auto', sampling: 'uniform' }) }, { name: 'v.mp4', type: 'video/mp4', data: readFileSync(video) });
+    const english = await app.request({ method: 'POST', url: '/analyze', token: user.token, payload: body.payload, headers: { ...body.headers, 'accept-language': 'en-GB,en;q=0.9' } });
+    expect(english.statusCode).toBe(403);
+    expect((english.json() as { detail: unknown }).detail).toBe('You have reached your usage limit. Please contact an admin.');
     expect((await app.request({ method: 'GET', url: '/jobs', token: user.token })).json()).toHaveLength(2);
     for (const id of ids) await waitForJob(app, user.token, id);
   }, 120_000);

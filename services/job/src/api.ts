@@ -16,6 +16,7 @@ import {
   ValidationError,
 } from '@baret/platform';
 import type { JobDoc, StoredResult, UsageDoc } from './readModels/jobs.js';
+import { QuotaExceededError } from './errors.js';
 import { uploadIdOf } from './params.js';
 import { receiveForm, type ReceivedUpload } from './upload.js';
 
@@ -138,6 +139,10 @@ export const jobRoutes =
           if (uploadId) return reply.code(202).send(await deps.submitResumable(principalOf(request), uploadId, fields));
           if (!file) throw new ValidationError('Please choose a video to upload (the "file" field is missing).');
           return reply.code(202).send(await deps.submit(principalOf(request), file));
+        } catch (e) {
+          // The quota message is shown as is by the web app: answer in the client's language.
+          if (e instanceof QuotaExceededError) throw new QuotaExceededError(e.limit, preferredLang(request.headers['accept-language']));
+          throw e;
         } finally {
           await file?.discard();
         }

@@ -9,7 +9,6 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { JobProgressSchema } from '@baret/proto';
 import {
   decodeEnvelope,
-  ForbiddenError,
   handleCommand,
   isDomainError,
   NotFoundError,
@@ -30,6 +29,7 @@ import {
 } from '@baret/platform';
 import type { Logger } from 'pino';
 import { jobRoutes } from './api.js';
+import { QuotaExceededError } from './errors.js';
 import { jobDecider, type JobCommand } from './job/businessLogic.js';
 import { isFinished, jobStream, type JobEvent } from './job/job.js';
 import { parsePayload } from './params.js';
@@ -37,7 +37,6 @@ import { ObjectStoreDataStore } from './resumable/tusStore.js';
 import { JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
 import type { ReceivedUpload } from './upload.js';
 
-export const QUOTA_DETAIL = 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.';
 
 export interface JobOptions {
   eventStore: EventStore;
@@ -97,7 +96,7 @@ export function createJobService(opts: JobOptions) {
     await opts.probe(upload.path); // 415 for anything that is not a readable video
     const jobId = randomUUID();
     const reservation = await opts.quota.reserve(principal.userId, jobId);
-    if (!reservation.ok) throw new ForbiddenError(QUOTA_DETAIL, { limit: reservation.reason });
+    if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
     const videoKey = `uploads/${jobId}/video`;
     try {
       await objects.put(videoKey, createReadStream(upload.path), { contentType: upload.mimetype || 'application/octet-stream', size: upload.size });
