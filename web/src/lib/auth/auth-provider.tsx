@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useEffect, useMemo, useReducer, useRef, type ReactNode } from 'react';
 
-import { setAuthToken } from '@/lib/api-client';
+import { ApiError, setAuthToken } from '@/lib/api-client';
 import { getMe } from '@/lib/auth/get-me';
 import { loginWithEmailAndPassword, type LoginInput } from '@/lib/auth/login';
 import { registerWithEmailAndPassword, type RegisterInput } from '@/lib/auth/register';
@@ -21,6 +21,9 @@ export interface AuthContextValue {
   /** Re-reads the current user (and with it the quota); a failure ends the session silently. */
   refreshUser: () => Promise<User | null>;
 }
+
+const isUser = (value: unknown): value is User =>
+  typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' && typeof (value as { email?: unknown }).email === 'string';
 
 export const AuthContext = createContext<AuthContextValue | null>(null);
 
@@ -46,7 +49,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       storage.setJson(STORAGE_KEYS.user, user);
       dispatch({ type: 'UserLoaded', user });
       return user;
-    } catch {
+    } catch (error) {
+      // No network (field mode): keep the session with the user last seen, instead of logging out.
+      const cached = error instanceof ApiError && error.status === 0 ? storage.getJson(STORAGE_KEYS.user, isUser) : null;
+      if (cached) {
+        dispatch({ type: 'UserLoaded', user: cached });
+        return cached;
+      }
       clearSession();
       return null;
     }

@@ -9,7 +9,10 @@ import { paths } from '@/config/paths';
 import { useJobPolling } from '@/features/analyze/api/get-job';
 import { useLatestJob } from '@/features/analyze/api/get-latest-job';
 import { useTasks } from '@/features/analyze/api/get-tasks';
-import { startAnalysis } from '@/features/analyze/api/start-analysis';
+import { submitVideo } from '@/features/analyze/offline/submit-video';
+import { UploadQueue } from '@/features/analyze/offline/upload-queue';
+import { QueueError } from '@/features/analyze/offline/enqueue';
+import { onQueuedJobCreated } from '@/features/analyze/offline/replay';
 import { AnalyzeForm, type StartError } from '@/features/analyze/components/analyze-form';
 import { JobResultView } from '@/features/analyze/components/job-result';
 import { JobTimeline } from '@/features/analyze/components/job-timeline';
@@ -18,7 +21,7 @@ import { addRecentJob, loadRecentJobs, saveRecentJobs } from '@/features/analyze
 import { canDownloadJson } from '@/features/analyze/model/result';
 import { ApiError } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
-import { formatDateTime, taskFallbackName } from '@/lib/format';
+import { formatBytes, formatDateTime, taskFallbackName } from '@/lib/format';
 import type { UploadProgress } from '@/lib/upload';
 import { TERMINAL_STATUSES, type JobDetail } from '@/types/api';
 
@@ -72,6 +75,7 @@ export function AnalyzePage() {
   const [uploading, setUploading] = useState(false);
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [startError, setStartError] = useState<StartError | null>(null);
+  const [queuedNotice, setQueuedNotice] = useState(false);
   const [recent, setRecent] = useState<JobDetail[]>(() => loadRecentJobs(user?.id));
   const handledJobs = useRef(new Set<string>());
   const [resumeChecked, setResumeChecked] = useState(false);
@@ -86,6 +90,16 @@ export function AnalyzePage() {
     const job = latest.data;
     if (job && (job.status === 'queued' || job.status === 'running') && activeJobId === null) setActiveJobId(job.job_id);
   }
+
+  // A video from the upload queue became a job: follow it here, as if it had been uploaded now.
+  useEffect(
+    () =>
+      onQueuedJobCreated((job) => {
+        setQueuedNotice(false);
+        setActiveJobId((current) => current ?? job.job_id);
+      }),
+    [],
+  );
 
   // Manual mode chosen before the task list arrived: pick the first task once it does.
   const firstTask = taskList[0]?.slug ?? null;
@@ -119,8 +133,16 @@ export function AnalyzePage() {
     setStartError(null);
     setViewedJob(null);
     setProgress({ loaded: 0, total: form.file.size, percent: 0, secondsLeft: null });
+    setQueuedNotice(false);
     try {
-      const started = await startAnalysis(form.file, toParams(form), setProgress);
+      const outcome = await submitVideo(form.file, toParams(form), user?.id ?? '', setProgress);
+      if (outcome.kind === 'queued') {
+        // Kept on the device: the queue uploads it when the connection returns.
+        setQueuedNotice(true);
+        dispatch({ type: 'FileRemoved' });
+        return;
+      }
+      const started = outcome.job;
       setActiveJobId(started.job_id);
       // On narrow screens the job panel sits below the form: bring it into view.
       if (window.innerWidth < 1100) document.getElementById('job-panel-title')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -128,6 +150,15 @@ export function AnalyzePage() {
       if (error instanceof ApiError && error.status === 403) {
         setStartError(error.detail ? { text: error.detail } : { key: 'errors.quotaExceeded' });
         void refreshUser();
+      } else if (error instanceof QueueError) {
+        const lang = i18n.language;
+        setStartError(
+          error.reason === 'storageUnavailable'
+            ? { key: 'offline.storageUnavailable' }
+            : error.available === null
+              ? { key: 'offline.storageFullUnknown' }
+              : { text: t('offline.storageFull', { needed: formatBytes(error.needed, lang), available: formatBytes(error.available, lang) }) },
+        );
       } else {
         setStartError({ key: 'errors.startFailed' });
       }
@@ -216,6 +247,8 @@ export function AnalyzePage() {
           ) : null}
         </section>
       </div>
+      {queuedNotice ? <Alert tone="info">{t('offline.queued')}</Alert> : null}
+      <UploadQueue userId={user?.id} />
       {recent.length > 0 ? (
         <section className="card recent" aria-labelledby="recent-title">
           <h2 id="recent-title" className="card-title">

@@ -1,0 +1,52 @@
+import { useTranslation } from 'react-i18next';
+
+import { Button } from '@/components/ui/button';
+import { ProgressBar } from '@/components/ui/progress-bar';
+import { useUploadQueue } from '@/features/analyze/offline/use-upload-queue';
+import { hasBackgroundSync } from '@/features/analyze/offline/background-sync';
+import { formatBytes } from '@/lib/format';
+
+/** "Waiting to upload": the videos kept on this device until the network lets them go. */
+export function UploadQueue({ userId }: { userId: string | undefined }) {
+  const { t, i18n } = useTranslation();
+  const { items, remove } = useUploadQueue(userId);
+  if (items.length === 0) return null;
+  return (
+    <section className="card upload-queue" aria-labelledby="upload-queue-title" style={{ display: 'grid', gap: 12 }}>
+      <div>
+        <h2 id="upload-queue-title" className="card-title">
+          {t('offline.queue.title')}
+        </h2>
+        <p className="muted small" style={{ margin: 0 }}>
+          {hasBackgroundSync() ? t('offline.queue.hintSync') : t('offline.queue.hintNoSync')}
+        </p>
+      </div>
+      <ul className="recent-list" aria-label={t('offline.queue.title')}>
+        {items.map((item) => {
+          const percent = item.size > 0 ? Math.round((item.sent / item.size) * 100) : 0;
+          return (
+            <li key={item.id} className="recent-item" style={{ cursor: 'default', gridTemplateColumns: 'minmax(0, 1fr) auto' }} data-state={item.state}>
+              <div style={{ display: 'grid', gap: 6, minWidth: 0 }}>
+                <span className="recent-name" style={{ overflowWrap: 'anywhere' }}>
+                  {item.name}
+                </span>
+                <span className="muted small">
+                  {formatBytes(item.size, i18n.language)} · {t(`offline.queue.state_${item.state}`)}
+                </span>
+                <ProgressBar value={percent} label={t('offline.queue.progress', { name: item.name })} detail={`${percent}%`} />
+                {item.error ? (
+                  <span className="field-error small" role="status">
+                    {item.error.text ?? t(item.error.key ?? 'errors.startFailed')}
+                  </span>
+                ) : null}
+              </div>
+              <Button variant="ghost" size="sm" onClick={() => void remove(item)} aria-label={t('offline.queue.remove', { name: item.name })}>
+                {t('offline.queue.removeShort')}
+              </Button>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
