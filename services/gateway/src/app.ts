@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { authPlugin, csv, notFoundProblem, problemPlugin } from '@baret/platform';
 import { healthPlugin } from './plugins/health.js';
 import { tusPlugin } from './plugins/tus.js';
+import { mediaPlugin } from './plugins/media.js';
 import { webPlugin } from './plugins/web.js';
 import type { GatewayOptions } from './types.js';
 
@@ -101,6 +102,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   for (const module of opts.modules) if (module.routes) await app.register(module.routes);
   if (opts.uploads) await app.register(tusPlugin, { uploads: opts.uploads, maxBytes: config.UPLOAD_MAX_BYTES });
 
+  if (opts.mediaDir) await app.register(mediaPlugin, { root: opts.mediaDir });
   if (opts.webDir) await app.register(webPlugin, { root: opts.webDir });
   else app.setNotFoundHandler(notFoundProblem);
 

@@ -13,6 +13,8 @@ export interface GatewayOptions {
   modules: RouteModule[];
   /** Built web app to serve at /, with the SPA fallback; omitted in API-only runs. */
   webDir?: string;
+  /** Public media (the landing page's demo video) served under /media. */
+  mediaDir?: string;
   version?: string;
   /** Resumable (tus) uploads at /uploads; omitted: no tus endpoint. */
   uploads?: ResumableUploads;

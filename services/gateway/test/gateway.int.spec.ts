@@ -126,3 +126,24 @@ describe('gateway', () => {
     expect(docs.headers['content-type']).toContain('text/html');
   });
 });
+
+describe('media', () => {
+  it('serves the demo video from the media folder, and 404 when there is none', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const mediaDir = mkdtempSync(join(tmpdir(), 'baret-media-'));
+    const media = await buildGateway({ config, logger: createLogger('silent'), infra: { ready: async () => undefined }, auth, modules: [], mediaDir });
+    try {
+      expect((await media.inject({ method: 'HEAD', url: '/media/demo.mov' })).statusCode).toBe(404);
+      writeFileSync(join(mediaDir, 'demo.mov'), Buffer.alloc(1000, 1));
+      const res = await media.inject({ method: 'GET', url: '/media/demo.mov' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('video/quicktime');
+      expect(res.rawPayload.length).toBe(1000);
+      expect((await media.inject({ method: 'GET', url: '/media/../jwt-secret' })).statusCode).toBe(404);
+    } finally {
+      await media.close();
+    }
+  });
+});

@@ -17,6 +17,7 @@ import { createJobService } from '@baret/job';
 import { createNotificationService } from '@baret/notification';
 import { createQuotaService } from '@baret/quota';
 import type { FastifyInstance } from 'fastify';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 
 export interface Standalone {
@@ -133,7 +134,17 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
         }),
       );
 
-  const app = await buildGateway({ config, logger: log, infra, auth: identity.auth, modules, webDir: opts.webDir, version: opts.version, uploads: job.resumableUploads });
+  const app = await buildGateway({
+    config,
+    logger: log,
+    infra,
+    auth: identity.auth,
+    modules,
+    webDir: opts.webDir,
+    mediaDir: join(config.BARET_DATA_DIR, 'media'),
+    version: opts.version,
+    uploads: job.resumableUploads,
+  });
   return {
     app,
     infra,
