@@ -57,6 +57,7 @@ export const TEXT = {
     loginLink: 'Giriş yap',
     quotaExceeded: 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.',
     notVideo: 'Lütfen bir video dosyası seçin.',
+    removeFile: 'dosyasını kaldır$',
     unreadableVideo: /okunabilen bir video değil/,
     seconds: /^\d+ sn$/,
     // "saha" (pole) and safety vest names as the Turkish catalogue has them.
@@ -109,6 +110,7 @@ export const TEXT = {
     loginLink: 'Log in',
     quotaExceeded: 'You have reached your usage limit. Please contact an admin.',
     notVideo: 'Please choose a video file.',
+    removeFile: '^Remove ',
     unreadableVideo: /not a video we can read/,
     seconds: /^\d+ s$/,
     equipmentWord: /^[\x20-\x7E]+$/,
@@ -278,4 +280,21 @@ export async function logout(page: Page, base: string, t: Texts): Promise<void> 
   await page.waitForURL(`${base}/`);
   await visible(page.getByRole('link', { name: t.loginLink }).first());
   expect(await page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem('baret-token'))).toBeNull();
+}
+
+/** The start button's state and the alerts of the analyze form. */
+export function analyzeForm(page: Page, t: Texts): Locator {
+  return page.getByRole('form', { name: t.newAnalysis });
+}
+
+/**
+ * A file that is not a video: picked by type it is refused at once; one that claims to be a
+ * video (.mp4) but is not is refused by the server with a clear message.
+ */
+export async function nonVideoFiles(page: Page, t: Texts, files: { text: string; fakeMp4: string }): Promise<void> {
+  await chooseFile(page, t, files.text);
+  await visible(page.getByRole('alert').filter({ hasText: t.notVideo }));
+  await startAnalysis(page, t, files.fakeMp4);
+  await visible(analyzeForm(page, t).getByText(t.unreadableVideo));
+  await page.getByRole('button', { name: new RegExp(t.removeFile) }).click();
 }

@@ -5,18 +5,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { videoFixtures } from '../../services/analysis/test/fixtures/videos.js';
-import { ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
-import { TEXT, apiKeyRoundTrip, checkHistory, checkResult, logout, register, startAnalysis, visible, watchJobToDone } from './flows.js';
+import { EXPECTED_PROBLEMS, ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
+import { TEXT, analyzeForm, apiKeyRoundTrip, checkHistory, checkResult, chooseFile, logout, nonVideoFiles, register, startAnalysis, visible, watchJobToDone } from './flows.js';
 
 const t = TEXT.tr;
 let server: BrowserServer;
 let fixtures: Awaited<ReturnType<typeof videoFixtures>>;
 let video: string;
+let notes: string;
+let fakeVideo: string;
 
 beforeAll(async () => {
   const built = ensureWebBuilt();
   fixtures = await videoFixtures();
   video = (await fixtures.photos('saha-ziyareti.mp4', 8)).path;
+  notes = await fixtures.bytes('notlar.txt', 'Saha notları: baret, yelek, eldiven.');
+  fakeVideo = await fixtures.bytes('bozuk-video.mp4', 'bu bir video değil '.repeat(200));
   await built;
   server = await startServerForBrowser({ BARET_ADMIN_EMAILS: 'admin@baret.test' });
 }, 180_000);
@@ -46,5 +50,33 @@ describe('the web app in Turkish, against the real server', () => {
       await apiKeyRoundTrip(page, server.url, t, user.email);
       await logout(page, server.url, t);
     });
+  }, 120_000);
+
+  it('on the free plan: a non-video file is refused clearly; the third analysis shows the quota message', async () => {
+    await withBrowser('tr-free-plan', async ({ context, page }) => {
+      await register(page, server.url, t, { email: 'mehmet.kaya@baret.test', password: 'uzun bir sifre 123' });
+      // A second tab, opened now: it still believes analyses are left when the quota runs out.
+      const stale = await context.newPage();
+      await stale.goto(`${server.url}/dashboard`);
+      await visible(stale.getByRole('heading', { name: t.analyzeTitle, level: 1 }));
+
+      await nonVideoFiles(page, t, { text: notes, fakeMp4: fakeVideo });
+
+      await startAnalysis(page, t, video);
+      await watchJobToDone(page, t);
+      await page.getByRole('button', { name: t.newAnalysis }).first().click();
+      await startAnalysis(page, t, video);
+
+      // The stale tab starts a third one: the server refuses it and the spec's message shows.
+      await startAnalysis(stale, t, video);
+      await visible(analyzeForm(stale, t).getByText(t.quotaExceeded, { exact: true }));
+
+      // The first tab, once its job is done, knows the quota is used up and says so.
+      await watchJobToDone(page, t);
+      await page.getByRole('button', { name: t.newAnalysis }).first().click();
+      await visible(analyzeForm(page, t).getByText(t.quotaExceeded, { exact: true }));
+      await chooseFile(page, t, video);
+      expect(await page.getByRole('button', { name: t.start }).isDisabled()).toBe(true);
+    }, { ignore: [...EXPECTED_PROBLEMS, /^http (403|415) POST \/analyze$/, /status of (403|415) .*\(\/analyze\)$/] });
   }, 120_000);
 });

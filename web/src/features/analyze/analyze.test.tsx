@@ -123,6 +123,41 @@ describe('analyze form', () => {
     await u.click(screen.getByRole('button', { name: 'Analizi başlat' }));
     expect(await screen.findByText('Analiz başlatılamadı. Lütfen tekrar deneyin.')).toBeInTheDocument();
   });
+
+  it('says so when the server cannot read the file as a video (415) or it is too large (413); asks in the UI language', async () => {
+    const languages: (string | null)[] = [];
+    server.use(
+      http.post('*/analyze', ({ request }) => {
+        languages.push(request.headers.get('accept-language'));
+        return HttpResponse.json({ detail: 'This file is not a video we can read.' }, { status: 415 });
+      }),
+    );
+    renderApp('/dashboard', { user: user() });
+    const u = userEvent.setup();
+    await chooseVideo(u, video('not-really.mp4'));
+    await u.click(screen.getByRole('button', { name: 'Analizi başlat' }));
+    expect(await screen.findByText('Bu dosya okunabilen bir video değil. Lütfen MP4, MOV, MKV ya da WebM video yükleyin.')).toBeInTheDocument();
+    expect(languages).toEqual(['tr']);
+
+    server.use(http.post('*/analyze', () => HttpResponse.json({ detail: 'The video is larger than the limit of 2 GB.' }, { status: 413 })));
+    await u.click(screen.getByRole('button', { name: 'Analizi başlat' }));
+    expect(await screen.findByText('Video yükleme sınırından büyük. Lütfen daha kısa ya da daha küçük bir video yükleyin.')).toBeInTheDocument();
+  });
+
+  it('shows the quota message once when a refused start (403) is followed by the quota gate', async () => {
+    // The page still believes an analysis is left; the server knows better.
+    let refused = false;
+    server.use(
+      http.get('*/auth/me', () => HttpResponse.json(refused ? user({ quota: quota({ lifetime_used: 2, can_analyze: false }) }) : user())),
+      http.post('*/analyze', () => ((refused = true), HttpResponse.json({ detail: 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.' }, { status: 403 }))),
+    );
+    renderApp('/dashboard', { token: 't' });
+    const u = userEvent.setup();
+    await chooseVideo(u);
+    await u.click(screen.getByRole('button', { name: 'Analizi başlat' }));
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled());
+    expect(screen.getAllByText('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.')).toHaveLength(1);
+  });
 });
 
 describe('job polling', () => {

@@ -43,6 +43,8 @@ export function AnalyzeForm({
     event.preventDefault();
     if (!blocker) onSubmit();
   };
+  // A refused start (403) says the same as the quota gate that follows it: show it once.
+  const startErrorText = startError ? (startError.text ?? t(startError.key ?? 'errors.startFailed')) : null;
   const progressDetail = progress
     ? progress.secondsLeft === null
       ? `${progress.percent}%`
@@ -146,8 +148,8 @@ export function AnalyzeForm({
         ) : null}
       </div>
 
-      {blocker === 'quota' ? <Alert tone="warning">{t('errors.quotaExceeded')}</Alert> : null}
-      {startError ? <Alert tone="error">{startError.text ?? t(startError.key ?? 'errors.startFailed')}</Alert> : null}
+      {blocker === 'quota' && startErrorText !== t('errors.quotaExceeded') ? <Alert tone="warning">{t('errors.quotaExceeded')}</Alert> : null}
+      {startErrorText ? <Alert tone="error">{startErrorText}</Alert> : null}
       {progress ? <ProgressBar value={progress.percent} label={t('analyze.upload.label')} detail={progressDetail} /> : null}
 
       <Button type="submit" size="lg" className="btn-block" disabled={blocker !== null} loading={busy && progress !== null}>

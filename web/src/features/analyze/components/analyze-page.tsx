@@ -19,6 +19,7 @@ import { JobTimeline } from '@/features/analyze/components/job-timeline';
 import { evolveAnalyzeForm, initialAnalyzeForm, startBlocker, toParams } from '@/features/analyze/model/analyze-form';
 import { addRecentJob, loadRecentJobs, saveRecentJobs } from '@/features/analyze/model/recent-jobs';
 import { canDownloadJson } from '@/features/analyze/model/result';
+import { startErrorFor } from '@/features/analyze/model/start-error';
 import { ApiError } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { formatBytes, formatDateTime, taskFallbackName } from '@/lib/format';
@@ -160,7 +161,7 @@ export function AnalyzePage() {
               : { text: t('offline.storageFull', { needed: formatBytes(error.needed, lang), available: formatBytes(error.available, lang) }) },
         );
       } else {
-        setStartError({ key: 'errors.startFailed' });
+        setStartError(startErrorFor(error));
       }
     } finally {
       setUploading(false);
