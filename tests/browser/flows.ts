@@ -58,6 +58,20 @@ export const TEXT = {
     quotaExceeded: 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.',
     notVideo: 'Lütfen bir video dosyası seçin.',
     removeFile: 'dosyasını kaldır$',
+    adminNav: 'Admin',
+    adminTitle: 'Admin',
+    planFor: (who: string) => `${who} için plan`,
+    presetPro: 'Pro (10/gün, 50/ay)',
+    save: 'Kaydet',
+    saved: 'Kaydedildi.',
+    quotaTitle: 'Kullanım ve kota',
+    refreshQuota: 'Kotayı yenile',
+    daily: 'Günlük',
+    dailyOfTen: '0 / 10 kullanıldı',
+    lifetimeLeft2: 'Ömür boyu 2 analiz kaldı',
+    lifetimeUnlimited: 'Ömür boyu sınırsız',
+    profileNav: 'Profil',
+    planTitle: 'Plan ve kullanım',
     unreadableVideo: /okunabilen bir video değil/,
     seconds: /^\d+ sn$/,
     // "saha" (pole) and safety vest names as the Turkish catalogue has them.
@@ -111,6 +125,20 @@ export const TEXT = {
     quotaExceeded: 'You have reached your usage limit. Please contact an admin.',
     notVideo: 'Please choose a video file.',
     removeFile: '^Remove ',
+    adminNav: 'Admin',
+    adminTitle: 'Admin',
+    planFor: (who: string) => `Plan for ${who}`,
+    presetPro: 'Pro (10/day, 100/month)',
+    save: 'Save',
+    saved: 'Saved.',
+    quotaTitle: 'Usage and quota',
+    refreshQuota: 'Refresh quota',
+    daily: 'Daily',
+    dailyOfTen: '0 of 10 used',
+    lifetimeLeft2: '2 lifetime analyses left',
+    lifetimeUnlimited: 'Unlimited lifetime',
+    profileNav: 'Profile',
+    planTitle: 'Plan and usage',
     unreadableVideo: /not a video we can read/,
     seconds: /^\d+ s$/,
     equipmentWord: /^[\x20-\x7E]+$/,
@@ -297,4 +325,27 @@ export async function nonVideoFiles(page: Page, t: Texts, files: { text: string;
   await startAnalysis(page, t, files.fakeMp4);
   await visible(analyzeForm(page, t).getByText(t.unreadableVideo));
   await page.getByRole('button', { name: new RegExp(t.removeFile) }).click();
+}
+
+export function appNav(page: Page, name: string): Locator {
+  return page.getByRole('navigation').getByRole('link', { name, exact: true });
+}
+
+/** The quota card of the API page. */
+export function quotaCard(page: Page, t: Texts): Locator {
+  return page.getByRole('region', { name: t.quotaTitle });
+}
+
+/** On the admin page: the quota row of `who`, the Pro preset, save. */
+export async function adminSetsPro(page: Page, t: Texts, who: string): Promise<void> {
+  await appNav(page, t.adminNav).click();
+  await visible(page.getByRole('heading', { name: t.adminTitle, level: 1 }));
+  const plan = page.getByRole('combobox', { name: t.planFor(who) });
+  const row = page.getByRole('listitem').filter({ has: plan });
+  await visible(row);
+  expect(await plan.inputValue()).toBe('free');
+  await row.getByRole('button', { name: t.presetPro }).click();
+  await row.getByRole('button', { name: t.save, exact: true }).click();
+  await visible(row.getByRole('status').filter({ hasText: t.saved }));
+  expect(await plan.inputValue()).toBe('pro');
 }

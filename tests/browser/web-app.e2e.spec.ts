@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { videoFixtures } from '../../services/analysis/test/fixtures/videos.js';
 import { EXPECTED_PROBLEMS, ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
-import { TEXT, analyzeForm, apiKeyRoundTrip, checkHistory, checkResult, chooseFile, logout, nonVideoFiles, register, startAnalysis, visible, watchJobToDone } from './flows.js';
+import { TEXT, adminSetsPro, analyzeForm, apiKeyRoundTrip, appNav, checkHistory, checkResult, chooseFile, login, logout, nonVideoFiles, quotaCard, register, startAnalysis, visible, watchJobToDone } from './flows.js';
 
 const t = TEXT.tr;
 let server: BrowserServer;
@@ -79,4 +79,44 @@ describe('the web app in Turkish, against the real server', () => {
       expect(await page.getByRole('button', { name: t.start }).isDisabled()).toBe(true);
     }, { ignore: [...EXPECTED_PROBLEMS, /^http (403|415) POST \/analyze$/, /status of (403|415) .*\(\/analyze\)$/] });
   }, 120_000);
+
+  it('an admin puts a user on the Pro plan; the user sees it after a refresh', async () => {
+    const member = { email: 'zeynep.arslan@baret.test', password: 'trafo merkezi 34', fullName: 'Zeynep Arslan' };
+    await withBrowser('tr-admin-quota-user', async (userSession) => {
+      const { page } = userSession;
+      await register(page, server.url, t, member);
+      await appNav(page, t.apiNav).click();
+      const card = await visible(quotaCard(page, t));
+      await visible(card.getByText('free', { exact: true }));
+      await visible(card.getByText(t.lifetimeLeft2));
+
+      await withBrowser('tr-admin-quota-admin', async ({ page: admin }) => {
+        await register(admin, server.url, t, { email: 'admin@baret.test', password: 'yonetici sifresi 1' });
+        await adminSetsPro(admin, t, `${member.fullName} (${member.email})`);
+      });
+
+      await card.getByRole('button', { name: t.refreshQuota }).click();
+      await visible(card.getByText('pro', { exact: true }));
+      await visible(card.getByText(t.dailyOfTen));
+      await visible(card.getByText(t.lifetimeUnlimited));
+
+      await appNav(page, t.profileNav).click();
+      await page.reload();
+      const plan = await visible(page.getByRole('region', { name: t.planTitle }));
+      await visible(plan.getByText('pro', { exact: true }));
+    });
+  }, 90_000);
+
+  it('a visitor asking for /dashboard/history?x=1 logs in and lands there', async () => {
+    const member = { email: 'emre.celik@baret.test', password: 'kesici ayirici 7' };
+    const registered = await fetch(`${server.url}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(member) });
+    expect(registered.status).toBe(201);
+    await withBrowser('tr-redirect', async ({ page }) => {
+      await page.goto(`${server.url}/dashboard/history?x=1`);
+      await page.waitForURL(`${server.url}/login?redirectTo=${encodeURIComponent('/dashboard/history?x=1')}`);
+      await login(page, t, member);
+      await page.waitForURL(`${server.url}/dashboard/history?x=1`);
+      await visible(page.getByRole('heading', { name: t.historyTitle, level: 1 }));
+    });
+  }, 60_000);
 });
