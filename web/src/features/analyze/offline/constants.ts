@@ -7,6 +7,9 @@ export const REPLAY_MESSAGE = 'BARET_REPLAY_UPLOADS';
 /** Page → waiting service worker: take over now (the user accepted the update). */
 export const SKIP_WAITING_MESSAGE = 'SKIP_WAITING';
 
-/** API paths: never answered with the app shell (same list as the gateway's web plugin). */
+/**
+ * API paths: navigations to them are never answered with the app shell. Like the gateway's list,
+ * except /contact, which is also a page of the app (the API there is POST only).
+ */
 export const API_PATH_PATTERN =
-  /^\/(auth|admin|jobs|analyze|tasks|usage|contact|docs|openapi|media|uploads|equipment|healthz|readyz)(\/|\.|$)/;
+  /^\/(auth|admin|jobs|analyze|tasks|usage|docs|openapi|media|uploads|equipment|healthz|readyz)(\/|\.|$)/;
