@@ -105,6 +105,10 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
+/** Runs in the page before the app: the web app keeps its session token in localStorage. */
+const tokenScript = (token: string) =>
+  `if (!window.localStorage.getItem('baret-token')) window.localStorage.setItem('baret-token', ${JSON.stringify(token)});`;
+
 let accounts = 0;
 /** A new user, registered and logged in through the API; returns the access token. */
 export async function newUser(base: string): Promise<{ email: string; token: string }> {
@@ -119,9 +123,7 @@ export async function newUser(base: string): Promise<{ email: string; token: str
 /** A browser context already logged in as `token` (the web app keeps its token in localStorage). */
 export async function loggedInContext(browser: Browser, token: string, options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce', ...options });
-  await context.addInitScript((t: string) => {
-    if (!window.localStorage.getItem('baret-token')) window.localStorage.setItem('baret-token', t);
-  }, token);
+  await context.addInitScript(tokenScript(token));
   return context;
 }
 
@@ -137,9 +139,7 @@ export async function persistentLoggedInContext(token: string): Promise<{ contex
     viewport: { width: 1280, height: 900 },
     reducedMotion: 'reduce',
   });
-  await context.addInitScript((t: string) => {
-    if (!window.localStorage.getItem('baret-token')) window.localStorage.setItem('baret-token', t);
-  }, token);
+  await context.addInitScript(tokenScript(token));
   return {
     context,
     close: async () => {
