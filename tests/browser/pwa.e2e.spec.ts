@@ -25,9 +25,15 @@ afterAll(async () => {
   await fx?.dispose();
 });
 
+/** The page's navigator, as used in page functions (this file is type-checked without the DOM library). */
+interface BrowserNavigator {
+  onLine: boolean;
+  serviceWorker: { controller: { state: string } | null };
+}
+
 /** Waits until the service worker is active and controls the page (shell precached). */
 async function swControls(page: Page): Promise<void> {
-  await page.waitForFunction("navigator.serviceWorker.controller?.state === 'activated'", undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => (globalThis as unknown as { navigator: BrowserNavigator }).navigator.serviceWorker.controller?.state === 'activated', undefined, { timeout: 30_000 });
 }
 
 /** Chooses the video, uniform sampling and 2 composites, and presses start. */
@@ -67,7 +73,7 @@ describe('field mode (PWA)', () => {
       const reloaded = await page.reload();
       expect(reloaded?.fromServiceWorker()).toBe(true);
       await expect.poll(() => queueList(page).getByRole('listitem').textContent(), { timeout: 15_000 }).toContain('saha-direk.mp4');
-      expect(await page.evaluate('navigator.onLine')).toBe(false);
+      expect(await page.evaluate(() => (globalThis as unknown as { navigator: BrowserNavigator }).navigator.onLine)).toBe(false);
 
       // Back online: the queue uploads (tus), the job is created and runs to the end.
       await context.setOffline(false);
