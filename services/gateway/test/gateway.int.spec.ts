@@ -147,3 +147,30 @@ describe('media', () => {
     }
   });
 });
+
+describe('the web app', () => {
+  it('serves index.html for page loads of app routes (also /contact, which POST uses for the API), never for API paths', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const webDir = mkdtempSync(join(tmpdir(), 'baret-web-'));
+    writeFileSync(join(webDir, 'index.html'), '<!doctype html><title>Baret</title>');
+    const web = await buildGateway({ config, logger: createLogger('silent'), infra: { ready: async () => undefined }, auth, modules: [], webDir });
+    try {
+      const html = { accept: 'text/html,application/xhtml+xml' };
+      for (const path of ['/', '/contact', '/dashboard/history?x=1', '/pricing', '/nope']) {
+        const res = await web.inject({ url: path, headers: html });
+        expect(res.statusCode, path).toBe(200);
+        expect(res.body).toContain('<title>Baret</title>');
+      }
+      for (const path of ['/jobs/123', '/admin/usage', '/auth/unknown']) {
+        const res = await web.inject({ url: path, headers: html });
+        expect(res.statusCode, path).toBe(404);
+        expect(res.headers['content-type']).toContain('application/problem+json');
+      }
+      expect((await web.inject({ url: '/contact', headers: { accept: 'application/json' } })).statusCode).toBe(404);
+    } finally {
+      await web.close();
+    }
+  });
+});
