@@ -2,13 +2,20 @@
  * Screenshots of every web page at 1280 and 390 px, dark and light, Turkish and English, into
  * screenshots/ (git-ignored). The API is mocked with Playwright's page.route, so no backend is needed.
  *   npm run build -w web && npm run screenshots            (SHOTS=landing,admin to pick pages)
+ * With SCREENSHOTS_API=real the pages come from the real server instead (`npm start` in its own
+ * process, a temp data dir), with real accounts, an API key and finished jobs made through the API
+ * from the labelled PPE photos; the files are named `*-real.png`.
  * Uses Debian's Chromium at /usr/bin/chromium (CHROMIUM_PATH to override).
  */
-import { createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, resolve } from 'node:path';
 
 import { chromium, type Page, type Route } from 'playwright-core';
+
+import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
+import { startServerForBrowser, type BrowserServer } from '../tests/helpers/browser.js';
+import { api } from '../tests/helpers/process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'web', 'dist');
@@ -60,9 +67,10 @@ const JOB_DONE = {
     required_groups_name: ['Baret / Helmet', 'Yalıtkan eldiven / Insulating gloves', 'Reflektörlü yelek / Hi-vis vest', 'Gerilim dedektörü / Voltage detector'],
     missing_groups: [['pic7']],
     missing_groups_name: ['Yalıtkan eldiven / Insulating gloves'],
+    satisfied_groups: [['pic1', 'pic2'], ['pic23', 'pic24']],
     satisfied_equipment: ['pic1', 'pic23'],
     satisfied_equipment_name: ['Baret / Helmet', 'Reflektörlü yelek / Hi-vis vest'],
-    not_checked: ['pic30'],
+    not_checked: [['pic30']],
     not_checked_name: ['Gerilim dedektörü / Voltage detector'],
     composites_processed: 6,
     model_used: 'gpt-4o-mini',
@@ -153,49 +161,125 @@ const SHOTS: Shot[] = [
   { name: 'app-menu', path: '/dashboard/history', scenario: 'admin', act: async (page, width) => { if (width < 981) await page.getByRole('button', { name: /Menüyü aç|Open menu/ }).click(); } },
 ];
 
+interface RealData {
+  server: BrowserServer;
+  token: string;
+  adminId: string;
+  /** The admin's finished job, as GET /jobs/{id} answers it in each language. */
+  jobs: Record<string, unknown>;
+  dispose(): Promise<void>;
+}
+
+/** The real server with an admin, two users, finished jobs and an API key, made through the API. */
+async function realData(): Promise<RealData> {
+  const server = await startServerForBrowser({ BARET_ADMIN_EMAILS: 'elif.kaya@baret-demo.com.tr' });
+  const fixtures = await videoFixtures();
+  try {
+    const video = (await fixtures.photos('direk-bakim-kadikoy.mp4', 12)).path;
+    const people = [
+      { email: 'elif.kaya@baret-demo.com.tr', password: 'screenshot password', full_name: 'Elif Kaya' },
+      { email: 'ahmet.demir@example.com.tr', password: 'screenshot password', full_name: 'Ahmet Demir' },
+      { email: 'very.long.address.for.testing.overflow@distribution-company-example.com.tr', password: 'screenshot password' },
+    ];
+    const tokens: string[] = [];
+    let adminId = '';
+    for (const person of people) {
+      const reg = await api<{ id: string }>(server.url, '/auth/register', { method: 'POST', body: JSON.stringify(person) });
+      if (reg.status !== 201) throw new Error(`register ${person.email}: ${reg.status} ${JSON.stringify(reg.body)}`);
+      adminId ||= reg.body.id;
+      const login = await api<{ access_token: string }>(server.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email: person.email, password: person.password }) });
+      tokens.push(login.body.access_token);
+    }
+    const submit = async (token: string, name: string) => {
+      const form = new FormData();
+      form.append('payload', JSON.stringify({ job_type: 'auto', sampling: 'uniform', target_composites: 4, frames_per_composite: 4, dedupe_by_equipment: true }));
+      form.append('file', new Blob([readFileSync(video)], { type: 'video/mp4' }), name);
+      const res = await fetch(`${server.url}/analyze`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      if (res.status !== 202) throw new Error(`analyze: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { job_id: string }).job_id;
+    };
+    const waitDone = async (token: string, id: string) => {
+      for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+        const { body } = await api<{ status: string }>(server.url, `/jobs/${id}`, { token });
+        if (!['queued', 'running'].includes(body.status)) return;
+      }
+      throw new Error(`job ${id} did not finish`);
+    };
+    const ahmetJob = await submit(tokens[1]!, 'trafo-merkezi-uskudar.mp4');
+    await waitDone(tokens[1]!, ahmetJob);
+    const jobId = await submit(tokens[0]!, 'direk-bakim-kadikoy.mp4');
+    await waitDone(tokens[0]!, jobId);
+    const jobs: Record<string, unknown> = {};
+    for (const lang of ['tr', 'en']) jobs[lang] = (await api(server.url, `/jobs/${jobId}`, { token: tokens[0]!, headers: { 'accept-language': lang } })).body;
+    await api(server.url, '/auth/tokens', { method: 'POST', token: tokens[0]!, body: JSON.stringify({ name: 'SCADA entegrasyonu' }) });
+    return { server, token: tokens[0]!, adminId, jobs, dispose: () => server.stop() };
+  } finally {
+    await fixtures.dispose();
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(join(DIST, 'index.html'))) throw new Error('web/dist is missing: run `npm run build -w web` first');
+  const real = process.env.SCREENSHOTS_API === 'real' ? await realData() : null;
   mkdirSync(OUT, { recursive: true });
   const only = (process.env.SHOTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const widths = (process.env.WIDTHS ?? '1280,390').split(',').map(Number);
   const themes = (process.env.THEMES ?? 'dark,light').split(',');
   const langs = (process.env.LANGS ?? 'tr,en').split(',');
-  const { server, origin } = await serve();
+  const { server, origin } = real ? { server: null, origin: real.server.url } : await serve();
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   let count = 0;
   try {
-    for (const shot of SHOTS.filter((s) => only.length === 0 || only.includes(s.name))) {
+    for (const shot of SHOTS.filter((s) => (only.length === 0 || only.includes(s.name)) && !(real && s.scenario === 'visitor'))) {
       for (const width of widths) {
         for (const theme of themes) {
           for (const lang of langs) {
             const context = await browser.newContext({ viewport: { width, height: width < 768 ? 844 : 900 }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
             await context.addInitScript(
-              ({ theme: th, lang: lg, token }) => {
+              ({ theme: th, lang: lg, token, recent }) => {
                 // Runs in the page; the root tsconfig has no DOM types, hence the narrow cast.
                 const store = (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage;
                 store.setItem('amp-dashboard-theme', th);
                 store.setItem('baret-lang', lg);
                 if (token) store.setItem('baret-token', token);
+                if (recent) store.setItem(recent.key, JSON.stringify(recent.jobs));
               },
-              { theme, lang, token: shot.scenario === 'visitor' ? null : 'screenshot-token' },
+              {
+                theme,
+                lang,
+                token: shot.scenario === 'visitor' ? null : (real?.token ?? 'screenshot-token'),
+                // With the real server, the finished job is among the analyze page's recent ones.
+                recent: real ? { key: `baret-recent-jobs:${real.adminId}`, jobs: [real.jobs[lang]] } : null,
+              },
             );
             const page = await context.newPage();
             const problems: string[] = [];
             page.on('pageerror', (e) => problems.push(e.message));
-            await mockApi(page, shot.scenario);
+            page.on('console', (m) => {
+              if (m.type() === 'error' && !/demo\.mov/.test(m.location().url)) problems.push(m.text());
+            });
+            if (!real) await mockApi(page, shot.scenario);
             await page.goto(`${origin}${shot.path}`, { waitUntil: 'networkidle' });
             await page.locator('.spinner-lg').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
-            if (shot.act) await shot.act(page, width);
+            if (real && shot.scenario === 'admin-result') {
+              // Open the finished job from the recent analyses, as a person would.
+              await page.locator('.recent-item').first().click();
+              await page.getByRole('button', { name: /Yeni analiz|New analysis/ }).first().waitFor();
+              await page.locator('.evidence img').first().waitFor();
+              await page.waitForLoadState('networkidle');
+              // A full-page picture is taken from the top (the sticky header would sit mid-page).
+              await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+            } else if (shot.act) await shot.act(page, width);
             await page.waitForTimeout(300);
             const overflow = await page.evaluate(() => {
               const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
               return root.scrollWidth - root.clientWidth;
             });
             if (overflow > 0) problems.push(`horizontal overflow of ${overflow}px`);
-            const file = join(OUT, `${shot.name}-${width}-${theme}-${lang}.png`);
+            const file = join(OUT, `${shot.name}-${width}-${theme}-${lang}${real ? '-real' : ''}.png`);
             await page.screenshot({ path: file, fullPage: !shot.name.endsWith('menu') });
             count += 1;
             console.log(`${problems.length ? '!' : '✓'} ${file.replace(`${ROOT}/`, '')}${problems.length ? `  ${problems.join('; ')}` : ''}`);
@@ -206,7 +290,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close();
-    server.close();
+    server?.close();
+    await real?.dispose();
   }
   console.log(`${count} screenshots in ${OUT.replace(`${ROOT}/`, '')}/`);
 }

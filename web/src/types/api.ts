@@ -67,9 +67,12 @@ export interface JobResult {
   required_groups_name: string[];
   missing_groups: string[][];
   missing_groups_name: string[];
+  /** Every required group is in exactly one of satisfied_groups, missing_groups and not_checked. */
+  satisfied_groups?: string[][];
   satisfied_equipment: string[];
   satisfied_equipment_name: string[];
-  not_checked?: string[];
+  /** Groups the analyzer that ran cannot judge (the offline one checks hard hats and hi-vis only). */
+  not_checked?: string[][];
   not_checked_name?: string[];
   composites_processed: number;
   model_used: string | null;

@@ -54,6 +54,15 @@ describe('admin page', () => {
     await userEvent.setup().type(within(usage).getByRole('searchbox', { name: 'Kullanıcı ara' }), 'mehmet');
     expect(within(usage).getAllByRole('row')).toHaveLength(2);
     expect(within(usage).getByRole('row', { name: /mehmet@example.com/ })).toHaveTextContent('0,0100 USD');
+    await userEvent.setup().type(within(usage).getByRole('searchbox', { name: 'Kullanıcı ara' }), 'nobody');
+    expect(within(usage).getByText('Eşleşen kullanıcı yok.')).toBeInTheDocument();
+  });
+
+  it('says there is no usage yet (not "no match") before the first job', async () => {
+    server.use(http.get('*/admin/usage', () => HttpResponse.json({ ...USAGE, users: [] })));
+    renderApp('/dashboard/admin', { user: admin() });
+    const usage = await screen.findByRole('region', { name: 'Kullanıcı bazında kullanım' });
+    expect(await within(usage).findByText('Henüz analiz yok: kullanım ilk işten sonra burada görünür.')).toBeInTheDocument();
   });
 
   it('marks invalid limits, blocks save with the message, and never sends', async () => {

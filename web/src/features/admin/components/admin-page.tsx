@@ -64,7 +64,7 @@ function UsageSection() {
         </div>
         {usage.data ? (
           users.length === 0 ? (
-            <p className="muted">{t('admin.usage.empty')}</p>
+            <p className="muted">{search.trim() ? t('admin.usage.empty') : t('admin.usage.none')}</p>
           ) : (
             <div className="table-wrap">
               <table className="table">

@@ -265,6 +265,8 @@ export function AnalyzePage() {
                     if (jobInFlight) return;
                     setActiveJobId(null);
                     setViewedJob(job);
+                    // The panel is above the list: bring the job into view.
+                    document.getElementById('job-panel-title')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
                   }}
                   disabled={jobInFlight}
                 >

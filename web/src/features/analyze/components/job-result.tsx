@@ -33,7 +33,7 @@ export function JobResultView({ job }: { job: JobDetail }) {
   if (!result) return null;
   const rows = requiredRows(result);
   const missing = result.missing_groups_name ?? [];
-  const notChecked = result.not_checked_name?.length ? result.not_checked_name : (result.not_checked ?? []);
+  const notChecked = result.not_checked_name?.length ? result.not_checked_name : (result.not_checked ?? []).map((group) => group.join(' / '));
   const cost = result.token_usage?.estimated_cost ?? job.estimated_cost;
   const currency = result.token_usage?.currency || job.currency || 'USD';
 

@@ -10,13 +10,18 @@ export interface RequiredRow {
 
 const sameGroup = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('|') === [...b].sort().join('|');
 
-/** Each required group with whether it was seen, missing, or could not be checked. */
+const inGroups = (groups: readonly (readonly string[])[] | undefined, codes: readonly string[]) => (groups ?? []).some((group) => sameGroup(group, codes));
+
+/**
+ * Each required group with whether it was seen, missing, or could not be checked. The server
+ * puts every required group in exactly one of missing_groups and not_checked (groups of codes)
+ * or satisfied_groups.
+ */
 export function requiredRows(result: JobResult): RequiredRow[] {
-  const notChecked = new Set(result.not_checked ?? []);
   return (result.required_groups ?? []).map((codes, index) => {
     const name = result.required_groups_name?.[index] ?? codes.join(' / ');
-    const missing = (result.missing_groups ?? []).some((group) => sameGroup(group, codes)) || (result.missing_groups_name ?? []).includes(name);
-    const unchecked = codes.length > 0 && codes.every((code) => notChecked.has(code));
+    const missing = inGroups(result.missing_groups, codes) || (result.missing_groups_name ?? []).includes(name);
+    const unchecked = inGroups(result.not_checked, codes) || (result.not_checked_name ?? []).includes(name);
     return { name, codes, status: missing ? 'missing' : unchecked ? 'notChecked' : 'present' };
   });
 }
