@@ -3,14 +3,21 @@
  *  - Precaches the app shell, so every page opens offline after one online visit.
  *  - Navigations get index.html (the SPA decides the route), never API paths.
  *  - A new version waits until the page asks it to take over (the update prompt).
- *  - Background Sync "baret-upload-queue": when connectivity returns, the open app is told to
- *    replay its upload queue (the queue and the resumable upload live in the page, see
- *    features/offline). Without Background Sync the page replays on `online` and at start.
+ *  - Background Sync "baret-upload-queue": when connectivity returns, the service worker uploads
+ *    the queue itself (IndexedDB, a fetch tus client, the session the app mirrored there), with
+ *    or without an open page, and tells open pages of each job created. A network failure fails
+ *    the sync, so the browser tries again later. Without Background Sync (iOS Safari) the page
+ *    replays on `online` and at start. Pages and the service worker share a Web Lock and claim
+ *    each item in IndexedDB, so exactly one of them uploads it.
  */
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute, type PrecacheEntry } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 
-import { API_PATH_PATTERN, REPLAY_MESSAGE, SKIP_WAITING_MESSAGE, SYNC_TAG } from '@/features/analyze/offline/constants';
+import type { StartedJob } from '@/features/analyze/api/start-analysis';
+import { API_PATH_PATTERN, JOB_CREATED_MESSAGE, SKIP_WAITING_MESSAGE, SW_REPLAY_MESSAGE, SYNC_TAG } from '@/features/analyze/offline/constants';
+import type { QueuedUpload } from '@/features/analyze/offline/queue-db';
+import { withQueueLock } from '@/features/analyze/offline/replay-core';
+import { replayFromServiceWorker } from '@/features/analyze/offline/sw-replay';
 
 /** The few service-worker globals used here (the DOM and WebWorker libs cannot share one program). */
 interface ExtendableEventLike extends Event {
@@ -28,10 +35,14 @@ declare global {
     __WB_MANIFEST: Array<PrecacheEntry | string>;
   }
 }
+interface ExtendableMessageEventLike extends ExtendableEventLike {
+  readonly data: unknown;
+}
 interface ServiceWorkerScope {
+  location: { origin: string };
   skipWaiting(): Promise<void>;
   clients: { matchAll(options: { type: 'window'; includeUncontrolled: boolean }): Promise<ClientLike[]>; claim(): Promise<void> };
-  addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+  addEventListener(type: 'message', listener: (event: ExtendableMessageEventLike) => void): void;
   addEventListener(type: 'sync', listener: (event: SyncEventLike) => void): void;
   addEventListener(type: 'activate', listener: (event: ExtendableEventLike) => void): void;
 }
@@ -42,8 +53,26 @@ cleanupOutdatedCaches();
 precacheAndRoute(self.__WB_MANIFEST);
 registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html'), { denylist: [API_PATH_PATTERN] }));
 
+/** Open pages hear of each job the queue created (history refreshes, the analysis page follows it). */
+async function tellPages(job: StartedJob, item: QueuedUpload): Promise<void> {
+  const pages = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  for (const page of pages) page.postMessage({ type: JOB_CREATED_MESSAGE, job, item });
+}
+
+/** Uploads the queue from here; rejects when the network failed, so a sync is tried again later. */
+async function replayHere(): Promise<void> {
+  const jobs: Promise<void>[] = [];
+  const result = await withQueueLock(() =>
+    replayFromServiceWorker({ defaultApiBase: sw.location.origin, onJob: (job, item) => void jobs.push(tellPages(job, item)) }),
+  );
+  await Promise.allSettled(jobs);
+  if (result.networkFailed) throw new Error('upload queue: network failed, try again later');
+}
+
 sw.addEventListener('message', (event) => {
-  if ((event.data as { type?: string } | null)?.type === SKIP_WAITING_MESSAGE) void sw.skipWaiting();
+  const type = (event.data as { type?: string } | null)?.type;
+  if (type === SKIP_WAITING_MESSAGE) void sw.skipWaiting();
+  if (type === SW_REPLAY_MESSAGE) event.waitUntil(replayHere().catch(() => undefined));
 });
 
 sw.addEventListener('activate', (event) => {
@@ -52,11 +81,5 @@ sw.addEventListener('activate', (event) => {
 
 sw.addEventListener('sync', (event) => {
   if (event.tag !== SYNC_TAG) return;
-  event.waitUntil(
-    sw.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
-      for (const client of windows) client.postMessage({ type: REPLAY_MESSAGE });
-      // No app open: fail, so the browser tries the sync again later; the next app start replays too.
-      if (windows.length === 0) throw new Error('no open window to upload from');
-    }),
-  );
+  event.waitUntil(replayHere());
 });

@@ -4,6 +4,12 @@
 export const SYNC_TAG = 'baret-upload-queue';
 /** Service worker → page: connectivity is back, replay the queue. */
 export const REPLAY_MESSAGE = 'BARET_REPLAY_UPLOADS';
+/** Service worker → pages: a queued video became a job ({ type, job, item }). */
+export const JOB_CREATED_MESSAGE = 'BARET_QUEUED_JOB_CREATED';
+/** Page → service worker: upload the queue now (used by tests, and where a page wants the SW to do it). */
+export const SW_REPLAY_MESSAGE = 'BARET_SW_REPLAY';
+/** The Web Lock held by whoever replays the queue (pages and the service worker alike). */
+export const QUEUE_LOCK = 'baret-upload-queue';
 /** Page → waiting service worker: take over now (the user accepted the update). */
 export const SKIP_WAITING_MESSAGE = 'SKIP_WAITING';
 

@@ -1,5 +1,6 @@
 import type { AnalysisParams } from '@/features/analyze/api/start-analysis';
-import { putQueued, type QueuedUpload } from '@/features/analyze/offline/queue-db';
+import { putQueued, putSession, type QueuedUpload } from '@/features/analyze/offline/queue-db';
+import { apiUrl, getAuthToken, languageHeaders } from '@/lib/api-client';
 
 /** Room kept free beside the video, so the browser and the app can still work. */
 export const STORAGE_HEADROOM_BYTES = 20 * 1024 * 1024;
@@ -59,6 +60,11 @@ export async function enqueueUpload(
   };
   try {
     await putQueued(item, file);
+    // The service worker uploads with this session when no page is open (Background Sync).
+    const token = getAuthToken();
+    if (token) {
+      await putSession({ userId, token, apiBase: apiUrl(''), language: languageHeaders()['Accept-Language'] ?? null, updatedAt: item.createdAt }).catch(() => undefined);
+    }
   } catch (error) {
     // The transaction was rolled back (quota exceeded, storage blocked): nothing half-stored.
     const name = error instanceof DOMException ? error.name : '';

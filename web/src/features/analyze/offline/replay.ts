@@ -1,7 +1,7 @@
 import type { StartedJob } from '@/features/analyze/api/start-analysis';
 import { startAnalysisFromUpload, uploadResumable } from '@/features/analyze/offline/resumable-upload';
-import { getQueuedFile, listQueued, removeQueued, updateQueued, type QueuedUpload } from '@/features/analyze/offline/queue-db';
-import { ApiError } from '@/lib/api-client';
+import { listQueued, type QueuedUpload } from '@/features/analyze/offline/queue-db';
+import { newOwner, replayItem, withQueueLock, type ReplaySteps } from '@/features/analyze/offline/replay-core';
 
 /** Bytes sent of the item uploading now (live, not stored on every progress event). */
 const live = new Map<string, number>();
@@ -18,89 +18,67 @@ function setLive(id: string, sent: number | null): void {
 }
 
 const jobListeners = new Set<(job: StartedJob, item: QueuedUpload) => void>();
-/** Called when a queued video became a job (the server answered 202 with its id). */
+/** Called when a queued video became a job (the server answered 202 with its id), here or in the service worker. */
 export function onQueuedJobCreated(listener: (job: StartedJob, item: QueuedUpload) => void): () => void {
   jobListeners.add(listener);
   return () => jobListeners.delete(listener);
 }
+/** Tells this page's listeners of a job the queue created (the service worker's come by message). */
+export function notifyQueuedJobCreated(job: StartedJob, item: QueuedUpload): void {
+  jobListeners.forEach((l) => l(job, item));
+}
 
 const online = () => typeof navigator === 'undefined' || navigator.onLine !== false;
 
+/** This page's name in the items' claims (see claimQueued). */
+const owner = newOwner('page');
+
 /**
  * Uploads the user's waiting videos one after another. Only one replay runs at a time, across
- * tabs too (Web Locks where the browser has them). An item leaves the queue only once the server
- * confirmed its job; a network failure leaves it waiting for the next chance (online event,
- * Background Sync, app start), with the resumable upload's address so it continues where it was.
+ * tabs and the service worker too (Web Locks where the browser has them, and a claim on each
+ * item in IndexedDB). An item leaves the queue only once the server confirmed its job; a network
+ * failure leaves it waiting for the next chance (online event, Background Sync, app start), with
+ * the resumable upload's address so it continues where it was.
  */
 let running: Promise<void> | null = null;
 export function replayQueue(userId: string): Promise<void> {
-  running ??= withLock(() => replay(userId)).finally(() => {
+  running ??= withQueueLock(() => replay(userId)).finally(() => {
     running = null;
   });
   return running;
 }
 
-async function withLock(fn: () => Promise<void>): Promise<void> {
-  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
-  if (locks?.request) {
-    await locks.request('baret-upload-queue', fn);
-    return;
-  }
-  await fn();
-}
+const pageSteps: ReplaySteps = {
+  upload: (item, file, hooks) =>
+    new Promise<string>((resolve, reject) => {
+      const controller = new AbortController();
+      // The item was removed or taken meanwhile: stop sending it.
+      const lost = (error: unknown) => {
+        controller.abort();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      setLive(item.id, item.bytesSent);
+      uploadResumable(file, item.name, {
+        uploadUrl: item.uploadUrl,
+        signal: controller.signal,
+        onUrl: (url) => void hooks.onUrl(url).catch(lost),
+        onProgress: (sent) => {
+          setLive(item.id, sent);
+          void hooks.onProgress(sent).catch(lost);
+        },
+      }).then(resolve, reject);
+    }),
+  startAnalysis: startAnalysisFromUpload,
+};
 
 async function replay(userId: string): Promise<void> {
   for (const item of await listQueued(userId)) {
     if (item.state === 'failed') continue;
     if (!online()) return;
-    const file = await getQueuedFile(item.id);
-    if (!file) {
-      await removeQueued(item.id);
-      continue;
+    try {
+      if ((await replayItem(item, owner, pageSteps, notifyQueuedJobCreated)) === 'stop') return;
+    } finally {
+      setLive(item.id, null);
     }
-    if (!(await uploadOne(item, file))) return;
-  }
-}
-
-/** One item; false when the network is gone (stop, try again later). */
-async function uploadOne(item: QueuedUpload, file: Blob): Promise<boolean> {
-  await updateQueued(item.id, { state: 'uploading', error: null });
-  setLive(item.id, item.bytesSent);
-  let uploadUrl = item.uploadUrl;
-  try {
-    const uploadId = await uploadResumable(file, item.name, {
-      uploadUrl,
-      onUrl: (url) => {
-        uploadUrl = url;
-        void updateQueued(item.id, { uploadUrl: url });
-      },
-      onProgress: (sent) => setLive(item.id, sent),
-    });
-    await updateQueued(item.id, { bytesSent: item.size });
-    const job = await startAnalysisFromUpload(uploadId, item.params);
-    await removeQueued(item.id);
-    jobListeners.forEach((l) => l(job, item));
-    return true;
-  } catch (error) {
-    const status = error instanceof ApiError ? error.status : 0;
-    const sent = live.get(item.id) ?? item.bytesSent;
-    if (status === 0 || status >= 500 || status === 429) {
-      await updateQueued(item.id, { state: 'waiting', bytesSent: sent, uploadUrl });
-      return false;
-    }
-    if (status === 401) {
-      await updateQueued(item.id, { state: 'waiting', bytesSent: sent, uploadUrl, error: { key: 'offline.queue.loginNeeded' } });
-      return false;
-    }
-    if (status === 404) {
-      // The server no longer has the upload (expired or removed): it starts again next time.
-      await updateQueued(item.id, { state: 'waiting', bytesSent: 0, uploadUrl: null });
-      return true;
-    }
-    const detail = error instanceof ApiError ? error.detail : null;
-    await updateQueued(item.id, { state: 'failed', uploadUrl: null, bytesSent: 0, error: detail ? { text: detail } : { key: 'errors.startFailed' } });
-    return true;
-  } finally {
-    setLive(item.id, null);
   }
 }
