@@ -58,7 +58,9 @@ export async function ensureWebBuilt(): Promise<void> {
     }
   }
   try {
-    if (webBuildIsStale()) await run('npm', ['run', 'build', '-w', 'web'], { cwd: REPO_ROOT, maxBuffer: 32 * 1024 * 1024 });
+    // vitest sets NODE_ENV=test, which would make Vite build a development bundle.
+    const env = { ...process.env, NODE_ENV: 'production' };
+    if (webBuildIsStale()) await run('npm', ['run', 'build', '-w', 'web'], { cwd: REPO_ROOT, env, maxBuffer: 32 * 1024 * 1024 });
   } finally {
     rmdirSync(BUILD_LOCK);
   }
