@@ -95,7 +95,8 @@ describe('an analysis with the offline analyzer, end to end through HTTP', () =>
     expect((await app.infra.objects.list(`jobs/${job_id}/composites/`)).length).toBeGreaterThan(0);
 
     // The same result in Turkish.
-    const tr = (await app.request({ method: 'GET', url: `/jobs/${job_id}`, token: user.token })).json() as { result: Record<string, unknown> };
+    // Without Accept-Language the API answers in Turkish.
+    const tr = (await app.app.inject({ method: 'GET', url: `/jobs/${job_id}`, headers: { authorization: `Bearer ${user.token}` } })).json() as { result: Record<string, unknown> };
     expect(tr.result.job_display_name).toBe('Çalışma sahasına giriş');
 
     const list = (await app.request({ method: 'GET', url: '/jobs?limit=1', token: user.token })).json() as Array<Record<string, unknown>>;
@@ -197,7 +198,9 @@ describe('quota', () => {
       expect(res.statusCode).toBe(202);
       ids.push((res.json() as { job_id: string }).job_id);
     }
-    const third = await submitVideo(app, user.token, video);
+    // Without Accept-Language the API answers in Turkish, the product's default.
+    const raw = await multipart({ payload: JSON.stringify({ job_type: 'auto', sampling: 'uniform' }) }, { name: 'v.mp4', type: 'video/mp4', data: readFileSync(video) });
+    const third = await app.app.inject({ method: 'POST', url: '/analyze', payload: raw.payload, headers: { ...raw.headers, authorization: `Bearer ${user.token}` } });
     expect(third.statusCode).toBe(403);
     expect((third.json() as { detail: unknown }).detail).toBe('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.');
     // The web app shows the detail as is: in English when the client asks for English.
@@ -263,7 +266,7 @@ describe('admin delete and usage', () => {
 
 describe('GET /tasks', () => {
   it('names tasks in Turkish by default and in English on request', async () => {
-    const tr = (await app.request({ method: 'GET', url: '/tasks' })).json() as Array<{ slug: string; name: string }>;
+    const tr = (await app.app.inject({ method: 'GET', url: '/tasks' })).json() as Array<{ slug: string; name: string }>;
     const en = (await app.request({ method: 'GET', url: '/tasks', headers: { 'accept-language': 'en-US,en;q=0.9' } })).json() as Array<{ slug: string; name: string }>;
     expect(tr.length).toBeGreaterThanOrEqual(55);
     expect(tr.map((t) => t.slug)).toEqual(en.map((t) => t.slug));

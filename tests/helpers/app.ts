@@ -46,8 +46,9 @@ export async function startTestApp(
     analysis: options.analysis,
   });
   await standalone.app.ready();
+  // Tests read English messages unless they ask for a language (the API's default is Turkish).
   const request: TestApp['request'] = ({ token, headers, ...rest }) =>
-    standalone.app.inject({ ...rest, headers: { ...(headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    standalone.app.inject({ ...rest, headers: { 'accept-language': 'en', ...(headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) } });
   let signUps = 0;
   return {
     ...standalone,

@@ -66,10 +66,10 @@ describe('gateway', () => {
 
   it('answers errors as problem+json, and never leaks 5xx internals', async () => {
     await build();
-    const bad = await app.inject({ method: 'POST', url: '/demo', payload: { n: 0 } });
+    const bad = await app.inject({ method: 'POST', url: '/demo', payload: { n: 0 }, headers: { 'accept-language': 'en' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'validation_error', detail: 'n must be 1 or more.' });
-    const domain = await app.inject('/demo/domain');
+    const domain = await app.inject({ url: '/demo/domain', headers: { 'accept-language': 'en' } });
     expect(domain.json()).toMatchObject({ status: 400, detail: 'That is not allowed here.', instance: '/demo/domain' });
     const crash = await app.inject('/demo/crash');
     expect(crash.statusCode).toBe(500);
@@ -172,5 +172,17 @@ describe('the web app', () => {
     } finally {
       await web.close();
     }
+  });
+});
+
+describe('languages', () => {
+  it('answers problems in Turkish by default and in English when the client prefers it', async () => {
+    await build();
+    const tr = await app.inject({ method: 'POST', url: '/demo', payload: { n: 0 } });
+    expect(tr.json()).toMatchObject({ detail: 'n en az 1 olmalı.', errors: [{ field: 'n', message: 'n en az 1 olmalı.' }] });
+    const en = await app.inject({ method: 'POST', url: '/demo', payload: { n: 0 }, headers: { 'accept-language': 'en-US,en;q=0.9,tr;q=0.5' } });
+    expect(en.json()).toMatchObject({ detail: 'n must be 1 or more.' });
+    expect((await app.inject('/demo/me')).json()).toMatchObject({ detail: 'Devam etmek için lütfen giriş yapın.' });
+    expect((await app.inject({ url: '/nope', headers: { 'accept-language': 'tr' } })).json()).toMatchObject({ detail: 'GET /nope için bir yol yok.' });
   });
 });

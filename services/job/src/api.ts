@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import {
   IdParams,
+  localizeMessage,
   NotFoundError,
   preferredLang,
   principalOf,
@@ -16,7 +17,6 @@ import {
   ValidationError,
 } from '@baret/platform';
 import type { JobDoc, StoredResult, UsageDoc } from './readModels/jobs.js';
-import { QuotaExceededError } from './errors.js';
 import { uploadIdOf } from './params.js';
 import { receiveForm, type ReceivedUpload } from './upload.js';
 
@@ -75,7 +75,8 @@ interface Deps {
   maxUploadBytes: number;
 }
 
-function listItem(job: JobDoc, withUser: boolean) {
+/** A job as lists show it; its error text in the reader's language. */
+function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
   return {
     job_id: job.id,
     status: job.status,
@@ -84,7 +85,7 @@ function listItem(job: JobDoc, withUser: boolean) {
     model_used: job.model_used,
     estimated_cost: job.estimated_cost,
     currency: job.currency,
-    error: job.error,
+    error: job.error === null ? null : localizeMessage(job.error, lang),
     ...(withUser ? { user_email: job.user_email, user_full_name: job.user_full_name } : {}),
   };
 }
@@ -139,10 +140,6 @@ export const jobRoutes =
           if (uploadId) return reply.code(202).send(await deps.submitResumable(principalOf(request), uploadId, fields));
           if (!file) throw new ValidationError('Please choose a video to upload (the "file" field is missing).');
           return reply.code(202).send(await deps.submit(principalOf(request), file));
-        } catch (e) {
-          // The quota message is shown as is by the web app: answer in the client's language.
-          if (e instanceof QuotaExceededError) throw new QuotaExceededError(e.limit, preferredLang(request.headers['accept-language']));
-          throw e;
         } finally {
           await file?.discard();
         }
@@ -167,7 +164,8 @@ export const jobRoutes =
           orderBy: [{ field: 'created_at', direction: 'desc' }],
           limit: request.query.limit,
         });
-        return mine.map((j) => listItem(j, false));
+        const lang = preferredLang(request.headers['accept-language']);
+        return mine.map((j) => listItem(j, false, lang));
       },
     );
 
@@ -187,7 +185,7 @@ export const jobRoutes =
         const principal = principalOf(request);
         const job = await deps.visibleJob(principal, request.params.id);
         return {
-          ...listItem(job, principal.isAdmin),
+          ...listItem(job, principal.isAdmin, preferredLang(request.headers['accept-language'])),
           logs: job.logs,
           result: presentResult(job, preferredLang(request.headers['accept-language'])),
         };
@@ -239,7 +237,8 @@ export const jobRoutes =
           orderBy: [{ field: 'created_at', direction: 'desc' }],
           limit: request.query.limit,
         });
-        return found.map((j) => listItem(j, true));
+        const lang = preferredLang(request.headers['accept-language']);
+        return found.map((j) => listItem(j, true, lang));
       },
     );
 

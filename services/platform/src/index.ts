@@ -20,3 +20,4 @@ export * from './projection.js';
 export * from './clients.js';
 export * from './http/schemas.js';
 export * from './http/lang.js';
+export * from './i18n/messages.js';

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isDomainError } from '../errors.js';
+import { localizeMessage } from '../i18n/messages.js';
+import { preferredLang } from './lang.js';
 
 /** RFC 7807 problem details, as every error of the API is answered. */
 export interface Problem {
@@ -30,11 +32,18 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/**
+ * Answers a problem. `detail` and the field messages are written in English by the services and
+ * answered in the language of the request's Accept-Language (Turkish by default).
+ */
 export function sendProblem(reply: FastifyReply, problem: Omit<Problem, 'type' | 'title'> & Partial<Problem>): FastifyReply {
+  const lang = preferredLang(reply.request.headers['accept-language']);
   const body: Problem = {
     type: problem.type ?? 'about:blank',
     title: problem.title ?? TITLES[problem.status] ?? 'Error',
     ...problem,
+    detail: localizeMessage(problem.detail, lang),
+    ...(problem.errors ? { errors: problem.errors.map((e) => ({ ...e, message: localizeMessage(e.message, lang) })) } : {}),
     request_id: String(reply.request.id),
     instance: reply.request.url.split('?')[0],
   };

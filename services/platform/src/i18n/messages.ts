@@ -1,0 +1,131 @@
+import type { Lang } from '../clients.js';
+
+/**
+ * Turkish for every sentence the API says to a person: problem details, job errors and the like.
+ * Services write their messages in English once; the HTTP layer answers in the language of
+ * `Accept-Language` (Turkish by default) through `localizeMessage`. Sentences with values are
+ * patterns; a message not listed here is answered as written (the test in
+ * services/platform/test/messages.unit.spec.ts lists the ones services throw).
+ */
+type Rule = [RegExp, (m: RegExpMatchArray) => string];
+
+const EXACT: Record<string, string> = {
+  // identity
+  'Login failed. Please check your details.': 'Giriş başarısız. Lütfen bilgilerinizi kontrol edin.',
+  'An account with this email address already exists.': 'Bu e-posta adresiyle bir hesap zaten var.',
+  'Disposable or invalid email addresses are not accepted. Please use a permanent address.':
+    'Geçici veya geçersiz e-posta adresleri kabul edilmiyor. Lütfen kalıcı bir adres kullanın.',
+  'This user does not exist.': 'Böyle bir kullanıcı yok.',
+  'This user is already registered.': 'Bu kullanıcı zaten kayıtlı.',
+  'You cannot delete your own account.': 'Kendi hesabınızı silemezsiniz.',
+  'Please give the API key a name.': 'Lütfen API anahtarına bir ad verin.',
+  'This API key already exists.': 'Bu API anahtarı zaten var.',
+  'This API key does not exist.': 'Böyle bir API anahtarı yok.',
+  // authentication
+  'Please log in to continue.': 'Devam etmek için lütfen giriş yapın.',
+  'The Authorization header must be "Bearer <token>".': 'Authorization başlığı "Bearer <token>" biçiminde olmalı.',
+  'This API key is not valid.': 'Bu API anahtarı geçerli değil.',
+  'Your session has expired or is not valid. Please log in again.': 'Oturumunuzun süresi doldu veya geçersiz. Lütfen yeniden giriş yapın.',
+  'Your session is no longer valid. Please log in again.': 'Oturumunuz artık geçerli değil. Lütfen yeniden giriş yapın.',
+  'You do not have admin rights.': 'Admin yetkiniz bulunmuyor.',
+  // quota
+  'You have reached your usage limit. Please contact an admin.': 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.',
+  'Please enter whole numbers greater than or equal to 0.': 'Lütfen 0 veya daha büyük tam sayılar girin.',
+  'This account no longer exists.': 'Bu hesap artık yok.',
+  'This job already gave its quota unit back.': 'Bu iş kota hakkını zaten iade etti.',
+  // contact
+  'Please enter your email address.': 'Lütfen e-posta adresinizi girin.',
+  // jobs and uploads
+  'This file is not a video we can read. Please upload an MP4, MOV, MKV or WebM video.':
+    'Bu dosya okuyabildiğimiz bir video değil. Lütfen MP4, MOV, MKV veya WebM video yükleyin.',
+  'The payload field must be a JSON object.': 'payload alanı bir JSON nesnesi olmalı.',
+  'job_type must be "auto" or a task from the catalogue.': 'job_type "auto" ya da katalogdaki bir görev olmalı.',
+  'sampling must be "person" or "uniform".': 'sampling "person" ya da "uniform" olmalı.',
+  'target_composites must be a whole number from 1 to 20.': 'target_composites 1 ile 20 arasında bir tam sayı olmalı.',
+  'frames_per_composite must be a whole number from 2 to 8.': 'frames_per_composite 2 ile 8 arasında bir tam sayı olmalı.',
+  'target_composites must be an integer from 1 to 20.': 'target_composites 1 ile 20 arasında bir tam sayı olmalı.',
+  'frames_per_composite must be an integer from 2 to 8.': 'frames_per_composite 2 ile 8 arasında bir tam sayı olmalı.',
+  'dedupe_by_equipment must be true or false.': 'dedupe_by_equipment true ya da false olmalı.',
+  'upload_id must be the id of a finished resumable upload.': 'upload_id tamamlanmış bir devam ettirilebilir yüklemenin kimliği olmalı.',
+  'Send either a video in "file" or the upload_id of a resumable upload, not both.':
+    'Ya "file" alanında bir video ya da bir yüklemenin upload_id değerini gönderin; ikisini birden değil.',
+  'Please choose a video to upload (the "file" field is missing).': 'Lütfen yüklenecek bir video seçin ("file" alanı eksik).',
+  'Send the video as multipart/form-data with a "file" field.': 'Videoyu "file" alanıyla multipart/form-data olarak gönderin.',
+  'Send exactly one video in the "file" field.': '"file" alanında tam olarak bir video gönderin.',
+  'The uploaded file is empty.': 'Yüklenen dosya boş.',
+  'This upload does not exist.': 'Böyle bir yükleme yok.',
+  'This upload does not exist or has expired. Please upload the video again.': 'Bu yükleme yok ya da süresi doldu. Lütfen videoyu yeniden yükleyin.',
+  'This upload is not finished yet: send the rest of the video first.': 'Bu yükleme henüz bitmedi: önce videonun kalanını gönderin.',
+  'This evidence image does not exist.': 'Böyle bir kanıt görüntüsü yok.',
+  'This job does not exist.': 'Böyle bir iş yok.',
+  'This job already exists.': 'Bu iş zaten var.',
+  'Only queued or running jobs can be cancelled.': 'Yalnızca sıradaki veya çalışan işler iptal edilebilir.',
+  'Only finished jobs can be deleted. Cancel the job first.': 'Yalnızca bitmiş işler silinebilir. Önce işi iptal edin.',
+  // job errors shown in the history and the result
+  'This job was stopped by an administrator.': 'Bu iş bir yönetici tarafından durduruldu.',
+  'The uploaded video is no longer available. Please upload it again.': 'Yüklenen video artık mevcut değil. Lütfen yeniden yükleyin.',
+  'No frames could be read from this video.': 'Bu videodan kare okunamadı.',
+  'The analysis failed on our side. Your quota unit was given back; please try again.':
+    'Analiz bizim tarafımızda başarısız oldu. Kota hakkınız iade edildi; lütfen yeniden deneyin.',
+  'The analysis was interrupted several times while processing this video. Please try again or contact support.':
+    'Bu video işlenirken analiz birkaç kez kesildi. Lütfen yeniden deneyin veya destek ile iletişime geçin.',
+  'The vision model returned an answer we could not read twice in a row.': 'Görüntü modeli üst üste iki kez okuyamadığımız bir yanıt verdi.',
+  'The vision model call was cancelled.': 'Görüntü modeli çağrısı iptal edildi.',
+  // the HTTP layer
+  'Something went wrong on our side. Please try again later.': 'Bizim tarafımızda bir sorun oluştu. Lütfen daha sonra yeniden deneyin.',
+  'The service is temporarily unavailable. Please try again.': 'Hizmet geçici olarak kullanılamıyor. Lütfen yeniden deneyin.',
+  'A store is not reachable yet.': 'Bir veri deposuna henüz ulaşılamıyor.',
+};
+
+const PATTERNS: Rule[] = [
+  [/^The API key name must be at most (\d+) characters long\.$/, (m) => `API anahtarı adı en fazla ${m[1]} karakter olmalı.`],
+  [/^Too many failed login attempts\. Please wait (\d+) minutes and try again\.$/, (m) => `Çok fazla başarısız giriş denemesi. Lütfen ${m[1]} dakika bekleyip yeniden deneyin.`],
+  [/^Too many requests\. Please wait (\d+) (minutes|seconds) and try again\.$/, (m) => `Çok fazla istek. Lütfen ${m[1]} ${m[2] === 'minutes' ? 'dakika' : 'saniye'} bekleyip yeniden deneyin.`],
+  [/^No user with the email (.+)\.$/, (m) => `${m[1]} e-posta adresine sahip kullanıcı yok.`],
+  [/^Please write a message of at least (\d+) characters\.$/, (m) => `Lütfen en az ${m[1]} karakterlik bir mesaj yazın.`],
+  [/^The message must be at most (\d+) characters long\.$/, (m) => `Mesaj en fazla ${m[1]} karakter olmalı.`],
+  [/^The video is larger than the limit of (.+)\.$/, (m) => `Video ${m[1]} sınırından büyük.`],
+  [/^Unknown job type "(.*)"\. Use "auto" or a task from GET \/tasks\.$/, (m) => `Bilinmeyen iş türü "${m[1]}". "auto" ya da GET /tasks listesindeki bir görevi kullanın.`],
+  [/^No route for (\S+) (.*)$/, (m) => `${m[1]} ${m[2]} için bir yol yok.`],
+  [/^The vision model did not answer within (\d+(?:\.\d+)?) s \((\d+) attempts?\)\.$/, (m) => `Görüntü modeli ${m[1]} sn içinde yanıt vermedi (${m[2]} deneme).`],
+  [/^The vision model endpoint kept rate limiting us \(HTTP 429\) after (\d+) attempts?\.$/, (m) => `Görüntü modeli uç noktası ${m[1]} denemeden sonra da istekleri sınırladı (HTTP 429).`],
+  [/^The vision model endpoint failed with HTTP (\d+) after (\d+) attempts?\.$/, (m) => `Görüntü modeli uç noktası ${m[2]} denemeden sonra HTTP ${m[1]} hatası verdi.`],
+  // Validation sentences of the HTTP layer (field names stay as they are).
+  [/^(\S+) is required\.$/, (m) => `${m[1]} zorunludur.`],
+  [/^(\S+) must not be empty\.$/, (m) => `${m[1]} boş olmamalı.`],
+  [/^(\S+) must be at least (\d+) characters long\.$/, (m) => `${m[1]} en az ${m[2]} karakter olmalı.`],
+  [/^(\S+) must be at most (\d+) characters long\.$/, (m) => `${m[1]} en fazla ${m[2]} karakter olmalı.`],
+  [/^(\S+) must be a valid email address\.$/, (m) => `${m[1]} geçerli bir e-posta adresi olmalı.`],
+  [/^(\S+) must be (\S+) or more\.$/, (m) => `${m[1]} en az ${m[2]} olmalı.`],
+  [/^(\S+) must be (\S+) or less\.$/, (m) => `${m[1]} en fazla ${m[2]} olmalı.`],
+  [/^(\S+) must be one of: (.*)\.$/, (m) => `${m[1]} şunlardan biri olmalı: ${m[2]}.`],
+  [/^(\S+) is not a field we accept here\.$/, (m) => `${m[1]} burada kabul ettiğimiz bir alan değil.`],
+  [/^(\S+) is not valid\.$/, (m) => `${m[1]} geçerli değil.`],
+];
+
+/** One sentence in `lang`: the Turkish of a known English sentence, else the sentence as written. */
+function localizeSentence(sentence: string, lang: Lang): string {
+  if (lang === 'en') return sentence;
+  const exact = EXACT[sentence];
+  if (exact) return exact;
+  for (const [pattern, render] of PATTERNS) {
+    const m = sentence.match(pattern);
+    if (m) return render(m);
+  }
+  return sentence;
+}
+
+/**
+ * A message in `lang`. Messages made of several sentences (validation answers list one per
+ * problem) are translated sentence by sentence.
+ */
+export function localizeMessage(message: string, lang: Lang): string {
+  if (lang === 'en') return message;
+  const whole = localizeSentence(message, lang);
+  if (whole !== message) return whole;
+  const parts = message.split(/(?<=\.)\s+(?=[A-Za-z_"])/);
+  return parts.length > 1 ? parts.map((p) => localizeSentence(p, lang)).join(' ') : message;
+}
+
+/** For tests: whether a sentence has a Turkish version. */
+export const hasTurkish = (sentence: string): boolean => localizeSentence(sentence, 'tr') !== sentence;
