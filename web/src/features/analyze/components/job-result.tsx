@@ -89,7 +89,7 @@ export function JobResultView({ job }: { job: JobDetail }) {
             {t('analyze.result.missing')} <Badge tone={missing.length ? 'danger' : 'success'}>{missing.length}</Badge>
           </h3>
           {missing.length === 0 ? (
-            <p className="ok-text">{t('analyze.result.allPresent')}</p>
+            <p className="ok-text">{t(notChecked.length > 0 ? 'analyze.result.allCheckedPresent' : 'analyze.result.allPresent')}</p>
           ) : (
             <ul className="missing-list">
               {missing.map((name) => (
