@@ -38,6 +38,8 @@ export interface TusFetchOptions {
   onProgress?: (offset: number, total: number) => void | Promise<void>;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
+  /** A request with no answer after this long counts as a network failure (default 60 s). */
+  requestTimeoutMs?: number;
 }
 
 /** Base64 of a string's UTF-8 bytes (Turkish file names too), as Upload-Metadata wants it. */
@@ -87,7 +89,9 @@ export async function tusUpload(file: Blob, options: TusFetchOptions): Promise<s
     const headers = { 'Tus-Resumable': TUS_VERSION, ...(await options.headers?.()), ...(init.headers as Headers | undefined) };
     let response: Response;
     try {
-      response = await doFetch(url, { ...init, headers, cache: 'no-store' });
+      const timeout = options.requestTimeoutMs ?? 60_000;
+      const signal = typeof AbortSignal.timeout === 'function' ? AbortSignal.timeout(timeout) : undefined;
+      response = await doFetch(url, { ...init, headers, cache: 'no-store', signal });
     } catch (error) {
       throw new UploadHttpError(0, null, error instanceof Error ? error.message : 'Network error');
     }
