@@ -2,62 +2,16 @@
  * Helpers of the field-mode browser tests (tests/browser/pwa*.e2e.spec.ts): the built web app,
  * the real standalone server in its own process, and Debian's Chromium via playwright-core.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { api, startBaret, type RunningBaret } from '../helpers/process.js';
 
-const run = promisify(execFile);
-const REPO_ROOT = resolve(import.meta.dirname, '../..');
-const WEB_DIR = join(REPO_ROOT, 'web');
-export const WEB_DIST = join(WEB_DIR, 'dist');
+// One build helper for every browser test: the same staleness rule, lock and production build.
+import { CHROMIUM_ARGS, WEB_DIST } from '../helpers/browser.js';
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
-
-function webBuildIsStale(): boolean {
-  const built = join(WEB_DIST, 'sw.js');
-  if (!existsSync(join(WEB_DIST, 'index.html')) || !existsSync(built)) return true;
-  const sources = ['src', 'index.html', 'public', 'vite.config.ts', 'package.json'].map((p) => join(WEB_DIR, p)).filter((p) => existsSync(p));
-  return Math.max(...sources.map(newestMtime)) > statSync(built).mtimeMs;
-}
-
-/** The same lock directory as the other browser tests: one `npm run build -w web` at a time. */
-const BUILD_LOCK = join(tmpdir(), 'baret-web-build.lock');
-
-/** Builds web/dist when it is missing or older than the web app's sources (a fresh clone works). */
-export async function ensureWebBuilt(): Promise<void> {
-  if (!webBuildIsStale()) return;
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    try {
-      mkdirSync(BUILD_LOCK);
-      break;
-    } catch {
-      const age = existsSync(BUILD_LOCK) ? Date.now() - statSync(BUILD_LOCK).mtimeMs : 0;
-      if (age > 180_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`could not take ${BUILD_LOCK}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  try {
-    // vitest sets NODE_ENV=test, which would make Vite build a development bundle.
-    const env = { ...process.env, NODE_ENV: 'production' };
-    if (webBuildIsStale()) await run('npm', ['run', 'build', '-w', 'web'], { cwd: REPO_ROOT, env, maxBuffer: 32 * 1024 * 1024 });
-  } finally {
-    rmdirSync(BUILD_LOCK);
-  }
-}
+export { CHROMIUM_ARGS, ensureWebBuilt, WEB_DIST } from '../helpers/browser.js';
 
 export interface LogLine {
   msg?: string;
