@@ -39,7 +39,11 @@ async function swControls(page: Page): Promise<void> {
 /** Chooses the video, uniform sampling and 2 composites, and presses start. */
 async function startAnalysis(page: Page, path: string): Promise<void> {
   await page.getByLabel('Video seçin').setInputFiles(path);
-  await page.getByRole('radio', { name: 'Eşit aralıklı' }).check({ force: true });
+  // Click the segment's visible label as a person would (a forced click on the hidden input can land
+  // on the offline banner that appears when the connection drops).
+  const uniform = page.getByRole('radio', { name: 'Eşit aralıklı' });
+  await page.locator('label.segment', { hasText: 'Eşit aralıklı' }).click();
+  await expect.poll(() => uniform.isChecked()).toBe(true);
   await page.getByRole('button', { name: 'Gelişmiş ayarlar' }).click();
   const composites = page.getByRole('slider', { name: /Kompozit sayısı/ });
   await composites.focus();
