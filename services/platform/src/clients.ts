@@ -44,12 +44,14 @@ export interface TaskCatalogClient {
   isTask(slug: string): Promise<boolean>;
 }
 
+/** A video as ffprobe describes it (displayed size, after rotation). */
 export interface ProbedVideo {
   durationSec: number;
   width: number;
   height: number;
   fps: number;
   codec: string;
+  /** Container format name as ffprobe reports it. */
   format: string;
 }
 

@@ -2,16 +2,10 @@
  * Shared shapes of the analysis engine. The video pipeline, the person detector, the offline
  * analyzer and the OpenAI-compatible vision client all speak these.
  */
+import type { ProbedVideo } from '@baret/platform';
 
-export interface VideoInfo {
-  durationSec: number;
-  width: number;
-  height: number;
-  fps: number;
-  codec: string;
-  /** Container format name as ffprobe reports it. */
-  format: string;
-}
+/** What the pipeline knows of a video: the same shape the job service's prober answers. */
+export type VideoInfo = ProbedVideo;
 
 /** A body keypoint in pixels of the image it was detected in. */
 export interface Keypoint {
