@@ -62,8 +62,13 @@ async function tellPages(job: StartedJob, item: QueuedUpload): Promise<void> {
 /** Uploads the queue from here; rejects when the network failed, so a sync is tried again later. */
 async function replayHere(): Promise<void> {
   const jobs: Promise<void>[] = [];
+  const pages = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
   const result = await withQueueLock(() =>
-    replayFromServiceWorker({ defaultApiBase: sw.location.origin, onJob: (job, item) => void jobs.push(tellPages(job, item)) }),
+    replayFromServiceWorker({
+      defaultApiBase: sw.location.origin,
+      onJob: (job, item) => void jobs.push(tellPages(job, item)),
+      noPageOpen: pages.length === 0,
+    }),
   );
   await Promise.allSettled(jobs);
   if (result.networkFailed) throw new Error('upload queue: network failed, try again later');

@@ -141,12 +141,14 @@ export const CLAIM_MS = 2 * 60 * 1000;
 /**
  * Takes the item for `owner` in one transaction, so exactly one uploader (a page or the service
  * worker) replays it: refused (null) while someone else's claim holds, or when the item is gone
- * or failed. The item shows as uploading meanwhile.
+ * or failed. The item shows as uploading meanwhile. `isStaleOwner` names claimers known to be gone
+ * (the service worker, with no page open, knows no page can still be uploading).
  */
-export async function claimQueued(id: string, owner: string, now = Date.now()): Promise<QueuedUpload | null> {
+export async function claimQueued(id: string, owner: string, now = Date.now(), isStaleOwner: (owner: string) => boolean = () => false): Promise<QueuedUpload | null> {
   const tx = (await db()).transaction('uploads', 'readwrite');
   const current = await tx.store.get(id);
-  if (!current || current.state === 'failed' || (current.claim && current.claim.owner !== owner && current.claim.until > now)) {
+  const heldByOther = current?.claim && current.claim.owner !== owner && current.claim.until > now && !isStaleOwner(current.claim.owner);
+  if (!current || current.state === 'failed' || heldByOther) {
     await tx.done;
     return null;
   }

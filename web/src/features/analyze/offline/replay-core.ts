@@ -62,8 +62,14 @@ export function outcomeOf(error: unknown, sent: number, uploadUrl: string | null
 }
 
 /** Replays one item as `owner`; `onJob` hears of the job the server created. */
-export async function replayItem(item: QueuedUpload, owner: string, steps: ReplaySteps, onJob: (job: StartedJob, item: QueuedUpload) => void): Promise<ItemOutcome> {
-  const claimed = await claimQueued(item.id, owner);
+export async function replayItem(
+  item: QueuedUpload,
+  owner: string,
+  steps: ReplaySteps,
+  onJob: (job: StartedJob, item: QueuedUpload) => void,
+  isStaleOwner?: (owner: string) => boolean,
+): Promise<ItemOutcome> {
+  const claimed = await claimQueued(item.id, owner, Date.now(), isStaleOwner);
   if (!claimed) return 'skipped';
   const file = await getQueuedFile(item.id);
   if (!file) {

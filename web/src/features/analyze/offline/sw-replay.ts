@@ -15,6 +15,8 @@ export interface SwReplayOptions {
   onJob(job: StartedJob, item: QueuedUpload): void;
   fetch?: typeof fetch;
   retryDelays?: number[];
+  /** No page of the app is open: claims held by pages are left over from closed pages. */
+  noPageOpen?: boolean;
 }
 
 export interface SwReplayResult {
@@ -83,10 +85,18 @@ export async function replayFromServiceWorker(options: SwReplayOptions): Promise
       },
       startAnalysis: async (uploadId, params) => postAnalyze(apiBase, (await getSession(item.userId)) ?? session, uploadId, params, doFetch),
     };
-    const outcome = await replayItem(item, owner, steps, (job, queued) => {
-      result.done += 1;
-      options.onJob(job, queued);
-    });
+    // With no page open, a page's claim is left over from a page closed mid-upload: take it over.
+    const pageGone = options.noPageOpen ? (claimer: string) => claimer.startsWith('page-') : undefined;
+    const outcome = await replayItem(
+      item,
+      owner,
+      steps,
+      (job, queued) => {
+        result.done += 1;
+        options.onJob(job, queued);
+      },
+      pageGone,
+    );
     if (outcome === 'stop') {
       stoppedUsers.add(item.userId);
       const after = await getQueued(item.id);
