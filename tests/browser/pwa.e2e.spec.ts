@@ -94,6 +94,62 @@ describe('field mode (PWA)', () => {
     }
   }, 180_000);
 
+  it('Background Sync with no app window open: the service worker uploads the queue itself, the job is created and the item leaves the queue', async () => {
+    const user = await newUser(server.url);
+    const context = await loggedInContext(browser, user.token);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/dashboard`);
+      await page.getByRole('button', { name: 'Analizi başlat' }).waitFor();
+      await swControls(page);
+
+      await context.setOffline(true);
+      await startAnalysis(page, video);
+      await expect.poll(() => queueList(page).getByRole('listitem').count()).toBe(1);
+
+      // The service worker's registration, for the CDP sync event.
+      const cdp = await context.newCDPSession(page);
+      const registrations = new Map<string, string>();
+      cdp.on('ServiceWorker.workerRegistrationUpdated', (event: { registrations: Array<{ registrationId: string; scopeURL: string; isDeleted: boolean }> }) => {
+        for (const r of event.registrations) if (!r.isDeleted) registrations.set(r.scopeURL, r.registrationId);
+      });
+      await cdp.send('ServiceWorker.enable');
+      await expect.poll(() => registrations.get(`${server.url}/`)).toBeTruthy();
+
+      // No app window any more: only the service worker can upload now.
+      await page.goto('about:blank');
+      await context.setOffline(false);
+      const uploadsBefore = server.logs.filter((l) => l.msg === 'resumable upload chunk stored').length;
+      const jobsOf = () =>
+        fetch(`${server.url}/jobs`, { headers: { authorization: `Bearer ${user.token}` } }).then((r) => r.json() as Promise<Array<{ job_id: string; input_filename: string; status: string }>>);
+      expect(await jobsOf()).toHaveLength(0);
+
+      // The worker must see the network again before the sync event (emulation reaches it late).
+      const worker = context.serviceWorkers()[0]!;
+      await expect
+        .poll(() => worker.evaluate(() => (globalThis as unknown as { navigator: { onLine: boolean } }).navigator.onLine), { timeout: 15_000 })
+        .toBe(true);
+      await cdp.send('ServiceWorker.dispatchSyncEvent', { origin: server.url, registrationId: registrations.get(`${server.url}/`)!, tag: 'baret-upload-queue', lastChance: false });
+      // Generous: a sync Chromium fired by itself while the context was still offline may hold the queue until its requests time out.
+      await expect.poll(async () => (await jobsOf()).length, { timeout: 120_000 }).toBe(1);
+      expect((await jobsOf())[0]).toMatchObject({ input_filename: 'saha-direk.mp4' });
+      // The bytes went through the tus endpoint, in chunks, while no page was open.
+      expect(server.logs.filter((l) => l.msg === 'resumable upload chunk stored').length).toBeGreaterThan(uploadsBefore);
+      expect(context.pages().map((p) => p.url())).toEqual(['about:blank']);
+
+      // The app opens again: the item has left the queue, and no second job is made.
+      await page.goto(`${server.url}/dashboard`);
+      await page.getByRole('button', { name: 'Analizi başlat' }).waitFor();
+      await page.waitForTimeout(1500);
+      expect(await queueList(page).count()).toBe(0);
+      expect(await jobsOf()).toHaveLength(1);
+      await page.goto(`${server.url}/dashboard/history`);
+      await page.getByText('saha-direk.mp4').first().waitFor();
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+
   it('resumes an upload cut off part-way from the server offset: no byte is sent twice', async () => {
     const user = await newUser(server.url);
     // Service workers off here, so that page.route sees every request of the page.
