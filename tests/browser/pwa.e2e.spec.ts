@@ -53,17 +53,23 @@ async function startAnalysis(page: Page, path: string): Promise<void> {
   await page.getByRole('button', { name: 'Analizi başlat' }).click();
 }
 
+/** A new user's logged-in context on /dashboard, with the service worker in control. */
+async function openDashboard(): Promise<{ user: { email: string; token: string }; context: BrowserContext; page: Page }> {
+  const user = await newUser(server.url);
+  const context = await loggedInContext(browser, user.token);
+  const page = await context.newPage();
+  await page.goto(`${server.url}/dashboard`);
+  await page.getByRole('button', { name: 'Analizi başlat' }).waitFor();
+  await swControls(page);
+  return { user, context, page };
+}
+
 const queueList = (page: Page) => page.getByRole('list', { name: 'Yüklenmeyi bekleyenler' });
 
 describe('field mode (PWA)', () => {
   it('queues a video started offline, keeps it across an offline reload, and uploads it when back online', async () => {
-    const user = await newUser(server.url);
-    const context = await loggedInContext(browser, user.token);
+    const { user, context, page } = await openDashboard();
     try {
-      const page = await context.newPage();
-      await page.goto(`${server.url}/dashboard`);
-      await page.getByRole('button', { name: 'Analizi başlat' }).waitFor();
-      await swControls(page);
 
       await context.setOffline(true);
       await startAnalysis(page, video);
@@ -95,13 +101,8 @@ describe('field mode (PWA)', () => {
   }, 180_000);
 
   it('Background Sync with no app window open: the service worker uploads the queue itself, the job is created and the item leaves the queue', async () => {
-    const user = await newUser(server.url);
-    const context = await loggedInContext(browser, user.token);
+    const { user, context, page } = await openDashboard();
     try {
-      const page = await context.newPage();
-      await page.goto(`${server.url}/dashboard`);
-      await page.getByRole('button', { name: 'Analizi başlat' }).waitFor();
-      await swControls(page);
 
       await context.setOffline(true);
       await startAnalysis(page, video);
@@ -224,13 +225,8 @@ describe('field mode (PWA)', () => {
   }, 120_000);
 
   it('serves every route offline after one online visit, but never answers an API path with the app', async () => {
-    const user = await newUser(server.url);
-    const context = await loggedInContext(browser, user.token);
+    const { context, page } = await openDashboard();
     try {
-      const page = await context.newPage();
-      await page.goto(`${server.url}/dashboard`);
-      await page.getByRole('button', { name: 'Analizi başlat' }).waitFor();
-      await swControls(page);
 
       await context.setOffline(true);
       const routes: Array<[string, RegExp]> = [
