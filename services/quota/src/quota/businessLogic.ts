@@ -1,8 +1,8 @@
 import { ForbiddenError, IllegalStateError, ValidationError, type Decider } from '@baret/platform';
 import { evolveQuota, exceededLimit, initialQuotaState, type Limits, type QuotaEvent, type QuotaState } from './quota.js';
 
-export const QUOTA_EXCEEDED_MESSAGE = 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.';
-export const QUOTA_EXCEEDED_MESSAGE_EN = 'You have reached your usage limit. Please contact an admin.';
+/** The spec's quota message; callers of the quota client see only `{ ok: false, reason }`. */
+const QUOTA_EXCEEDED_MESSAGE = 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.';
 
 export class QuotaExceededError extends ForbiddenError {
   constructor(readonly limit: 'daily' | 'monthly' | 'lifetime') {
