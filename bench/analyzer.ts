@@ -1,5 +1,5 @@
 /**
- * Measures the offline analyzer on the labelled PPE photographs (`/work/shared/data/ppe-photos`,
+ * Measures the offline analyzer on the labelled PPE photographs (`../shared/data/ppe-photos`,
  * see its README). Each image goes through the same code path as a job: it becomes a one-cell
  * `Composite` and `OfflineAnalyzer.analyzeComposite` judges it. Image-level truth from the YOLO
  * labels: "hard hat seen" = a helmet box, "bare head seen" = a no_helmet box, "vest seen" = a vest
@@ -11,11 +11,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { sharedDataDir } from '@baret/platform';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
 import { OfflineAnalyzer } from '../services/analysis/src/engine/offlineAnalyzer.js';
 import type { Composite } from '../services/analysis/src/engine/types.js';
 
-export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? '/work/shared/data/ppe-photos';
+export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? sharedDataDir('ppe-photos');
 
 /** Label classes per data set: which YOLO class ids mean helmet, bare head, vest. */
 const DATASETS: Record<string, { helmet: number; bare: number; vest: number }> = {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Baret needs on a fresh Debian/Ubuntu machine, then its npm dependencies.
 #   bash scripts/bootstrap.sh          ffmpeg + npm ci
-#   bash scripts/bootstrap.sh --test   also Chromium and fonts for the browser tests
+#   bash scripts/bootstrap.sh --test   also Chromium and fonts for the browser tests, and the engines of the
+#                                      distributed tests (scripts/engines, cached in ~/.cache/baret-engines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,4 +22,8 @@ fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  bash scripts/engines/install.sh
 fi

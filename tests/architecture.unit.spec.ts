@@ -30,3 +30,29 @@ describe('architecture', () => {
     expect(offences).toEqual([]);
   });
 });
+
+describe('paths of one machine', () => {
+  it('no source, test, bench or script names an absolute path of the build machine', () => {
+    const dirs = ['services', 'tests', 'bench', 'scripts', 'web/src'].map((d) => join(root, d));
+    const offences = dirs
+      .flatMap((d) => files(d))
+      .filter((f) => /['"`]\/(work|home|root|Users)\//.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(root, f));
+    expect(offences).toEqual([]);
+  });
+
+  it('the shared folder is ../shared beside the repository unless BARET_SHARED_DIR says otherwise', async () => {
+    const { sharedDir, sharedDataDir, repoRoot } = await import('@baret/platform');
+    const before = process.env.BARET_SHARED_DIR;
+    try {
+      delete process.env.BARET_SHARED_DIR;
+      expect(repoRoot()).toBe(root);
+      expect(sharedDir()).toBe(join(root, '..', 'shared'));
+      process.env.BARET_SHARED_DIR = '/tmp/elsewhere';
+      expect(sharedDataDir('ppe-photos')).toBe('/tmp/elsewhere/data/ppe-photos');
+    } finally {
+      if (before === undefined) delete process.env.BARET_SHARED_DIR;
+      else process.env.BARET_SHARED_DIR = before;
+    }
+  });
+});

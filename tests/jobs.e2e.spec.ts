@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sharedDataDir } from '@baret/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -160,7 +161,8 @@ describe('upload validation', () => {
     const res = await submitVideo(app, user.token, text, {}, 'notes.mp4');
     expect(res.statusCode).toBe(415);
     expect((res.json() as { detail: string }).detail).toMatch(/not a video/i);
-    const png = readFileSync(join('/work/shared/data/ppe-photos/safety-vest-v4/images', (await import('node:fs')).readdirSync('/work/shared/data/ppe-photos/safety-vest-v4/images')[0]!));
+    const photos = sharedDataDir('ppe-photos', 'safety-vest-v4', 'images');
+    const png = readFileSync(join(photos, (await import('node:fs')).readdirSync(photos)[0]!));
     expect((await submitVideo(app, user.token, png, {}, 'photo.jpg')).statusCode).toBe(415);
     expect((await app.request({ method: 'GET', url: '/jobs', token: user.token })).json()).toEqual([]);
     expect((await app.quota.client.getQuota(user.id)).lifetime_used).toBe(0);

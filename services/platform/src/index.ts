@@ -18,6 +18,7 @@ export { SqliteMessageBus } from './embedded/sqliteMessageBus.js';
 export * from './service.js';
 export * from './projection.js';
 export * from './clients.js';
+export * from './paths.js';
 export * from './http/schemas.js';
 export * from './http/lang.js';
 export * from './i18n/messages.js';

@@ -1,10 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
+import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectPersons, warmUpDetector } from './detector.js';
 
-const PHOTOS = '/work/shared/data/ppe-photos';
+const PHOTOS = sharedDataDir('ppe-photos');
 
 /** Labelled photographs that clearly show workers (each has several helmet/vest boxes). */
 const WORKER_PHOTOS = [

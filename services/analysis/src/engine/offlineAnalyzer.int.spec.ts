@@ -1,12 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
+import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { warmUpDetector } from './detector.js';
 import { OfflineAnalyzer } from './offlineAnalyzer.js';
 import type { Composite, CompositeCell } from './types.js';
 
-const VEST_DIR = '/work/shared/data/ppe-photos/safety-vest-v4/images';
+const VEST_DIR = sharedDataDir('ppe-photos', 'safety-vest-v4', 'images');
 const HAT_CODES = ['pic1', 'pic2'];
 const VEST_CODES = ['pic9'];
 const OTHER_CODES = ['pic5', 'pic17', 'pic30'];

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
+import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectPersons, type RawImage, warmUpDetector } from './detector.js';
 import { analyzePersons, analyzePpe, headGeometry, rgbToHsv, rgbToLab } from './ppe.js';
@@ -105,7 +106,7 @@ describe('analyzePpe on a photograph with a painted torso', () => {
 
   beforeAll(async () => {
     await warmUpDetector();
-    const dir = '/work/shared/data/ppe-photos/safety-vest-v4/images';
+    const dir = sharedDataDir('ppe-photos', 'safety-vest-v4', 'images');
     const name = (await readdir(dir)).find((f) => f.startsWith('valid__00409_jpg'));
     if (!name) throw new Error('missing photo');
     photo = await readFile(path.join(dir, name));

@@ -5,7 +5,7 @@
  *
  * These are hand-written image statistics, not a trained PPE model: they answer `unknown` when a
  * region is too small or its evidence is ambiguous, and the thresholds were calibrated on the
- * labelled photographs in `/work/shared/data/ppe-photos` (see `bench/analyzer.ts`).
+ * labelled photographs in `../shared/data/ppe-photos` (see `bench/analyzer.ts`).
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';

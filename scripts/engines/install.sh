@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the real engines the distributed adapters are tested against (Kafka, MinIO, FerretDB,
+# PostgreSQL, ...) into one cache folder, so that a second run is fast:
+#   ${BARET_ENGINES_DIR:-$HOME/.cache/baret-engines}/<engine>-<version>/
+# Each engine has its own install-<engine>.sh beside this file; each is idempotent and installs
+# atomically (build in a temp folder, then rename), so an interrupted run leaves nothing half-made.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+export BARET_ENGINES_DIR="${BARET_ENGINES_DIR:-$HOME/.cache/baret-engines}"
+mkdir -p "$BARET_ENGINES_DIR"
+shopt -s nullglob
+for script in "$here"/install-*.sh; do
+  echo "engines: $(basename "$script")"
+  bash "$script"
+done
