@@ -199,6 +199,19 @@ export function planFromKeyframes(durationSec: number, count: number, keyframes:
 // ---------------------------------------------------------------------------------------------
 // ffmpeg runners
 
+/**
+ * The sum of `terms` as an ffmpeg expression, nested as a balanced tree: `(a+b)+(c+d)`.
+ * ffmpeg's expression parser gives up on a flat sum of about 100 terms (its recursion guard
+ * counts every `+`), which a long video with sparse keyframes reaches at 20 × 8 frames; a
+ * balanced tree is only log2(n) deep, so any number of targets parses.
+ */
+export function sumExpression(terms: string[]): string {
+  if (terms.length === 0) return '0';
+  if (terms.length === 1) return terms[0] as string;
+  const mid = Math.ceil(terms.length / 2);
+  return `(${sumExpression(terms.slice(0, mid))})+(${sumExpression(terms.slice(mid))})`;
+}
+
 const SHOWINFO_PTS = /Parsed_showinfo.*?\bpts_time:\s*(-?[\d.]+(?:e-?\d+)?)/;
 
 function showinfoTimes(stderr: string): number[] {
@@ -249,7 +262,7 @@ export async function decodeKeyframes(
 ): Promise<Decoded[]> {
   const eps = fps > 0 ? 0.45 / fps : 0.01;
   const select =
-    times === undefined ? '' : `select=${times.map((t) => `between(t\\,${(t - eps).toFixed(6)}\\,${(t + eps).toFixed(6)})`).join('+')},`;
+    times === undefined ? '' : `select=${sumExpression(times.map((t) => `between(t\\,${(t - eps).toFixed(6)}\\,${(t + eps).toFixed(6)})`))},`;
   return runMjpeg(
     [
       ...baseArgs(), '-skip_frame', 'nokey', '-i', path, '-map', '0:v:0', '-an', '-sn', '-dn',
@@ -270,7 +283,7 @@ export async function decodeSelect(
   if (targets.length === 0) return [];
   const from = span?.from ?? 0;
   const rel = targets.map((t) => Math.max(0, t - from));
-  const select = rel.map((t) => `gte(t\\,${t.toFixed(6)})*not(gte(prev_t\\,${t.toFixed(6)}))`).join('+');
+  const select = sumExpression(rel.map((t) => `gte(t\\,${t.toFixed(6)})*not(gte(prev_t\\,${t.toFixed(6)}))`));
   const seek = from > 0 ? ['-ss', from.toFixed(6)] : [];
   const limit = span ? ['-t', (span.to - from + 0.5).toFixed(6)] : [];
   return runMjpeg(
