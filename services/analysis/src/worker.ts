@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,7 +15,7 @@ import { samplePersonFocus, sampleUniform, type DetectFn } from './engine/frames
 import { VisionModelError } from './engine/openaiAnalyzer.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
-import type { SampledFrame, TokenUsage, VisionAnalyzer } from './engine/types.js';
+import type { Composite, CompositeAnalysis, CompositeCell, SampledFrame, TokenUsage, VisionAnalyzer } from './engine/types.js';
 import { Findings } from './result.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
@@ -46,6 +46,66 @@ export interface CancelDoc extends Record<string, unknown> {
 
 export const CANCELS = 'analysis_cancels';
 const ATTEMPTS = 'analysis_attempts';
+/** The journal of each running job (see `JournalDoc`). */
+export const JOURNALS = 'analysis_journals';
+
+/** One report of a step, as published: `key` names the step and makes its event id. */
+interface JournalEntry {
+  key: string;
+  type: string;
+  data: Record<string, unknown>;
+  at: string;
+}
+
+/**
+ * What a job's analysis has done so far, written before each step is reported, so that a run
+ * interrupted by a crash resumes where it stopped: steps already reported are not redone (their
+ * reports are published again under the same event ids, which the job service ignores), and
+ * composites already analysed are not asked again (their findings and token usage come from here).
+ */
+export interface JournalDoc extends Record<string, unknown> {
+  reports: JournalEntry[];
+  /** The composites, once built and stored (`jobs/<id>/composites/<index>.jpg`). */
+  composites?: { index: number; width: number; height: number; cells: CompositeCell[] }[];
+  classification?: { jobType: string; usage: TokenUsage };
+  analyses: { index: number; analysis: CompositeAnalysis }[];
+}
+
+/**
+ * The event id of one step of one job: the same on every run, so that a step reported again
+ * after a restart is recognised by the job service as already recorded.
+ */
+export function stepEventId(jobId: string, key: string): string {
+  const h = createHash('sha256').update(`${jobId}\u0000${key}`).digest('hex');
+  const variant = ((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+class Journal {
+  private constructor(
+    private readonly collection: Collection<JournalDoc>,
+    private readonly jobId: string,
+    readonly doc: JournalDoc,
+  ) {}
+
+  static async open(collection: Collection<JournalDoc>, jobId: string): Promise<Journal> {
+    return new Journal(collection, jobId, (await collection.get(jobId)) ?? { reports: [], analyses: [] });
+  }
+
+  has(key: string): boolean {
+    return this.doc.reports.some((r) => r.key === key);
+  }
+
+  /** Stores the entries not recorded yet (and `change`) in one write; returns those to publish. */
+  async record(entries: JournalEntry[], change?: (doc: JournalDoc) => void): Promise<JournalEntry[]> {
+    const fresh = entries.filter((e) => !this.has(e.key));
+    if (fresh.length === 0 && !change) return [];
+    change?.(this.doc);
+    this.doc.reports.push(...fresh);
+    await this.collection.put(this.jobId, this.doc);
+    return fresh;
+  }
+}
 
 class Cancelled extends Error {}
 
@@ -58,21 +118,35 @@ class Cancelled extends Error {}
 export class AnalysisWorker {
   private readonly attempts: Collection<AttemptDoc>;
   private readonly cancels: Collection<CancelDoc>;
+  private readonly journals: Collection<JournalDoc>;
 
   constructor(private readonly deps: WorkerDeps) {
     this.attempts = deps.documents.collection<AttemptDoc>(ATTEMPTS);
     this.cancels = deps.documents.collection<CancelDoc>(CANCELS);
+    this.journals = deps.documents.collection<JournalDoc>(JOURNALS);
   }
 
+  private entry(key: string, type: string, data: Record<string, unknown> = {}): JournalEntry {
+    return { key, type, data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>, at: this.deps.clock().toISOString() };
+  }
+
+  private async publish(jobId: string, entries: JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.deps.bus.publish(
+      PROGRESS_TOPIC,
+      entries.map((e) => ({
+        key: jobId,
+        value: toBinary(
+          JobProgressSchema,
+          create(JobProgressSchema, { jobId, eventId: stepEventId(jobId, e.key), type: e.type, data: e.data as JsonObject, at: e.at }),
+        ),
+      })),
+    );
+  }
+
+  /** Reports a step that needs no journal (the end of a job). */
   private async report(jobId: string, type: string, data: Record<string, unknown> = {}): Promise<void> {
-    const message = create(JobProgressSchema, {
-      jobId,
-      eventId: randomUUID(),
-      type,
-      data: JSON.parse(JSON.stringify(data)) as JsonObject,
-      at: this.deps.clock().toISOString(),
-    });
-    await this.deps.bus.publish(PROGRESS_TOPIC, [{ key: jobId, value: toBinary(JobProgressSchema, message) }]);
+    await this.publish(jobId, [this.entry(type, type, data)]);
   }
 
   async handle(job: JobQueued): Promise<void> {
@@ -86,6 +160,7 @@ export class AnalysisWorker {
     const finish = async (type: 'job_completed' | 'job_failed' | 'job_cancelled', data: Record<string, unknown>) => {
       await this.report(jobId, type, data);
       await this.attempts.put(jobId, { attempts: attempt, finished: true });
+      await this.journals.delete(jobId);
     };
 
     try {
@@ -102,6 +177,7 @@ export class AnalysisWorker {
       }
       await this.run(job, attempt);
       await this.attempts.put(jobId, { attempts: attempt, finished: true });
+      await this.journals.delete(jobId);
     } catch (err) {
       if (err instanceof Cancelled) {
         await finish('job_cancelled', { reason: 'cancelled_by_admin' });
@@ -115,7 +191,7 @@ export class AnalysisWorker {
   }
 
   private async run(job: JobQueued, attempt: number): Promise<void> {
-    const { objects, analyzer, pricing, detect } = this.deps;
+    const { analyzer, pricing } = this.deps;
     const jobId = job.jobId;
     const params = job.params!;
     const controller = new AbortController();
@@ -127,77 +203,80 @@ export class AnalysisWorker {
     const checkpoint = async () => {
       if (signal.aborted || (await this.cancels.get(jobId))) throw new Cancelled();
     };
-    const work = await mkdtemp(join(tmpdir(), 'baret-job-'));
+    const journal = await Journal.open(this.journals, jobId);
+    /** Journals the steps, then reports those not reported before. */
+    const step = async (entries: JournalEntry[], change?: (doc: JournalDoc) => void) => this.publish(jobId, await journal.record(entries, change));
+    let work: string | undefined;
     try {
-      await this.report(jobId, 'job_started', attempt > 1 ? { attempt, resumed: true } : { attempt });
-      const videoPath = join(work, 'video');
-      const head = await objects.head(job.videoKey);
-      if (!head) throw new UserFacingError('The uploaded video is no longer available. Please upload it again.');
-      await pipeline(await objects.get(job.videoKey), createWriteStream(videoPath));
-      const info = await probeVideo(videoPath, signal);
-      await this.report(jobId, 'video_opened', {
-        duration_sec: round(info.durationSec, 3),
-        width: info.width,
-        height: info.height,
-        fps: round(info.fps, 3),
-        codec: info.codec,
-      });
-      await checkpoint();
+      // A restart first reports again what the journal holds (a crash may have come between
+      // journaling a step and reporting it; the job service ignores what it already has).
+      await this.publish(jobId, journal.doc.reports);
+      await step([this.entry('job_started', 'job_started', { attempt })]);
+      if (attempt > 1) {
+        await step([
+          this.entry(`job_resumed:${attempt}`, 'job_resumed', {
+            attempt,
+            after: journal.doc.reports.at(-1)?.type ?? 'job_started',
+            composites_analyzed: journal.doc.analyses.length,
+          }),
+        ]);
+      }
 
-      const count = params.targetComposites * params.framesPerComposite;
-      const started = Date.now();
-      const frames: SampledFrame[] =
-        params.sampling === 'person'
-          ? await samplePersonFocus(videoPath, info, count, detect, { signal })
-          : await sampleUniform(videoPath, info, count, { signal });
-      if (frames.length === 0) throw new UserFacingError('No frames could be read from this video.');
-      await this.report(jobId, 'frames_sampled', {
-        count: frames.length,
-        sampling: params.sampling,
-        times_sec: frames.map((f) => round(f.timeSec, 2)),
-        elapsed_ms: Date.now() - started,
-      });
-      await checkpoint();
-
-      for (const f of frames) await objects.put(`jobs/${jobId}/frames/${String(f.index).padStart(3, '0')}.jpg`, f.jpeg, { contentType: 'image/jpeg' });
-      await this.report(jobId, 'frames_saved', { count: frames.length });
-      await checkpoint();
-
-      const composites = await buildComposites(frames, { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite });
-      for (const c of composites) await objects.put(`jobs/${jobId}/composites/${c.index}.jpg`, c.jpeg, { contentType: 'image/jpeg' });
-      await this.report(jobId, 'composites_created', { count: composites.length, frames_per_composite: params.framesPerComposite });
+      let composites = journal.doc.composites ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
+      if (!composites) {
+        work = await mkdtemp(join(tmpdir(), 'baret-job-'));
+        composites = await this.makeComposites(job, work, signal, checkpoint, step);
+      }
       await checkpoint();
 
       const price = pricing.priceFor(analyzer.modelName);
-      await this.report(jobId, 'model_pricing', {
-        model: analyzer.modelName,
-        input_per_1m: price.inputPer1m,
-        output_per_1m: price.outputPer1m,
-        currency: price.currency,
-        known_price: price.known,
-      });
+      await step([
+        this.entry('model_pricing', 'model_pricing', {
+          model: analyzer.modelName,
+          input_per_1m: price.inputPer1m,
+          output_per_1m: price.outputPer1m,
+          currency: price.currency,
+          known_price: price.known,
+        }),
+      ]);
       const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
       let cost = 0;
-      const spend = async (u: TokenUsage, step: string) => {
+      /** Adds a model call to the job's totals; returns its usage report. */
+      const spend = (u: TokenUsage, stepName: string): JournalEntry => {
         usage.promptTokens += u.promptTokens;
         usage.completionTokens += u.completionTokens;
         const c = estimateCost(u, price);
         cost = Math.round((cost + c) * 1e6) / 1e6;
-        await this.report(jobId, 'llm_usage', { step, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, estimated_cost: c, currency: price.currency });
+        return this.entry(`llm_usage:${stepName}`, 'llm_usage', {
+          step: stepName,
+          prompt_tokens: u.promptTokens,
+          completion_tokens: u.completionTokens,
+          estimated_cost: c,
+          currency: price.currency,
+        });
       };
 
       let jobType = params.jobType;
-      if (jobType === 'auto') {
+      const classified = journal.doc.classification;
+      if (classified) {
+        jobType = classified.jobType;
+        spend(classified.usage, 'classify');
+      } else if (jobType === 'auto') {
         const classification = await analyzer.classifyJob(composites.slice(0, 2), taskOptions('en'), signal);
-        await spend(classification.usage, 'classify');
         jobType = classification.slug;
-        await this.report(jobId, 'job_classified', {
-          job_type: jobType,
-          method: classification.confidence === 0 ? 'fallback' : 'model',
-          confidence: classification.confidence ?? null,
-        });
+        await step(
+          [
+            spend(classification.usage, 'classify'),
+            this.entry('job_classified', 'job_classified', {
+              job_type: jobType,
+              method: classification.confidence === 0 ? 'fallback' : 'model',
+              confidence: classification.confidence ?? null,
+            }),
+          ],
+          (doc) => (doc.classification = { jobType: classification.slug, usage: classification.usage }),
+        );
       } else {
-        await this.report(jobId, 'job_classified', { job_type: jobType, method: 'manual' });
+        await step([this.entry('job_classified', 'job_classified', { job_type: jobType, method: 'manual' })]);
       }
       const task = findTask(jobType);
       const findings = new Findings(task?.required_groups ?? []);
@@ -206,21 +285,34 @@ export class AnalysisWorker {
       for (const composite of composites) {
         const codes = findings.codesToAsk(params.dedupeByEquipment);
         if (codes.length === 0) break;
-        const analysis = await analyzer.analyzeComposite(composite, { equipment: equipmentOptions(codes, 'en') }, signal);
-        findings.add(composite.index, analysis);
-        await spend(analysis.usage, `composite_${composite.index}`);
-        await this.report(jobId, 'composite_analyzed', {
-          index: composite.index,
-          asked: codes,
-          seen: analysis.seen.map((s) => s.code),
-          missing: analysis.missing,
-          not_checked: analysis.notChecked,
-          persons: analysis.persons ?? null,
-        });
+        const done = journal.doc.analyses.find((a) => a.index === composite.index);
+        if (done) {
+          // Analysed before a restart: its findings and cost count, the model is not asked again.
+          findings.add(composite.index, done.analysis);
+          spend(done.analysis.usage, `composite_${composite.index}`);
+        } else {
+          const analysis = await analyzer.analyzeComposite(composite, { equipment: equipmentOptions(codes, 'en') }, signal);
+          findings.add(composite.index, analysis);
+          const saved = JSON.parse(JSON.stringify(analysis)) as CompositeAnalysis;
+          await step(
+            [
+              spend(analysis.usage, `composite_${composite.index}`),
+              this.entry(`composite_analyzed:${composite.index}`, 'composite_analyzed', {
+                index: composite.index,
+                asked: codes,
+                seen: analysis.seen.map((s) => s.code),
+                missing: analysis.missing,
+                not_checked: analysis.notChecked,
+                persons: analysis.persons ?? null,
+              }),
+            ],
+            (doc) => doc.analyses.push({ index: composite.index, analysis: saved }),
+          );
+        }
         await checkpoint();
         const remaining = composites.length - composite.index - 1;
         if (findings.complete && remaining > 0) {
-          await this.report(jobId, 'early_stop_triggered', { after_composite: composite.index, skipped: remaining });
+          await step([this.entry('early_stop_triggered', 'early_stop_triggered', { after_composite: composite.index, skipped: remaining })]);
           break;
         }
       }
@@ -232,10 +324,85 @@ export class AnalysisWorker {
       throw err;
     } finally {
       clearInterval(poll);
-      await rm(work, { recursive: true, force: true });
+      if (work) await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Video → frames → composites, each step journaled and reported. */
+  private async makeComposites(
+    job: JobQueued,
+    work: string,
+    signal: AbortSignal,
+    checkpoint: () => Promise<void>,
+    step: (entries: JournalEntry[], change?: (doc: JournalDoc) => void) => Promise<void>,
+  ): Promise<Composite[]> {
+    const { objects, detect } = this.deps;
+    const jobId = job.jobId;
+    const params = job.params!;
+    const videoPath = join(work, 'video');
+    const head = await objects.head(job.videoKey);
+    if (!head) throw new UserFacingError('The uploaded video is no longer available. Please upload it again.');
+    await pipeline(await objects.get(job.videoKey), createWriteStream(videoPath));
+    const info = await probeVideo(videoPath, signal);
+    await step([
+      this.entry('video_opened', 'video_opened', {
+        duration_sec: round(info.durationSec, 3),
+        width: info.width,
+        height: info.height,
+        fps: round(info.fps, 3),
+        codec: info.codec,
+      }),
+    ]);
+    await checkpoint();
+
+    const count = params.targetComposites * params.framesPerComposite;
+    const started = Date.now();
+    const frames: SampledFrame[] =
+      params.sampling === 'person'
+        ? await samplePersonFocus(videoPath, info, count, detect, { signal })
+        : await sampleUniform(videoPath, info, count, { signal });
+    if (frames.length === 0) throw new UserFacingError('No frames could be read from this video.');
+    await step([
+      this.entry('frames_sampled', 'frames_sampled', {
+        count: frames.length,
+        sampling: params.sampling,
+        times_sec: frames.map((f) => round(f.timeSec, 2)),
+        elapsed_ms: Date.now() - started,
+      }),
+    ]);
+    await checkpoint();
+
+    for (const f of frames) await objects.put(`jobs/${jobId}/frames/${String(f.index).padStart(3, '0')}.jpg`, f.jpeg, { contentType: 'image/jpeg' });
+    await step([this.entry('frames_saved', 'frames_saved', { count: frames.length })]);
+    await checkpoint();
+
+    const composites = await buildComposites(frames, { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite });
+    for (const c of composites) await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
+    await step(
+      [this.entry('composites_created', 'composites_created', { count: composites.length, frames_per_composite: params.framesPerComposite })],
+      (doc) => (doc.composites = composites.map((c) => ({ index: c.index, width: c.width, height: c.height, cells: c.cells }))),
+    );
+    return composites;
+  }
+
+  /** The composites of an interrupted run, read back from the object store (undefined if one is gone). */
+  private async storedComposites(jobId: string, stored: NonNullable<JournalDoc['composites']>): Promise<Composite[] | undefined> {
+    try {
+      const out: Composite[] = [];
+      for (const c of stored) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await this.deps.objects.get(compositeKey(jobId, c.index))) chunks.push(chunk as Buffer);
+        out.push({ ...c, jpeg: Buffer.concat(chunks) });
+      }
+      return out;
+    } catch (err) {
+      this.deps.log.warn({ err, job_id: jobId }, 'stored composites unreadable; building them again');
+      return undefined;
     }
   }
 }
+
+const compositeKey = (jobId: string, index: number): string => `jobs/${jobId}/composites/${index}.jpg`;
 
 /** An error whose message is written for the user. */
 export class UserFacingError extends Error {}

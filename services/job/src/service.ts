@@ -175,10 +175,16 @@ export function createJobService(opts: JobOptions) {
     await deleteObjects(jobId);
   }
 
-  /** Appends a progress report of the analysis worker to the job's stream (idempotent by event id). */
+  /**
+   * Appends a progress report of the analysis worker to the job's stream, once: a report whose
+   * event id is already in the stream (redelivered, or reported again by a worker resuming the
+   * job after a restart) changes nothing.
+   */
   async function recordProgress(report: { job_id: string; event_id: string; type: string; data: Record<string, unknown>; at: string }) {
     const state = await jobs.get(report.job_id);
     if (!state || isFinished(state.status)) return;
+    const recorded = await eventStore.readStream(jobStream(report.job_id));
+    if (recorded.some((e) => e.metadata.report_id === report.event_id)) return;
     await run(report.job_id, { type: 'record_progress', data: { event: report.type, data: report.data, at: new Date(report.at) } }, { report_id: report.event_id });
   }
 

@@ -152,8 +152,10 @@ export const JobDeletedSchema: GenMessage<JobDeleted> = /*@__PURE__*/
 
 /**
  * Progress of an analysis, reported by the analysis worker and appended by the job service to
- * the job's stream as one of the log events (job_started, video_opened, … job_completed,
- * job_failed, job_cancelled). `event_id` makes a redelivered report idempotent.
+ * the job's stream as one of the log events (job_started, job_resumed, video_opened, …
+ * job_completed, job_failed, job_cancelled). `event_id` makes a redelivered report idempotent:
+ * the worker derives it from the job and the step, so a step reported again by a worker that
+ * resumes a job after a restart is recorded once.
  *
  * @generated from message baret.v1.JobProgress
  */

@@ -5,6 +5,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Events the analysis worker reports while it works; they only happen to a running job. */
 export const PROGRESS_EVENTS = [
+  'job_resumed',
   'video_opened',
   'frames_sampled',
   'frames_saved',
