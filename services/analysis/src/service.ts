@@ -36,6 +36,8 @@ export interface AnalysisOptions {
   bus: MessageBus;
   log: Logger;
   clock?: () => Date;
+  /** Folder for temporary files (the scratch folder of the data dir). */
+  scratchDir?: string;
   /** Tests may swap the analyzer or the person detector. */
   analyzer?: VisionAnalyzer;
   detect?: DetectFn;
@@ -64,6 +66,7 @@ export function createAnalysisService(opts: AnalysisOptions) {
     detect: opts.detect ?? detectPersons,
     log,
     clock: opts.clock ?? (() => new Date()),
+    scratchDir: opts.scratchDir,
   });
   const cancels = documents.collection<CancelDoc>(CANCELS);
   log.info({ model: analyzer.modelName }, 'vision analyzer ready');

@@ -32,6 +32,8 @@ export interface WorkerDeps {
   clock: () => Date;
   /** How often a running job looks for a cancel request, in ms. */
   cancelPollMs?: number;
+  /** Folder for the job's copy of its video (the scratch folder of the data dir); default the system's temp folder. */
+  scratchDir?: string;
 }
 
 interface AttemptDoc extends Record<string, unknown> {
@@ -224,7 +226,7 @@ export class AnalysisWorker {
 
       let composites = journal.doc.composites ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
       if (!composites) {
-        work = await mkdtemp(join(tmpdir(), 'baret-job-'));
+        work = await mkdtemp(join(this.deps.scratchDir ?? tmpdir(), 'baret-job-'));
         composites = await this.makeComposites(job, work, signal, checkpoint, step);
       }
       await checkpoint();

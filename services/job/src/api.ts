@@ -73,6 +73,8 @@ interface Deps {
   usage: Collection<UsageDoc>;
   objects: ObjectStore;
   maxUploadBytes: number;
+  /** Where uploads are received (the scratch folder). */
+  scratchDir?: string;
 }
 
 /** A job as lists show it; its error text in the reader's language. */
@@ -133,7 +135,7 @@ export const jobRoutes =
         },
       },
       async (request, reply) => {
-        const { file, fields } = await receiveForm(request, deps.maxUploadBytes);
+        const { file, fields } = await receiveForm(request, deps.maxUploadBytes, deps.scratchDir);
         try {
           const uploadId = uploadIdOf(fields.payload);
           if (file && uploadId) throw new ValidationError('Send either a video in "file" or the upload_id of a resumable upload, not both.');

@@ -47,6 +47,8 @@ export interface JobOptions {
   tasks: TaskCatalogClient;
   probe: VideoProber;
   maxUploadBytes: number;
+  /** Folder for temporary files (the scratch folder of the data dir); default the system's temp folder. */
+  scratchDir?: string;
   /** Hours after which an unused resumable upload is deleted (UPLOAD_EXPIRY_HOURS); default 24. */
   uploadExpiryHours?: number;
   log: Logger;
@@ -135,7 +137,7 @@ export function createJobService(opts: JobOptions) {
       if (job) return { job_id: earlier, status: 'queued' as const };
     }
     const finished = await resumable.finished(uploadId, principal.userId);
-    const path = join(tmpdir(), `baret-upload-${randomUUID()}`);
+    const path = join(opts.scratchDir ?? tmpdir(), `baret-upload-${randomUUID()}`);
     try {
       await pipeline(await finished.open(), createWriteStream(path));
       const started = await submit(principal, {
@@ -242,7 +244,7 @@ export function createJobService(opts: JobOptions) {
       { name: 'jobs', description: 'Upload a video and follow its analysis' },
       { name: 'admin', description: 'Administration (admins only)' },
     ],
-    routes: jobRoutes({ submit, submitResumable, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes }),
+    routes: jobRoutes({ submit, submitResumable, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes, scratchDir: opts.scratchDir }),
     tasks,
   };
 

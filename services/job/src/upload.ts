@@ -28,14 +28,14 @@ export interface ReceivedForm {
  * Streams the multipart `file` part to a temporary file (never whole in memory) and collects
  * the text fields. Anything over `maxBytes` is a 413, and leaves nothing behind.
  */
-export async function receiveUpload(request: FastifyRequest, maxBytes: number): Promise<ReceivedUpload> {
-  const { file } = await receiveForm(request, maxBytes);
+export async function receiveUpload(request: FastifyRequest, maxBytes: number, scratchDir: string = tmpdir()): Promise<ReceivedUpload> {
+  const { file } = await receiveForm(request, maxBytes, scratchDir);
   if (!file) throw new ValidationError('Please choose a video to upload (the "file" field is missing).');
   return file;
 }
 
-/** As `receiveUpload`, but the `file` part may be missing. */
-export async function receiveForm(request: FastifyRequest, maxBytes: number): Promise<ReceivedForm> {
+/** As `receiveUpload`, but the `file` part may be missing. Files go to `scratchDir` (the scratch folder of the data dir). */
+export async function receiveForm(request: FastifyRequest, maxBytes: number, scratchDir: string = tmpdir()): Promise<ReceivedForm> {
   if (!request.isMultipart()) throw new ValidationError('Send the video as multipart/form-data with a "file" field.');
   const fields: Record<string, string> = {};
   let file: { path: string; filename: string; mimetype: string; size: number } | null = null;
@@ -51,7 +51,7 @@ export async function receiveForm(request: FastifyRequest, maxBytes: number): Pr
           part.file.resume();
           throw new ValidationError('Send exactly one video in the "file" field.');
         }
-        const path = join(tmpdir(), `baret-upload-${randomUUID()}`);
+        const path = join(scratchDir, `baret-upload-${randomUUID()}`);
         tmpFiles.push(path);
         let size = 0;
         part.file.on('data', (chunk: Buffer) => {

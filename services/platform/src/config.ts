@@ -19,6 +19,10 @@ export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '0.0.0.0' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   BARET_DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'embedded mode: database and objects' }),
+  BARET_SCRATCH_DIR: Type.Optional(
+    Type.String({ minLength: 1, description: 'temporary files (uploads being received, videos being analysed); default $BARET_DATA_DIR/tmp, emptied at start and exit' }),
+  ),
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 15000, description: 'on SIGTERM, how long requests in progress (uploads) may take to finish' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -104,8 +108,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
     }
   }
-  return { ...cfg, BARET_DATA_DIR: dataDir, JWT_SECRET: secret };
+  return { ...cfg, BARET_DATA_DIR: dataDir, BARET_SCRATCH_DIR: scratchDirOf({ ...cfg, BARET_DATA_DIR: dataDir }), JWT_SECRET: secret };
 }
+
+/** The scratch folder: `BARET_SCRATCH_DIR`, or `tmp` in the data dir. */
+export const scratchDirOf = (config: Pick<RawConfig, 'BARET_DATA_DIR' | 'BARET_SCRATCH_DIR'>): string =>
+  resolve(config.BARET_SCRATCH_DIR ?? join(config.BARET_DATA_DIR, 'tmp'));
 
 export const csv = (s: string): string[] =>
   s

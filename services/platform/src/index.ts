@@ -19,6 +19,7 @@ export * from './service.js';
 export * from './projection.js';
 export * from './clients.js';
 export * from './paths.js';
+export * from './scratch.js';
 export * from './http/schemas.js';
 export * from './http/lang.js';
 export * from './i18n/messages.js';

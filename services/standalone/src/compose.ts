@@ -1,5 +1,7 @@
 import {
   createEmbeddedInfrastructure,
+  prepareScratchDir,
+  scratchDirOf,
   runProjection,
   runRelay,
   type BackgroundTask,
@@ -53,6 +55,10 @@ export interface StandaloneOptions {
  */
 export async function createStandalone(opts: StandaloneOptions): Promise<Standalone> {
   const { config, logger: log, clock } = opts;
+  const scratchDir = scratchDirOf(config);
+  // Whatever a killed process left in the scratch folder (partial uploads, copies of videos) goes now.
+  const swept = prepareScratchDir(scratchDir);
+  if (swept.length > 0) log.info({ count: swept.length, dir: scratchDir }, 'removed temporary files left by an earlier run');
   const infra = await createEmbeddedInfrastructure(config, log, clock);
   const { eventStore, documents, bus } = infra;
 
@@ -92,6 +98,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     bus,
     log: log.child({ service: 'analysis' }),
     clock,
+    scratchDir,
     ...opts.analysis,
   });
   const job = createJobService({
@@ -104,6 +111,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     probe: analysis.probe,
     maxUploadBytes: config.UPLOAD_MAX_BYTES,
     uploadExpiryHours: config.UPLOAD_EXPIRY_HOURS,
+    scratchDir,
     log: log.child({ service: 'job' }),
     clock,
   });

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, loadConfig } from '@baret/platform';
+import { clearScratchDir, ConfigError, createLogger, loadConfig, scratchDirOf } from '@baret/platform';
 import { serve } from '@baret/gateway';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,11 +31,15 @@ async function main(): Promise<void> {
   if (!config.WEB_DIST_DIR) ensureWebBuilt(webDir, logger);
 
   const standalone = await createStandalone({ config, logger, webDir, version });
+  // However the process ends (SIGTERM after the grace period included), its temporary files go with it.
+  const scratchDir = scratchDirOf(config);
+  process.on('exit', () => clearScratchDir(scratchDir));
   const address = await serve(standalone.app, {
     host: config.HOST,
     port: config.PORT,
     log: logger,
     onShutdown: standalone.stop,
+    graceMs: config.SHUTDOWN_GRACE_MS,
   });
   logger.info({ address, dataDir: config.BARET_DATA_DIR, mode: config.BARET_MODE }, `Baret is running on ${address}`);
 }
