@@ -116,3 +116,71 @@ describe('the analysis worker', () => {
     expect(reports[1]!.data.error).toBe('The uploaded video is no longer available. Please upload it again.');
   }, 60_000);
 });
+
+describe('a job interrupted mid-analysis', () => {
+  it('resumes where it stopped: composites analysed before are not asked again, every step keeps one event id', async () => {
+    const jobId = `resume${++counter}`;
+    const videoKey = `uploads/${jobId}/video`;
+    await infra.objects.put(videoKey, video);
+    const job = create(JobQueuedSchema, {
+      jobId,
+      userId: 'u1',
+      inputFilename: 'w.mp4',
+      videoKey,
+      videoSize: BigInt(video.length),
+      params: { jobType: 'genel_saha_girisi', sampling: 'uniform', targetComposites: 3, framesPerComposite: 2, dedupeByEquipment: false },
+    });
+    const reports: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
+    const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
+      const p = fromBinary(JobProgressSchema, m.value);
+      if (p.jobId === jobId) reports.push({ id: p.eventId, type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+    });
+    const until = async (ok: () => boolean) => {
+      while (!ok()) await new Promise((r) => setTimeout(r, 20));
+    };
+    const asked: number[][] = [[], []];
+    /** Sees nothing (no early stop); the first run "dies" on its second composite: its call never returns. */
+    const analyzer = (run: 0 | 1): VisionAnalyzer => ({
+      modelName: 'test-model',
+      classifyJob: async () => ({ slug: 'genel_saha_girisi', confidence: 0.9, usage: { promptTokens: 1, completionTokens: 1 } }),
+      analyzeComposite: async (c): Promise<CompositeAnalysis> => {
+        asked[run]!.push(c.index);
+        if (run === 0 && c.index === 1) return new Promise<never>(() => undefined);
+        return { seen: [], missing: [], notChecked: [], usage: { promptTokens: 100, completionTokens: 20 } };
+      },
+    });
+    const worker = (run: 0 | 1) =>
+      new AnalysisWorker({
+        objects: infra.objects,
+        bus: infra.bus,
+        documents: infra.documents,
+        analyzer: analyzer(run),
+        pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
+        detect: async () => ({ width: 1, height: 1, persons: [] }),
+        log: createLogger('silent'),
+        clock: () => new Date(),
+        cancelPollMs: 60_000,
+      });
+    try {
+      void worker(0).handle(job); // the process "dies" while composite 1 is being analysed
+      await until(() => asked[0]!.length === 2 && reports.some((r) => r.type === 'composite_analyzed'));
+      await worker(1).handle(job);
+      await until(() => reports.some((r) => r.type === 'job_completed'));
+    } finally {
+      await sub.close();
+    }
+    expect(asked).toEqual([[0, 1], [1, 2]]);
+    // Every report of a step published twice (the journal is published again at restart) has the same id.
+    const byId = new Map(reports.map((r) => [r.id, r]));
+    const steps = [...byId.values()].map((r) => r.type);
+    expect(steps.filter((t) => t === 'composite_analyzed')).toHaveLength(3);
+    expect(steps.filter((t) => t === 'llm_usage')).toHaveLength(3);
+    for (const once of ['job_started', 'job_resumed', 'video_opened', 'frames_sampled', 'frames_saved', 'composites_created', 'model_pricing', 'job_classified', 'job_completed']) {
+      expect(steps.filter((t) => t === once), once).toHaveLength(1);
+    }
+    expect([...byId.values()].find((r) => r.type === 'job_resumed')?.data).toMatchObject({ attempt: 2, composites_analyzed: 1 });
+    const result = [...byId.values()].find((r) => r.type === 'job_completed')!.data.result as { composites_processed: number; token_usage: { prompt_tokens: number } };
+    expect(result).toMatchObject({ composites_processed: 3, token_usage: { prompt_tokens: 300 } });
+    expect(await infra.documents.collection('analysis_journals').get(jobId)).toBeNull();
+  }, 60_000);
+});
