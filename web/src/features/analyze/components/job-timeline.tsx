@@ -9,6 +9,7 @@ const EVENT_TONE: Record<string, string> = {
   job_cancelled: 'warn',
   job_cancel_requested: 'warn',
   early_stop_triggered: 'warn',
+  job_resumed: 'warn',
 };
 
 function detail(entry: LogEntry): string | null {
