@@ -26,6 +26,8 @@ beforeAll(async () => {
   await Promise.all([
     make('small', fx.testsrc('sparse-small.mp4', { seconds: 60, size: '320x180', gop: 250, preset: 'ultrafast' })),
     make('hd', fx.testsrc('sparse-1080p.mp4', { seconds: 60, size: '1920x1080', gop: 250, preset: 'ultrafast' })),
+    // And the opposite: a keyframe every 0.2 s, so that all 160 targets are keyframes.
+    make('dense', fx.testsrc('dense-small.mp4', { seconds: 60, size: '320x180', gop: 5, preset: 'ultrafast' })),
   ]);
 }, 180_000);
 afterAll(() => fx.dispose());
@@ -90,6 +92,15 @@ describe('sampling a 60 s video with keyframes 10 s apart', () => {
     const frames = await samplePersonFocus(path, info, composites * per, nobody);
     await expectGood(frames, composites * per, info.durationSec);
   }, 180_000);
+
+  it('keyframes 0.2 s apart: uniform 20 × 8 selects 160 keyframes in one pass', async () => {
+    const { path, info } = video('dense');
+    const frames = await sampleUniform(path, info, 160);
+    await expectGood(frames, 160, info.durationSec);
+    expectSpread(frames, info.durationSec);
+    // Every frame is a keyframe (on the 0.2 s grid): none needed accurate decoding.
+    for (const f of frames) expect(Math.abs(f.timeSec * 5 - Math.round(f.timeSec * 5))).toBeLessThan(1e-3);
+  }, 120_000);
 
   it('1080p: uniform 20 × 8 and person 9 × 4, the settings that failed at once', async () => {
     const { path, info } = video('hd');
