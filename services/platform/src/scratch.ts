@@ -10,13 +10,16 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Creates the scratch folder and removes everything a previous process left in it; returns what it removed. */
+/** Creates the scratch folder and removes what a previous process left in it; returns what it removed. */
 export function prepareScratchDir(dir: string): string[] {
   mkdirSync(dir, { recursive: true });
   return clearScratchDir(dir);
 }
 
-/** Removes everything inside the scratch folder (synchronous, so it can run in a process `exit` handler). */
+/** Scratch entries are named `baret-…`; only those are ever removed, so a scratch folder pointed at a shared place loses nothing else. */
+const OURS = /^baret-/;
+
+/** Removes Baret's entries in the scratch folder (synchronous, so it can run in a process `exit` handler). */
 export function clearScratchDir(dir: string): string[] {
   let names: string[];
   try {
@@ -24,6 +27,7 @@ export function clearScratchDir(dir: string): string[] {
   } catch {
     return [];
   }
-  for (const name of names) rmSync(join(dir, name), { recursive: true, force: true });
-  return names;
+  const ours = names.filter((n) => OURS.test(n));
+  for (const name of ours) rmSync(join(dir, name), { recursive: true, force: true });
+  return ours;
 }
