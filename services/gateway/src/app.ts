@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { authPlugin, csv, notFoundProblem, problemPlugin } from '@baret/platform';
+import { authPlugin, csv, finiteNumbers, notFoundProblem, problemPlugin } from '@baret/platform';
 import { healthPlugin } from './plugins/health.js';
 import { tusPlugin } from './plugins/tus.js';
 import { mediaPlugin } from './plugins/media.js';
@@ -29,7 +29,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true }, plugins: [(ajv) => (finiteNumbers(ajv), ajv)] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -9,7 +9,9 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { JobProgressSchema } from '@baret/proto';
 import {
   decodeEnvelope,
+  fold,
   handleCommand,
+  IllegalStateError,
   isDomainError,
   NotFoundError,
   projectInline,
@@ -35,7 +37,7 @@ import { isFinished, jobStream, type JobEvent } from './job/job.js';
 import { parsePayload } from './params.js';
 import { ObjectStoreDataStore } from './resumable/tusStore.js';
 import { JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
-import type { ReceivedUpload } from './upload.js';
+import { cleanFilename, type ReceivedUpload } from './upload.js';
 
 
 export interface JobOptions {
@@ -57,6 +59,15 @@ export interface JobOptions {
 
 /** Every object key a job owns: its raw video and everything the analysis saved for it. */
 export const jobPrefixes = (jobId: string): string[] => [`uploads/${jobId}/`, `jobs/${jobId}/`];
+
+/** The job a resumable upload becomes: always the same id for the same upload (a name-based UUID). */
+export function jobIdOfUpload(uploadId: string): string {
+  const h = createHash('sha256').update(`baret:upload-job:${uploadId}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50; // version 5 layout (name-based)
+  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
 
 /** The job service: uploads, the job aggregate, job queries, admin cancel and delete, usage. */
 export function createJobService(opts: JobOptions) {
@@ -90,13 +101,26 @@ export function createJobService(opts: JobOptions) {
     for (const prefix of jobPrefixes(jobId)) for (const key of await objects.list(prefix)) await objects.delete(key);
   }
 
-  async function submit(principal: Principal, upload: ReceivedUpload) {
+  /** The job a principal already has under `jobId`, if any (an upload submitted again). */
+  async function existingJob(principal: Principal, jobId: string) {
+    const state = fold(jobDecider, await eventStore.readStream(jobStream(jobId)));
+    if (state.status === 'none') return null;
+    if (state.status === 'deleted' || state.user_id !== principal.userId) throw new NotFoundError('This upload does not exist or has expired. Please upload the video again.');
+    return { job_id: jobId, status: 'queued' as const };
+  }
+
+  /**
+   * Queues a video as a job. `jobId` is given when the same video may be submitted more than once
+   * (a resumable upload: the page and the service worker can both send it): the job's stream can
+   * be created once only, so whichever request comes second gets the first one's job, and the
+   * quota reservation, idempotent by job id, is spent once.
+   */
+  async function submit(principal: Principal, upload: ReceivedUpload, jobId: string = randomUUID()) {
     const params = parsePayload(upload.fields.payload);
     if (params.job_type !== 'auto' && !(await opts.tasks.isTask(params.job_type))) {
       throw new ValidationError(`Unknown job type "${params.job_type}". Use "auto" or a task from GET /tasks.`);
     }
     await opts.probe(upload.path); // 415 for anything that is not a readable video
-    const jobId = randomUUID();
     const reservation = await opts.quota.reserve(principal.userId, jobId);
     if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
     const videoKey = `uploads/${jobId}/video`;
@@ -109,7 +133,7 @@ export function createJobService(opts: JobOptions) {
           user_id: principal.userId,
           user_email: principal.email,
           user_full_name: principal.fullName,
-          input_filename: upload.filename.slice(0, 255),
+          input_filename: cleanFilename(upload.filename),
           video_key: videoKey,
           video_size: upload.size,
           params,
@@ -117,6 +141,14 @@ export function createJobService(opts: JobOptions) {
         },
       });
     } catch (e) {
+      if (e instanceof IllegalStateError) {
+        // Another request queued this very job first: theirs stands, with its unit and its video
+        // (unless that job already ended and removed the video: then this copy would stay behind).
+        const state = fold(jobDecider, await eventStore.readStream(jobStream(jobId)));
+        if (state.status !== 'queued' && state.status !== 'running') await objects.delete(videoKey).catch(() => undefined);
+        const same = await existingJob(principal, jobId);
+        if (same) return same;
+      }
       await objects.delete(videoKey).catch(() => undefined);
       await opts.quota.release(principal.userId, jobId, 'not_queued');
       throw e;
@@ -131,12 +163,18 @@ export function createJobService(opts: JobOptions) {
    * answer was lost gets the same job again.
    */
   async function submitResumable(principal: Principal, uploadId: string, fields: Record<string, string>) {
-    const earlier = await resumable.receiptOf(uploadId, principal.userId);
-    if (earlier) {
-      const job = await jobs.get(earlier);
-      if (job) return { job_id: earlier, status: 'queued' as const };
+    const jobId = jobIdOfUpload(uploadId);
+    const earlier = await existingJob(principal, jobId);
+    if (earlier) return earlier;
+    let finished;
+    try {
+      finished = await resumable.finished(uploadId, principal.userId);
+    } catch (e) {
+      // A concurrent request may have turned it into its job and removed it in the meantime.
+      const queued = e instanceof NotFoundError ? await existingJob(principal, jobId) : null;
+      if (queued) return queued;
+      throw e;
     }
-    const finished = await resumable.finished(uploadId, principal.userId);
     const path = join(opts.scratchDir ?? tmpdir(), `baret-upload-${randomUUID()}`);
     try {
       await pipeline(await finished.open(), createWriteStream(path));
@@ -147,7 +185,7 @@ export function createJobService(opts: JobOptions) {
         size: finished.size,
         fields,
         discard: () => rm(path, { force: true }),
-      });
+      }, jobId);
       await resumable.consumed(uploadId, principal.userId, started.job_id);
       return started;
     } catch (e) {

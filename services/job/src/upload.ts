@@ -58,18 +58,14 @@ export async function receiveForm(request: FastifyRequest, maxBytes: number, scr
           size += chunk.length;
         });
         await pipeline(part.file, createWriteStream(path));
-        file = { path, filename: part.filename || 'video', mimetype: part.mimetype, size };
+        file = { path, filename: cleanFilename(part.filename), mimetype: part.mimetype, size };
       } else {
         fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
       }
     }
   } catch (e) {
     await discard();
-    const err = e as { code?: string; statusCode?: number };
-    if (err.code === 'FST_REQ_FILE_TOO_LARGE' || err.statusCode === 413) {
-      throw new PayloadTooLargeError(`The video is larger than the limit of ${formatBytes(maxBytes)}.`);
-    }
-    throw e;
+    throw uploadError(e, maxBytes);
   }
   if (!file) return { file: null, fields };
   if (file.size === 0) {
@@ -77,6 +73,39 @@ export async function receiveForm(request: FastifyRequest, maxBytes: number, scr
     throw new ValidationError('The uploaded file is empty.');
   }
   return { file: { ...file, fields, discard }, fields };
+}
+
+/** What went wrong with a multipart body, said as a client can act on it (never a 500). */
+function uploadError(e: unknown, maxBytes: number): unknown {
+  const err = e as { code?: string; statusCode?: number; message?: string };
+  switch (err.code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new PayloadTooLargeError(`The video is larger than the limit of ${formatBytes(maxBytes)}.`);
+    case 'FST_FILES_LIMIT':
+      return new ValidationError('Send exactly one video in the "file" field.');
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_PROTO_VIOLATION':
+      return new ValidationError('The form has too many fields: send only "file" and "payload".');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new ValidationError('Send the video as multipart/form-data with a "file" field.');
+  }
+  if (err.statusCode === 413) return new ValidationError('A form field is too long.');
+  // busboy's own errors ("Multipart: Boundary not found", "Unexpected end of form", …) are plain Errors.
+  if (e instanceof Error && !('status' in e) && /multipart|boundary|unexpected end|malformed/i.test(e.message)) {
+    return new ValidationError('The multipart form could not be read (its boundary is missing or the body is malformed).');
+  }
+  return e;
+}
+
+/**
+ * A file name as it is stored and shown: no control characters (C0, DEL, C1), no bidi overrides or
+ * isolates (which can make "gnp.exe" look like "exe.png"), trimmed, at most 255 characters.
+ */
+export function cleanFilename(name: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = (name ?? '').replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim().slice(0, 255);
+  return cleaned || 'video';
 }
 
 export function formatBytes(n: number): string {

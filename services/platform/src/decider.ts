@@ -47,7 +47,8 @@ export class KeyedMutex {
 
 const streamLocks = new KeyedMutex();
 
-const fold = <State, Event extends Message>(
+/** The state of an aggregate from its recorded events. */
+export const fold = <State, Event extends Message>(
   decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve'>,
   recorded: readonly RecordedEvent[],
 ): State => recorded.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as Event), decider.initialState());

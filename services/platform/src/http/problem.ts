@@ -91,6 +91,8 @@ function sentence(field: string, v: ValidationItem): string {
       return `${String(p.additionalProperty)} is not a field we accept here.`;
     case 'anyOf':
       return `${field} is not valid.`;
+    case 'x-finite':
+      return `${field} must be a finite number.`;
     default:
       return `${field} ${v.message ?? 'is not valid'}.`;
   }

@@ -48,3 +48,35 @@ export const problems = (...codes: number[]): Record<number, typeof ProblemSchem
   Object.fromEntries(codes.map((c) => [c, ProblemSchema]));
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** What `finiteNumbers` needs of an Ajv instance (kept structural: the gateway owns Ajv). */
+interface AjvLike {
+  addKeyword(definition: { keyword: string; schemaType?: string; errors?: boolean; validate: (schema: unknown, data: unknown) => boolean }): unknown;
+  compile: (schema: unknown, meta?: boolean) => unknown;
+}
+
+const FINITE = 'x-finite';
+
+/** A copy of `schema` in which every number and integer must also be finite. */
+function markFinite(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(markFinite);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'default' || k === 'enum' || k === 'const' || k === 'examples' ? v : markFinite(v);
+  const types = ([] as unknown[]).concat(out.type);
+  if (types.includes('number') || types.includes('integer')) out[FINITE] = true;
+  return out;
+}
+
+/**
+ * An Ajv plugin: numbers in requests must be finite. With type coercion Ajv turns "Infinity" and
+ * "1e999" into Infinity, which then passed `maximum` (seen on `?limit=Infinity`) and reached the
+ * database as a 500. Every schema Ajv compiles gets the check; the schemas themselves (and so the
+ * OpenAPI document) are left as they are.
+ */
+export function finiteNumbers(instance: object): void {
+  const ajv = instance as AjvLike;
+  ajv.addKeyword({ keyword: FINITE, schemaType: 'boolean', errors: false, validate: (_s, data) => typeof data !== 'number' || Number.isFinite(data) });
+  const compile = ajv.compile.bind(ajv);
+  ajv.compile = (schema: unknown, meta?: boolean) => compile(markFinite(schema), meta);
+}

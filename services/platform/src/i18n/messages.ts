@@ -52,6 +52,10 @@ const EXACT: Record<string, string> = {
   'Please choose a video to upload (the "file" field is missing).': 'Lütfen yüklenecek bir video seçin ("file" alanı eksik).',
   'Send the video as multipart/form-data with a "file" field.': 'Videoyu "file" alanıyla multipart/form-data olarak gönderin.',
   'Send exactly one video in the "file" field.': '"file" alanında tam olarak bir video gönderin.',
+  'The form has too many fields: send only "file" and "payload".': 'Formda çok fazla alan var: yalnızca "file" ve "payload" gönderin.',
+  'The multipart form could not be read (its boundary is missing or the body is malformed).':
+    'Çok parçalı form okunamadı (sınır işareti eksik veya gövde bozuk).',
+  'A form field is too long.': 'Bir form alanı çok uzun.',
   'The uploaded file is empty.': 'Yüklenen dosya boş.',
   'This upload does not exist.': 'Böyle bir yükleme yok.',
   'This upload does not exist or has expired. Please upload the video again.': 'Bu yükleme yok ya da süresi doldu. Lütfen videoyu yeniden yükleyin.',
