@@ -28,7 +28,9 @@ function runAndKill(target: number): Promise<{ acked: number; handled: number[] 
         if (acked >= target && !child.killed) child.kill('SIGKILL');
       }
     });
-    child.on('exit', (_code, signal) => {
+    // 'close', not 'exit': only once its stdout is drained do we know the child's last line
+    // (on a busy machine 'exit' came first and the test compared against a stale "handled").
+    child.on('close', (_code, signal) => {
       if (signal !== 'SIGKILL') reject(new Error(`writer exited without being killed (${String(signal)})`));
       else resolve({ acked, handled });
     });

@@ -66,11 +66,16 @@ async function runJob(prepare?: (jobId: string) => Promise<void>) {
     }),
   );
   const reports: Array<{ type: string; data: Record<string, unknown> }> = [];
+  let ended!: () => void;
+  const end = new Promise<void>((r) => (ended = r));
   const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
     const p = fromBinary(JobProgressSchema, m.value);
-    if (p.jobId === jobId) reports.push({ type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+    if (p.jobId !== jobId) return;
+    reports.push({ type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+    if (['job_completed', 'job_failed', 'job_cancelled'].includes(p.type)) ended();
   });
-  await new Promise((r) => setTimeout(r, 300));
+  // Every report up to the job's last one (the worker has finished; the bus may still be delivering).
+  await Promise.race([end, new Promise((r) => setTimeout(r, 15_000))]);
   await sub.close();
   return { jobId, videoKey, reports };
 }

@@ -19,7 +19,7 @@ async function collect(i: Infrastructure, group: string, topic: string, count: n
     seen.push(m);
     if (seen.length >= count) done();
   });
-  await Promise.race([finished, new Promise((r) => setTimeout(r, 3000))]);
+  await Promise.race([finished, new Promise((r) => setTimeout(r, 15_000))]);
   await sub.close();
   return seen;
 }

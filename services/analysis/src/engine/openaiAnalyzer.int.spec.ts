@@ -388,9 +388,9 @@ describe('OpenAiAnalyzer timeouts and cancellation', () => {
     expect(err.attempts).toBe(2);
     expect(err.message).toBe('The vision model did not answer within 0.25 s (2 attempts).');
     expect(elapsed).toBeGreaterThanOrEqual(480);
-    expect(elapsed).toBeLessThan(1500);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(fake.completions.map((r) => r.closedByClient)).toEqual([true, true]);
+    // Timed out, not hung (generous: the machine may be busy).
+    expect(elapsed).toBeLessThan(10_000);
+    await expect.poll(() => fake.completions.map((r) => r.closedByClient)).toEqual([true, true]);
   });
 
   it('times out a body that never ends, then succeeds on retry', async () => {
@@ -398,7 +398,7 @@ describe('OpenAiAnalyzer timeouts and cancellation', () => {
     const started = Date.now();
     const result = await analyzer({ timeoutMs: 250 }).classifyJob([composite(0)], TASKS);
     expect(result.slug).toBe('kaynak');
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(fake.completions).toHaveLength(2);
   });
 
@@ -410,10 +410,10 @@ describe('OpenAiAnalyzer timeouts and cancellation', () => {
     const err = await caught(analyzer({ timeoutMs: 5000 }).analyzeComposite(composite(0), { equipment: EQUIPMENT }, controller.signal));
     expect(err.code).toBe('cancelled');
     expect(err.message).toBe('The vision model call was cancelled.');
-    expect(Date.now() - started).toBeLessThan(1000);
-    await new Promise((r) => setTimeout(r, 50));
+    // Well before the 5 s timeout: the abort ended it.
+    expect(Date.now() - started).toBeLessThan(4000);
     expect(fake.completions).toHaveLength(1);
-    expect(fake.completions[0]!.closedByClient).toBe(true);
+    await expect.poll(() => fake.completions[0]!.closedByClient).toBe(true);
   });
 
   it('cancels during a retry wait', async () => {
@@ -423,7 +423,8 @@ describe('OpenAiAnalyzer timeouts and cancellation', () => {
     setTimeout(() => controller.abort(), 100);
     const err = await caught(analyzer().classifyJob([composite(0)], TASKS, controller.signal));
     expect(err.code).toBe('cancelled');
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Well before the 5 s Retry-After: the abort ended the wait.
+    expect(Date.now() - started).toBeLessThan(4000);
     expect(fake.completions).toHaveLength(1);
   });
 
