@@ -18,6 +18,34 @@ import type { GatewayOptions } from './types.js';
  * rate limits, authentication, health, OpenAPI, the services' routes and the web app.
  * It does not listen; server.ts does.
  */
+/** Uploads (multipart /analyze, tus /uploads) may take long; only the idle timeout applies to them. */
+const isUpload = (method: string, url: string): boolean =>
+  (method === 'POST' && url.split('?')[0] === '/analyze') || url === '/uploads' || url.startsWith('/uploads/');
+
+/**
+ * A request other than an upload must arrive whole (headers and body) within `ms`; a client that
+ * trickles its body byte by byte is cut off. The clock stops once the body is read.
+ */
+function bodyDeadline(app: FastifyInstance, ms: number): void {
+  const timers = new WeakMap<object, NodeJS.Timeout>();
+  const stop = (request: { raw: object }) => {
+    clearTimeout(timers.get(request.raw));
+    timers.delete(request.raw);
+  };
+  app.addHook('onRequest', async (request) => {
+    if (isUpload(request.method, request.url)) return;
+    const timer = setTimeout(() => {
+      request.log.warn({ timeout_ms: ms }, 'request body too slow: connection closed');
+      request.raw.socket.destroy();
+    }, ms);
+    timer.unref();
+    timers.set(request.raw, timer);
+  });
+  app.addHook('preValidation', async (request) => stop(request));
+  app.addHook('onResponse', async (request) => stop(request));
+  app.addHook('onRequestAbort', async (request) => stop(request));
+}
+
 export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const app = Fastify({
@@ -29,12 +57,19 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
+    // A slow or stalled client never holds a connection for long: no bytes for HTTP_IDLE_TIMEOUT_MS
+    // closes it (uploads too), headers must arrive within HTTP_HEADERS_TIMEOUT_MS, and a request
+    // other than an upload must arrive whole within HTTP_BODY_TIMEOUT_MS (see bodyDeadline below).
+    connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
+    requestTimeout: 0,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true }, plugins: [(ajv) => (finiteNumbers(ajv), ajv)] },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.server.headersTimeout = config.HTTP_HEADERS_TIMEOUT_MS;
+  bodyDeadline(app, config.HTTP_BODY_TIMEOUT_MS);
 
   await app.register(problemPlugin);
   await app.register(helmet, {
