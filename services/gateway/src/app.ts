@@ -88,6 +88,13 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
       },
     },
     crossOriginEmbedderPolicy: false,
+    // HSTS only over HTTPS (below): on plain HTTP it means nothing, and on-prem installs often are.
+    strictTransportSecurity: false,
+  });
+  // request.protocol is "https" on a TLS socket, or behind a trusted proxy (TRUST_PROXY) that says
+  // X-Forwarded-Proto: https.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
   });
   const origins = csv(config.CORS_ORIGINS);
   await app.register(cors, {

@@ -169,6 +169,12 @@ describe('the web app', () => {
         expect(res.headers['content-type']).toContain('application/problem+json');
       }
       expect((await web.inject({ url: '/contact', headers: { accept: 'application/json' } })).statusCode).toBe(404);
+      // curl, a load balancer's probe of the front page: no Accept, or */*, gets the app too.
+      for (const headers of [{}, { accept: '*/*' }]) {
+        const res = await web.inject({ url: '/', headers });
+        expect(res.statusCode).toBe(200);
+        expect(res.body).toContain('<title>Baret</title>');
+      }
     } finally {
       await web.close();
     }
@@ -185,4 +191,34 @@ describe('languages', () => {
     expect((await app.inject('/demo/me')).json()).toMatchObject({ detail: 'Devam etmek için lütfen giriş yapın.' });
     expect((await app.inject({ url: '/nope', headers: { 'accept-language': 'tr' } })).json()).toMatchObject({ detail: 'GET /nope için bir yol yok.' });
   });
+});
+
+describe('transport and tokens', () => {
+  it('sends HSTS only over HTTPS: never on plain HTTP, and behind a trusted proxy that says https', async () => {
+    await build();
+    expect((await app.inject('/healthz')).headers['strict-transport-security']).toBeUndefined();
+    expect((await app.inject({ url: '/healthz', headers: { 'x-forwarded-proto': 'https' } })).headers['strict-transport-security']).toBeUndefined();
+    const proxied = await buildGateway({ config: { ...config, TRUST_PROXY: true }, logger: createLogger('silent'), infra: { ready: async () => undefined }, auth, modules: [] });
+    try {
+      const res = await proxied.inject({ url: '/healthz', headers: { 'x-forwarded-proto': 'https' } });
+      expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      expect((await proxied.inject('/healthz')).headers['strict-transport-security']).toBeUndefined();
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('accepts only HS256 tokens that carry exp', async () => {
+    const { createSigner } = await import('fast-jwt');
+    await build();
+    const good = app.signAccessToken('u1');
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${good}` } })).statusCode).toBe(200);
+    const noExp = createSigner({ key: config.JWT_SECRET, algorithm: 'HS256', noTimestamp: true })({ sub: 'u1' });
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${noExp}` } })).statusCode).toBe(401);
+    const hs512 = createSigner({ key: config.JWT_SECRET, algorithm: 'HS512', expiresIn: 60_000 })({ sub: 'u1' });
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${hs512}` } })).statusCode).toBe(401);
+    const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'u1', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url')}.`;
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${none}` } })).statusCode).toBe(401);
+  });
+
 });

@@ -25,6 +25,63 @@ export interface TusPluginOptions {
   maxBytes: number;
 }
 
+const header = (description: string) => ({ type: 'string', description });
+const TUS_RESUMABLE = header('The tus protocol version: 1.0.0');
+const said = (description: string) => ({ description, type: 'null' });
+const errors = {
+  400: said('A tus header is missing or not valid'),
+  401: said('Not logged in'),
+  404: said('No such upload of yours (or it has expired)'),
+  413: said('Upload-Length is over UPLOAD_MAX_BYTES'),
+};
+const idParams = { type: 'object', properties: { id: { type: 'string', description: 'The upload id (last segment of Location)' } }, required: ['id'] };
+const security = [{ bearer: [] }];
+
+/** OpenAPI descriptions of the tus routes (the replies come from @tus/server, not from these schemas). */
+const TUS_SCHEMAS = {
+  POST: {
+    tags: ['jobs'],
+    summary: 'Create a resumable upload (tus 1.0 creation); then send the video with PATCH and pass its id as payload.upload_id to POST /analyze',
+    security,
+    headers: {
+      type: 'object',
+      properties: {
+        'tus-resumable': TUS_RESUMABLE,
+        'upload-length': header('The size of the video in bytes'),
+        'upload-metadata': header('Comma-separated "key base64(value)" pairs: filename, filetype'),
+      },
+    },
+    response: { 201: said('Created: Location names the upload, Upload-Expires when it is deleted if unfinished'), ...errors },
+  },
+  HEAD: {
+    tags: ['jobs'],
+    summary: 'Where to continue a resumable upload: Upload-Offset and Upload-Length',
+    security,
+    params: idParams,
+    headers: { type: 'object', properties: { 'tus-resumable': TUS_RESUMABLE } },
+    response: { 200: said('Upload-Offset: bytes stored so far; Upload-Length: the total'), 401: errors[401], 404: errors[404] },
+  },
+  PATCH: {
+    tags: ['jobs'],
+    summary: 'Send the next bytes of a resumable upload (Content-Type: application/offset+octet-stream); HEAD /uploads/{id} answers Upload-Offset, where to continue after a cut',
+    security,
+    params: idParams,
+    headers: {
+      type: 'object',
+      properties: { 'tus-resumable': TUS_RESUMABLE, 'upload-offset': header('Must equal the stored offset (HEAD)') },
+    },
+    response: { 204: said('Stored: Upload-Offset is the new offset'), 409: said('Upload-Offset does not match the stored offset'), ...errors },
+  },
+  DELETE: {
+    tags: ['jobs'],
+    summary: 'Abandon a resumable upload (tus termination)',
+    security,
+    params: idParams,
+    headers: { type: 'object', properties: { 'tus-resumable': TUS_RESUMABLE } },
+    response: { 204: said('Deleted'), 401: errors[401], 404: errors[404] },
+  },
+};
+
 /**
  * The tus 1.0 protocol (creation, creation-with-upload, termination, expiration) at /uploads,
  * served by @tus/server. Every request carries the same bearer token or API key as the API;
@@ -65,15 +122,10 @@ export const tusPlugin = fp<TusPluginOptions>(
     await app.register(async (scope) => {
       // PATCH bodies stream straight to the store: no body parsing here.
       scope.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) => done(null));
-      const schema = { hide: true };
-      scope.route({ method: 'POST', url: TUS_PATH, schema, preHandler: scope.requireUser, handler: handle });
-      scope.route<{ Params: { id: string } }>({
-        method: ['HEAD', 'PATCH', 'DELETE'],
-        url: `${TUS_PATH}/:id`,
-        schema,
-        preHandler: scope.requireUser,
-        handler: handle,
-      });
+      scope.route({ method: 'POST', url: TUS_PATH, schema: TUS_SCHEMAS.POST, preHandler: scope.requireUser, handler: handle });
+      for (const method of ['HEAD', 'PATCH', 'DELETE'] as const) {
+        scope.route<{ Params: { id: string } }>({ method, url: `${TUS_PATH}/:id`, schema: TUS_SCHEMAS[method], preHandler: scope.requireUser, handler: handle });
+      }
     });
   },
   { name: 'baret-tus' },

@@ -31,7 +31,10 @@ export const webPlugin = fp<{ root: string }>(
     });
     app.setNotFoundHandler((request, reply) => {
       const path = request.url.split('?')[0] ?? '/';
-      const wantsHtml = (request.headers.accept ?? '').includes('text/html');
+      // A browser asks for HTML; a client that says nothing particular (curl, a health probe
+      // of the front page: no Accept or */*) gets the app too. API paths never do.
+      const accept = request.headers.accept ?? '';
+      const wantsHtml = accept.includes('text/html') || accept.trim() === '' || accept.includes('*/*');
       const isApi = API_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
       if (request.method === 'GET' && wantsHtml && !isApi) {
         return reply.header('cache-control', 'no-cache').sendFile('index.html');

@@ -70,7 +70,13 @@ const UNAUTHENTICATED = 'Please log in to continue.';
  */
 export const authPlugin = fp<AuthPluginOptions>(
   async (app: FastifyInstance, opts) => {
-    await app.register(jwt, { secret: opts.secret, sign: { expiresIn: opts.expiresIn } });
+    // One algorithm, pinned on both sides, and tokens must say when they expire: a token signed
+    // another way, or without exp, is refused whatever its signature.
+    await app.register(jwt, {
+      secret: opts.secret,
+      sign: { algorithm: 'HS256', expiresIn: opts.expiresIn },
+      verify: { algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] },
+    });
     app.decorateRequest('principal', null);
     app.decorate('signAccessToken', (userId: string) => app.jwt.sign({ sub: userId }));
     app.decorate('accessTokenTtl', ttlSeconds(opts.expiresIn));
