@@ -38,6 +38,16 @@ interface Deps {
   quota: QuotaClient;
 }
 
+const DEVICE_COOKIE = 'baret_device';
+/** The device cookie's value in a Cookie header, if any. */
+function deviceCookieOf(header: string | undefined): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === DEVICE_COOKIE) return value.join('=') || undefined;
+  }
+  return undefined;
+}
+
 export const identityRoutes =
   (deps: Deps): FastifyPluginAsync =>
   async (instance: FastifyInstance) => {
@@ -88,8 +98,15 @@ export const identityRoutes =
           },
         },
       },
-      async (request) => {
-        const user = await deps.commands.login(request.body.email, request.body.password);
+      async (request, reply) => {
+        const device = deviceCookieOf(request.headers.cookie);
+        const { user, device: next } = await deps.commands.login(request.body.email, request.body.password, { ip: request.ip, device });
+        // The device cookie lets this browser in even while strangers' guesses throttle the account
+        // (docs/adr/0005). Only /auth/login reads it; scripts without cookies fall back to the address.
+        reply.header(
+          'set-cookie',
+          `${DEVICE_COOKIE}=${next}; Path=/auth/login; Max-Age=${365 * 24 * 3600}; HttpOnly; SameSite=Strict${request.protocol === 'https' ? '; Secure' : ''}`,
+        );
         return { access_token: app.signAccessToken(user.id), token_type: 'bearer' as const, expires_in: app.accessTokenTtl };
       },
     );

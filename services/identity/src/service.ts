@@ -4,7 +4,6 @@ import {
   csv,
   handleCommand,
   projectInline,
-  TooManyRequestsError,
   UnauthorizedError,
   ValidationError,
   type AuthResolvers,
@@ -26,6 +25,7 @@ import { userQueries, usersProjection, type UserDoc } from './readModels/users.j
 import { emailDecider, emailStream, normaliseEmail } from './user/emailClaim.js';
 import { userDecider } from './user/businessLogic.js';
 import { userStream } from './user/user.js';
+import { DEFAULT_THROTTLE, LoginThrottle, type LoginSource, type ThrottleRules } from './loginThrottle.js';
 
 export interface IdentityOptions {
   eventStore: EventStore;
@@ -36,8 +36,10 @@ export interface IdentityOptions {
   log: Logger;
   clock?: () => Date;
   scrypt?: ScryptParams;
-  /** Failed logins per account before it is paused, and for how long. */
-  loginLockout?: { maxFailures: number; windowMs: number };
+  /** Login throttling rules (tests); see loginThrottle.ts. */
+  loginThrottle?: Partial<ThrottleRules>;
+  /** Signs device cookies (the JWT secret). */
+  deviceSecret: string;
 }
 
 export const API_KEY_PREFIX = 'baret_';
@@ -69,21 +71,16 @@ export const publicKey = (k: ApiKeyDoc) => ({
   last_used_at: k.last_used_at,
 });
 
-interface LoginFailures extends Record<string, unknown> {
-  failures: string[];
-}
-
 /** The identity service: users, registration, login, API keys, admins. */
 export function createIdentityService(opts: IdentityOptions) {
   const { eventStore, documents, log } = opts;
   const clock = opts.clock ?? (() => new Date());
   const scryptParams = opts.scrypt ?? DEFAULT_SCRYPT;
-  const lockout = opts.loginLockout ?? { maxFailures: 5, windowMs: 15 * 60_000 };
+  const throttle = new LoginThrottle(documents, opts.deviceSecret, clock, { ...DEFAULT_THROTTLE, ...opts.loginThrottle });
   const adminEmails = new Set(csv(opts.adminEmails).map(normaliseEmail));
   const users = userQueries(documents);
   const keys = apiKeyQueries(documents);
   const projections = [usersProjection, apiKeysProjection];
-  const failures = documents.collection<LoginFailures>('identity_login_failures');
   // A real hash to verify against when the email is unknown, so both failures take as long.
   const dummyHash = hashPassword(randomBytes(16).toString('hex'), scryptParams);
 
@@ -116,27 +113,23 @@ export function createIdentityService(opts: IdentityOptions) {
     return user;
   }
 
-  async function login(emailInput: string, password: string): Promise<UserDoc> {
+  /**
+   * Checks a password, throttled per source (loginThrottle.ts): the attempt is counted before the
+   * (deliberately slow) check, so concurrent guesses cannot all be checked. Returns the user and a
+   * device token for the client to keep.
+   */
+  async function login(emailInput: string, password: string, source: LoginSource = { ip: 'unknown' }): Promise<{ user: UserDoc; device: string }> {
     const email = normaliseEmail(emailInput);
-    const now = clock();
-    const record = await failures.get(email);
-    const recent = (record?.failures ?? []).filter((t) => now.getTime() - Date.parse(t) < lockout.windowMs);
-    if (recent.length >= lockout.maxFailures) {
-      const waitMs = lockout.windowMs - (now.getTime() - Date.parse(recent[0]!));
-      throw new TooManyRequestsError(
-        `Too many failed login attempts. Please wait ${Math.max(1, Math.ceil(waitMs / 60_000))} minutes and try again.`,
-      );
-    }
+    const reservation = await throttle.reserve(email, source);
     const user = await users.byEmail(email);
     const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await dummyHash), false);
     if (!user || !ok) {
-      await failures.put(email, { failures: [...recent, now.toISOString()] });
       log.info({ reason: user ? 'wrong_password' : 'unknown_email' }, 'login failed');
       throw new UnauthorizedError('Login failed. Please check your details.');
     }
-    if (record) await failures.delete(email);
-    await run(eventStore, userStream(user.id), userDecider, { type: 'record_login', data: { now } });
-    return (await users.byId(user.id)) ?? user;
+    await throttle.succeeded(email, source, reservation);
+    await run(eventStore, userStream(user.id), userDecider, { type: 'record_login', data: { now: clock() } });
+    return { user: (await users.byId(user.id)) ?? user, device: throttle.deviceToken(email) };
   }
 
   async function createApiKey(userId: string, name: string) {

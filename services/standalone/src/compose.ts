@@ -76,6 +76,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     adminEmails: config.BARET_ADMIN_EMAILS,
     log: log.child({ service: 'identity' }),
     clock,
+    deviceSecret: config.JWT_SECRET,
     scrypt: opts.scrypt,
   });
   const quota = createQuotaService({ eventStore, documents, bus, directory: identity.directory, log: log.child({ service: 'quota' }), clock });

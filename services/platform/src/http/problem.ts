@@ -108,6 +108,8 @@ export const problemPlugin = fp(
     app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       if (isDomainError(error)) {
         if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+        const retryAfter = error.details?.retryAfterSeconds;
+        if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
         return sendProblem(reply, {
           status: error.status,
           code: error.code,

@@ -84,6 +84,7 @@ const EXACT: Record<string, string> = {
 const PATTERNS: Rule[] = [
   [/^The API key name must be at most (\d+) characters long\.$/, (m) => `API anahtarı adı en fazla ${m[1]} karakter olmalı.`],
   [/^Too many failed login attempts\. Please wait (\d+) minutes and try again\.$/, (m) => `Çok fazla başarısız giriş denemesi. Lütfen ${m[1]} dakika bekleyip yeniden deneyin.`],
+  [/^Too many failed login attempts\. Please wait (\d+) seconds and try again\.$/, (m) => `Çok fazla başarısız giriş denemesi. Lütfen ${m[1]} saniye bekleyip yeniden deneyin.`],
   [/^Too many requests\. Please wait (\d+) (minutes|seconds) and try again\.$/, (m) => `Çok fazla istek. Lütfen ${m[1]} ${m[2] === 'minutes' ? 'dakika' : 'saniye'} bekleyip yeniden deneyin.`],
   [/^No user with the email (.+)\.$/, (m) => `${m[1]} e-posta adresine sahip kullanıcı yok.`],
   [/^Please write a message of at least (\d+) characters\.$/, (m) => `Lütfen en az ${m[1]} karakterlik bir mesaj yazın.`],
