@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { authPlugin, csv, finiteNumbers, notFoundProblem, problemPlugin } from '@baret/platform';
+import { authPlugin, csv, finiteNumbers, notFoundProblem, problemPlugin, sendProblem } from '@baret/platform';
 import { healthPlugin } from './plugins/health.js';
 import { tusPlugin } from './plugins/tus.js';
 import { mediaPlugin } from './plugins/media.js';
@@ -61,6 +61,13 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     // closes it (uploads too), headers must arrive within HTTP_HEADERS_TIMEOUT_MS, and a request
     // other than an upload must arrive whole within HTTP_BODY_TIMEOUT_MS (see bodyDeadline below).
     connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
+    // Errors the router raises before any route runs are problem+json like every other answer.
+    frameworkErrors: (error, _request, reply) =>
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? sendProblem(reply, { status: 414, code: 'uri_too_long', detail: 'This address is too long.' })
+        : error.code === 'FST_ERR_BAD_URL'
+          ? sendProblem(reply, { status: 400, code: 'bad_url', detail: 'This address is not valid.' })
+          : sendProblem(reply, { status: 500, code: 'internal_error', detail: 'Something went wrong on our side. Please try again later.' }),
     requestTimeout: 0,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true }, plugins: [(ajv) => (finiteNumbers(ajv), ajv)] },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -56,6 +56,8 @@ const EXACT: Record<string, string> = {
   'The multipart form could not be read (its boundary is missing or the body is malformed).':
     'Çok parçalı form okunamadı (sınır işareti eksik veya gövde bozuk).',
   'A form field is too long.': 'Bir form alanı çok uzun.',
+  'This address is too long.': 'Bu adres çok uzun.',
+  'This address is not valid.': 'Bu adres geçerli değil.',
   'The uploaded file is empty.': 'Yüklenen dosya boş.',
   'This upload does not exist.': 'Böyle bir yükleme yok.',
   'This upload does not exist or has expired. Please upload the video again.': 'Bu yükleme yok ya da süresi doldu. Lütfen videoyu yeniden yükleyin.',
