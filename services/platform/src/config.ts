@@ -52,7 +52,12 @@ export const ConfigSchema = Type.Object({
   OPENAI_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000 }),
   MODEL_PRICING_JSON: Type.Optional(Type.String({ description: 'JSON: { model: { input_per_1m, output_per_1m } }' })),
   KAFKA_BROKERS: Type.Optional(Type.String({ minLength: 1 })),
-  EVENTSTORE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  EVENT_STORE: Type.Union([Type.Literal('kurrentdb'), Type.Literal('postgres')], {
+    default: 'kurrentdb',
+    description: 'distributed mode: where job events are stored (KurrentDB/EventStoreDB, or PostgreSQL)',
+  }),
+  EVENTSTORE_URL: Type.Optional(Type.String({ minLength: 1, description: 'KurrentDB connection string (EVENT_STORE=kurrentdb)' })),
+  POSTGRES_URL: Type.Optional(Type.String({ minLength: 1, description: 'PostgreSQL connection URL (EVENT_STORE=postgres)' })),
   MONGODB_URL: Type.Optional(Type.String({ minLength: 1 })),
   MONGODB_DATABASE: Type.String({ default: 'baret' }),
   S3_ENDPOINT: Type.Optional(Type.String({ minLength: 1 })),
@@ -72,7 +77,7 @@ export class ConfigError extends Error {
   }
 }
 
-const DISTRIBUTED_REQUIRED = ['JWT_SECRET', 'KAFKA_BROKERS', 'EVENTSTORE_URL', 'MONGODB_URL', 'S3_ENDPOINT'] as const;
+const DISTRIBUTED_REQUIRED = ['JWT_SECRET', 'KAFKA_BROKERS', 'MONGODB_URL', 'S3_ENDPOINT'] as const;
 
 /** Parses the environment. Unknown variables are ignored; empty strings count as unset. */
 export function parseConfig(env: Record<string, string | undefined>): RawConfig {
@@ -87,7 +92,8 @@ export function parseConfig(env: Record<string, string | undefined>): RawConfig 
   );
   const cfg = value as RawConfig;
   if (problems.length === 0 && cfg.BARET_MODE === 'distributed') {
-    for (const key of DISTRIBUTED_REQUIRED) if (!cfg[key]) problems.push(`${key}: required in distributed mode`);
+    const eventStoreUrl = cfg.EVENT_STORE === 'postgres' ? 'POSTGRES_URL' : 'EVENTSTORE_URL';
+    for (const key of [...DISTRIBUTED_REQUIRED, eventStoreUrl] as const) if (!cfg[key]) problems.push(`${key}: required in distributed mode`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return cfg;

@@ -23,3 +23,4 @@ export * from './scratch.js';
 export * from './http/schemas.js';
 export * from './http/lang.js';
 export * from './i18n/messages.js';
+export { PostgresEventStore } from './distributed/postgresEventStore.js';

@@ -30,6 +30,15 @@ describe('configuration', () => {
     expect(() => parseConfig({ BARET_MODE: 'distributed' })).toThrow(/KAFKA_BROKERS: required/);
   });
 
+  it('asks for the event store the operator chose: KurrentDB by default, or PostgreSQL', () => {
+    const servers = { BARET_MODE: 'distributed', JWT_SECRET: 'x'.repeat(40), KAFKA_BROKERS: 'k:9092', MONGODB_URL: 'mongodb://m', S3_ENDPOINT: 'http://s3' };
+    expect(() => parseConfig(servers)).toThrow(/EVENTSTORE_URL: required in distributed mode/);
+    expect(parseConfig({ ...servers, EVENTSTORE_URL: 'kurrentdb://k:2113' }).EVENT_STORE).toBe('kurrentdb');
+    expect(() => parseConfig({ ...servers, EVENT_STORE: 'postgres' })).toThrow(/POSTGRES_URL: required in distributed mode/);
+    expect(parseConfig({ ...servers, EVENT_STORE: 'postgres', POSTGRES_URL: 'postgres://p/baret' }).POSTGRES_URL).toBe('postgres://p/baret');
+    expect(() => parseConfig({ ...servers, EVENT_STORE: 'mysql' })).toThrow(/EVENT_STORE/);
+  });
+
   it('generates the embedded JWT secret once, keeps it private in the data dir, and reuses it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'baret-cfg-'));
     const first = loadConfig({ BARET_DATA_DIR: dir });

@@ -1,13 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyError } from '../errors.js';
-import type {
-  AppendResult,
-  EventData,
-  EventStore,
-  ExpectedRevision,
-  RecordedEvent,
-  SubscribeOptions,
-} from '../ports/eventStore.js';
+import { checkExpectedRevision, type AppendResult, type EventData, type EventStore, type ExpectedRevision, type RecordedEvent, type SubscribeOptions } from '../ports/eventStore.js';
 import { Notifier } from './notifier.js';
 import type { SqliteDatabase } from './sqlite.js';
 
@@ -88,7 +80,7 @@ export class SqliteEventStore implements EventStore {
           return { nextExpectedRevision: last, position: lastFound.position };
         }
       }
-      checkExpected(streamId, expected, last);
+      checkExpectedRevision(streamId, expected, last);
       let revision = last;
       let position = 0;
       const now = this.clock().toISOString();
@@ -154,17 +146,3 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-function checkExpected(streamId: string, expected: ExpectedRevision, last: number): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && last === -1) ||
-    (expected === 'stream_exists' && last >= 0) ||
-    (typeof expected === 'number' && expected === last);
-  if (!ok) {
-    throw new ConcurrencyError(`Stream ${streamId} is at revision ${last}, expected ${String(expected)}`, {
-      streamId,
-      expected,
-      actual: last,
-    });
-  }
-}

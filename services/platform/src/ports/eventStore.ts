@@ -14,6 +14,20 @@ export type ExpectedRevision =
   /** revision (0-based) of the stream's last event */
   | number;
 
+import { ConcurrencyError } from '../errors.js';
+
+/** Throws a ConcurrencyError unless a stream at revision `last` (-1: none) meets `expected`. */
+export function checkExpectedRevision(streamId: string, expected: ExpectedRevision, last: number): void {
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && last === -1) ||
+    (expected === 'stream_exists' && last >= 0) ||
+    (typeof expected === 'number' && expected === last);
+  if (!ok) {
+    throw new ConcurrencyError(`Stream ${streamId} is at revision ${last}, expected ${String(expected)}`, { streamId, expected, actual: last });
+  }
+}
+
 export interface EventData<Type extends string = string, Data = unknown> {
   /** Unique id of the event; appending the same id twice to a stream is idempotent. */
   id?: string;

@@ -4,3 +4,5 @@ export * from './contracts/eventStore.contract.js';
 export * from './contracts/messageBus.contract.js';
 export * from './contracts/objectStore.contract.js';
 export * from './deciderSpec.js';
+export * from './engines/common.js';
+export * from './engines/postgres.js';

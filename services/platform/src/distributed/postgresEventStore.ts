@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { checkExpectedRevision, type AppendResult, type EventData, type EventStore, type ExpectedRevision, type RecordedEvent, type SubscribeOptions } from '../ports/eventStore.js';
+import { Notifier } from '../embedded/notifier.js';
+
+interface EventRow {
+  position: string;
+  id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+}
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  id: row.id,
+  streamId: row.stream_id,
+  revision: row.revision,
+  position: Number(row.position),
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  createdAt: row.created_at,
+});
+
+const BATCH = 500;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The EventStore port on PostgreSQL (docs/adr/0009): one table of events with a unique
+ * (stream, revision) for optimistic concurrency, and a global position handed out from a
+ * one-row counter inside the append transaction. The counter's row lock serialises appends, so
+ * positions become visible in the order they were given: a catch-up reader that has seen position
+ * n never later finds a committed event below n (a plain sequence does not promise that: a
+ * transaction holding a lower value can commit after one holding a higher value). Subscribers
+ * follow with LISTEN/NOTIFY, and a bounded poll as a safety net.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly notifier = new Notifier();
+  private listener: pg.Client | null = null;
+  private open = true;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly schema: string,
+    private readonly clock: () => Date,
+  ) {}
+
+  static async connect(url: string, opts: { schema?: string; clock?: () => Date } = {}): Promise<PostgresEventStore> {
+    const schema = opts.schema ?? 'baret_events';
+    if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    pool.on('error', () => undefined); // an idle client lost its server: the pool replaces it
+    const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()));
+    await store.migrate();
+    await store.listen(url);
+    return store;
+  }
+
+  private t(name: string): string {
+    return `"${this.schema}".${name}`;
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      // Two services starting at once create the schema once.
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [`baret-migrate-${this.schema}`]);
+      await client.query(`
+        CREATE SCHEMA IF NOT EXISTS "${this.schema}";
+        CREATE TABLE IF NOT EXISTS ${this.t('events')} (
+          position   BIGINT PRIMARY KEY,
+          id         TEXT NOT NULL,
+          stream_id  TEXT NOT NULL,
+          revision   INTEGER NOT NULL,
+          type       TEXT NOT NULL,
+          data       JSONB NOT NULL,
+          metadata   JSONB NOT NULL,
+          created_at TIMESTAMPTZ NOT NULL,
+          UNIQUE (stream_id, revision),
+          UNIQUE (stream_id, id)
+        );
+        CREATE TABLE IF NOT EXISTS ${this.t('position')} (one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one), last BIGINT NOT NULL);
+        INSERT INTO ${this.t('position')} (one, last) VALUES (TRUE, 0) ON CONFLICT DO NOTHING;
+      `);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`baret-migrate-${this.schema}`]).catch(() => undefined);
+      client.release();
+    }
+  }
+
+  private get channel(): string {
+    return `${this.schema}_appended`;
+  }
+
+  private async listen(url: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => undefined);
+    client.on('notification', () => this.notifier.notify());
+    await client.connect();
+    await client.query(`LISTEN "${this.channel}"`);
+    this.listener = client;
+  }
+
+  async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('appendToStream needs at least one event');
+    const expected = options.expectedRevision ?? 'any';
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Taking the counter's row first serialises appends (see the class comment).
+      const counter = await client.query<{ last: string }>(`SELECT last FROM ${this.t('position')} WHERE one FOR UPDATE`);
+      let position = Number(counter.rows[0]!.last);
+      const lastRow = await client.query<{ revision: number }>(
+        `SELECT revision FROM ${this.t('events')} WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1`,
+        [streamId],
+      );
+      const last = lastRow.rows[0]?.revision ?? -1;
+      // Idempotent retry: every event id already in the stream → the earlier append stands.
+      const ids = events.map((e) => e.id).filter((id): id is string => id !== undefined);
+      if (ids.length === events.length) {
+        const found = await client.query<{ id: string; position: string }>(
+          `SELECT id, position FROM ${this.t('events')} WHERE stream_id = $1 AND id = ANY($2::text[]) ORDER BY position`,
+          [streamId, ids],
+        );
+        if (found.rows.length === new Set(ids).size) {
+          await client.query('ROLLBACK');
+          return { nextExpectedRevision: last, position: Number(found.rows.at(-1)!.position) };
+        }
+      }
+      checkExpectedRevision(streamId, expected, last);
+      let revision = last;
+      const now = this.clock();
+      for (const event of events) {
+        revision += 1;
+        position += 1;
+        await client.query(
+          `INSERT INTO ${this.t('events')} (position, id, stream_id, revision, type, data, metadata, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [position, event.id ?? randomUUID(), streamId, revision, event.type, JSON.stringify(event.data ?? null), JSON.stringify(event.metadata ?? {}), now],
+        );
+      }
+      await client.query(`UPDATE ${this.t('position')} SET last = $1 WHERE one`, [position]);
+      await client.query(`SELECT pg_notify($1, $2)`, [this.channel, String(position)]);
+      await client.query('COMMIT');
+      return { nextExpectedRevision: revision, position };
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async readStream(streamId: string, options: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
+    const res = await this.pool.query<EventRow>(
+      `SELECT * FROM ${this.t('events')} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
+      [streamId, options.fromRevision ?? 0],
+    );
+    return res.rows.map(toRecorded);
+  }
+
+  async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
+    let after = options.fromPosition ?? 0;
+    const { signal } = options;
+    while (!signal?.aborted && this.open) {
+      const res = await this.pool.query<EventRow>(`SELECT * FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT ${BATCH}`, [after]);
+      for (const row of res.rows) {
+        if (signal?.aborted) return;
+        after = Number(row.position);
+        yield toRecorded(row);
+      }
+      if (res.rows.length < BATCH) await this.notifier.wait(1000, signal);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    this.notifier.notify();
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+}
+

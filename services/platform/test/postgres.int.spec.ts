@@ -1,0 +1,61 @@
+import { PostgresEventStore, type EventStore, type RecordedEvent } from '@baret/platform';
+import { enginesRequired, eventStoreContract, postgresBinDir, startPostgres, type RunningPostgres } from '@baret/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const installed = postgresBinDir() !== null;
+if (!installed) {
+  if (enginesRequired()) throw new Error('PostgreSQL is not installed, and CI requires every engine: run bash scripts/bootstrap.sh --test');
+  console.warn('SKIPPED: PostgreSQL event store contract — PostgreSQL is not installed (bash scripts/bootstrap.sh --test installs it)');
+}
+
+let server: RunningPostgres;
+let schemas = 0;
+beforeAll(async () => {
+  if (installed) server = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe.skipIf(!installed)('PostgreSQL', () => {
+  eventStoreContract('PostgreSQL', async () => {
+    const schema = `contract_${++schemas}`;
+    let store: EventStore = await PostgresEventStore.connect(server.url, { schema });
+    return {
+      get store() {
+        return store;
+      },
+      restart: async () => {
+        await store.close();
+        store = await PostgresEventStore.connect(server.url, { schema });
+        return store;
+      },
+      dispose: () => store.close(),
+    };
+  });
+
+  it('a subscriber following from the start misses no event while 8 writers append at once (positions in commit order)', async () => {
+    const schema = `race_${++schemas}`;
+    const writers = await Promise.all(Array.from({ length: 8 }, () => PostgresEventStore.connect(server.url, { schema })));
+    const reader = await PostgresEventStore.connect(server.url, { schema });
+    const controller = new AbortController();
+    const seen: RecordedEvent[] = [];
+    const total = 8 * 40;
+    const following = (async () => {
+      for await (const e of reader.subscribeToAll({ signal: controller.signal })) {
+        seen.push(e);
+        if (seen.length === total) controller.abort();
+      }
+    })();
+    await Promise.all(writers.map((w, k) => (async () => {
+      for (let i = 0; i < 40; i++) await w.appendToStream(`job-${k}-${i % 4}`, [{ type: 'e', data: { k, i } }]);
+    })()));
+    await following;
+    expect(seen).toHaveLength(total);
+    const positions = seen.map((e) => e.position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    expect(new Set(positions).size).toBe(total);
+    expect(positions.at(-1)).toBe(total); // no gaps
+    for (const s of [...writers, reader]) await s.close();
+  }, 120_000);
+});
