@@ -6,3 +6,4 @@ export * from './contracts/objectStore.contract.js';
 export * from './deciderSpec.js';
 export * from './engines/common.js';
 export * from './engines/postgres.js';
+export * from './engines/minio.js';
