@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { type Readable } from 'node:stream';
 import * as Minio from 'minio';
 import { NotFoundError } from '../errors.js';
 import { assertValidKey, type ObjectInfo, type ObjectStore, type PutOptions } from '../ports/objectStore.js';
