@@ -7,3 +7,4 @@ export * from './deciderSpec.js';
 export * from './engines/common.js';
 export * from './engines/postgres.js';
 export * from './engines/minio.js';
+export * from './engines/ferretdb.js';

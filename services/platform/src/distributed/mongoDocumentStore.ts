@@ -1,0 +1,113 @@
+import { MongoClient, type Db, type Filter as MongoFilter, type Sort } from 'mongodb';
+import type { Collection, Document, DocumentStore, FieldCondition, Filter, Query } from '../ports/documentStore.js';
+
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+const COLLECTION = /^[A-Za-z_][A-Za-z0-9_-]{0,100}$/;
+
+function field(name: string): string {
+  if (!FIELD.test(name)) throw new Error(`invalid field path: ${name}`);
+  return name;
+}
+
+function condition(cond: FieldCondition): unknown {
+  if (cond === null || typeof cond !== 'object') return cond;
+  if ('$in' in cond) return { $in: [...cond.$in] };
+  if ('$ne' in cond) return { $ne: cond.$ne };
+  const out: Record<string, unknown> = {};
+  for (const op of ['$gt', '$gte', '$lt', '$lte'] as const) if (cond[op] !== undefined) out[op] = cond[op];
+  return Object.keys(out).length ? out : undefined; // an empty range matches everything, as in SQLite
+}
+
+function toMongo(where: Filter | undefined, search?: Query['search']): MongoFilter<StoredDoc> {
+  const filter: Record<string, unknown> = {};
+  for (const [name, cond] of Object.entries(where ?? {})) {
+    const c = condition(cond);
+    if (c !== undefined) filter[field(name)] = c;
+  }
+  if (search && search.text.trim() !== '' && search.fields.length > 0) {
+    const pattern = search.text.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    filter.$or = search.fields.map((f) => ({ [field(f)]: { $regex: pattern, $options: 'i' } }));
+  }
+  return filter as MongoFilter<StoredDoc>;
+}
+
+type StoredDoc = Record<string, unknown> & { _id: string };
+
+function strip<T extends Document>(doc: StoredDoc | null): T | null {
+  if (!doc) return null;
+  const { _id: _ignored, ...rest } = doc;
+  return rest as T;
+}
+
+class MongoCollection<T extends Document> implements Collection<T> {
+  constructor(private readonly db: Db, private readonly name: string) {}
+
+  private get c() {
+    return this.db.collection<StoredDoc>(this.name);
+  }
+
+  async get(id: string): Promise<T | null> {
+    return strip<T>(await this.c.findOne({ _id: id }));
+  }
+
+  async put(id: string, doc: T): Promise<void> {
+    await this.c.replaceOne({ _id: id }, { ...doc, _id: id }, { upsert: true });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.c.deleteOne({ _id: id })).deletedCount > 0;
+  }
+
+  async find(query: Query = {}): Promise<T[]> {
+    const sort: Sort = Object.fromEntries([
+      ...(query.orderBy ?? []).map((o) => [field(o.field), o.direction === 'desc' ? -1 : 1] as const),
+      ['_id', 1] as const,
+    ]);
+    let cursor = this.c.find(toMongo(query.where, query.search)).sort(sort);
+    if (query.offset) cursor = cursor.skip(query.offset);
+    if (query.limit !== undefined) cursor = cursor.limit(query.limit);
+    return (await cursor.toArray()).map((d) => strip<T>(d)!);
+  }
+
+  async count(where?: Filter): Promise<number> {
+    return this.c.countDocuments(toMongo(where));
+  }
+
+  async deleteMany(where: Filter): Promise<number> {
+    return (await this.c.deleteMany(toMongo(where))).deletedCount;
+  }
+}
+
+/**
+ * The DocumentStore port on MongoDB (or anything speaking its wire protocol, FerretDB included):
+ * one MongoDB collection per read-model collection, documents keyed by `_id`, the port's filters,
+ * case-insensitive search (an escaped regular expression), sorting, paging and counts translated
+ * one to one.
+ */
+export class MongoDocumentStore implements DocumentStore {
+  private constructor(private readonly client: MongoClient, private readonly db: Db) {}
+
+  static async connect(url: string, database: string): Promise<MongoDocumentStore> {
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+    await client.connect();
+    return new MongoDocumentStore(client, client.db(database));
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    if (!COLLECTION.test(name)) throw new Error(`invalid collection name: ${name}`);
+    return new MongoCollection<T>(this.db, name);
+  }
+
+  /** Creates the indexes a read model's queries need (idempotent). */
+  async ensureIndexes(name: string, indexes: ReadonlyArray<Record<string, 1 | -1>>): Promise<void> {
+    for (const keys of indexes) await this.db.collection(name).createIndex(keys);
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
