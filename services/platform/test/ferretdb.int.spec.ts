@@ -1,12 +1,8 @@
 import { MongoDocumentStore } from '@baret/platform';
-import { documentStoreContract, enginesRequired, ferretDbBinary, startFerretDb } from '@baret/platform/testing';
+import { documentStoreContract, engineInstalled, ferretDbBinary, startFerretDb } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
 
-const installed = ferretDbBinary() !== null;
-if (!installed) {
-  if (enginesRequired()) throw new Error('FerretDB is not installed, and CI requires every engine: run bash scripts/bootstrap.sh --test');
-  console.warn('SKIPPED: MongoDB document store contract on FerretDB — FerretDB is not installed (bash scripts/bootstrap.sh --test builds it)');
-}
+const installed = engineInstalled('MongoDB document store contract on FerretDB', ferretDbBinary() !== null, 'FerretDB');
 const mongodUrl = process.env.MONGODB_URL;
 if (!mongodUrl) console.warn('SKIPPED: MongoDB document store contract on a real mongod — set MONGODB_URL to run it');
 

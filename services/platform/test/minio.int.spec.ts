@@ -1,14 +1,10 @@
 import { S3ObjectStore } from '@baret/platform';
-import { enginesRequired, minioBinary, objectStoreContract, startMinio, type RunningMinio } from '@baret/platform/testing';
+import { engineInstalled, minioBinary, objectStoreContract, startMinio, type RunningMinio } from '@baret/platform/testing';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const installed = minioBinary() !== null;
-if (!installed) {
-  if (enginesRequired()) throw new Error('MinIO is not installed, and CI requires every engine: run bash scripts/bootstrap.sh --test');
-  console.warn('SKIPPED: S3 object store contract — MinIO is not installed (bash scripts/bootstrap.sh --test builds it)');
-}
+const installed = engineInstalled('S3 object store contract', minioBinary() !== null, 'MinIO');
 
 let server: RunningMinio;
 let n = 0;

@@ -1,12 +1,8 @@
 import { PostgresEventStore, type EventStore, type RecordedEvent } from '@baret/platform';
-import { enginesRequired, eventStoreContract, postgresBinDir, startPostgres, type RunningPostgres } from '@baret/platform/testing';
+import { engineInstalled, eventStoreContract, postgresBinDir, startPostgres, type RunningPostgres } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const installed = postgresBinDir() !== null;
-if (!installed) {
-  if (enginesRequired()) throw new Error('PostgreSQL is not installed, and CI requires every engine: run bash scripts/bootstrap.sh --test');
-  console.warn('SKIPPED: PostgreSQL event store contract — PostgreSQL is not installed (bash scripts/bootstrap.sh --test installs it)');
-}
+const installed = engineInstalled('PostgreSQL event store contract', postgresBinDir() !== null, 'PostgreSQL');
 
 let server: RunningPostgres;
 let schemas = 0;

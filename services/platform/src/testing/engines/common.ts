@@ -75,3 +75,14 @@ export function spawnEngine(command: string, args: string[], options: { env?: No
       }),
   };
 }
+
+/**
+ * Whether a suite's engine is there. When it is not: in CI (or BARET_REQUIRE_ENGINES=1) that is an
+ * error — CI must never skip silently — and elsewhere one line says the suite is skipped and why.
+ */
+export function engineInstalled(suite: string, installed: boolean, engine: string): boolean {
+  if (installed) return true;
+  if (enginesRequired()) throw new Error(`${engine} is not installed, and CI requires every engine: run bash scripts/bootstrap.sh --test`);
+  console.warn(`SKIPPED: ${suite} — ${engine} is not installed (bash scripts/bootstrap.sh --test installs it)`);
+  return false;
+}
