@@ -26,3 +26,4 @@ export * from './i18n/messages.js';
 export { PostgresEventStore } from './distributed/postgresEventStore.js';
 export { S3ObjectStore, type S3Options } from './distributed/s3ObjectStore.js';
 export { MongoDocumentStore } from './distributed/mongoDocumentStore.js';
+export { KafkaMessageBus, type KafkaOptions } from './distributed/kafkaMessageBus.js';

@@ -8,3 +8,4 @@ export * from './engines/common.js';
 export * from './engines/postgres.js';
 export * from './engines/minio.js';
 export * from './engines/ferretdb.js';
+export * from './engines/kafka.js';

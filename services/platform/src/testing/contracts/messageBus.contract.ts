@@ -17,7 +17,7 @@ const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array): string => new TextDecoder().decode(b);
 
 /** Collects messages until `count` arrived or the deadline passed. */
-function collector(count: number, timeoutMs = 10_000) {
+function collector(count: number, timeoutMs = 30_000) {
   const seen: IncomingMessage[] = [];
   let resolve!: () => void;
   const done = new Promise<void>((r) => (resolve = r));

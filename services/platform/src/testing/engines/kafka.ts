@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { enginesDir, freePort, spawnEngine, waitUntil } from './common.js';
+
+/** The broker versions scripts/engines/install-kafka.sh fetches. */
+export const KAFKA_VERSIONS = { '3.9': '3.9.1', '4': '4.1.1' } as const;
+export type KafkaLine = keyof typeof KAFKA_VERSIONS;
+
+/** The folder of a Kafka version's jars, or null when it is not installed. */
+export function kafkaLibs(line: KafkaLine): string | null {
+  const libs = join(enginesDir(), `kafka-${KAFKA_VERSIONS[line]}`, 'libs');
+  return existsSync(libs) ? libs : null;
+}
+
+/**
+ * A throw-away single-node Kafka (KRaft: broker and controller in one JVM) on free loopback ports,
+ * its log in a fresh temp folder (removed by stop). Consumer sessions may be as short as 1 s, so
+ * tests of a crashed consumer do not wait long.
+ */
+export async function startKafka(line: KafkaLine): Promise<{ brokers: string[]; version: string; stop(): Promise<void> }> {
+  const libs = kafkaLibs(line);
+  if (!libs) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} is not installed: run bash scripts/bootstrap.sh --test`);
+  const dir = mkdtempSync(join(tmpdir(), `baret-kafka-${line}-`));
+  const [port, controller] = [await freePort(), await freePort()];
+  const props = join(dir, 'server.properties');
+  writeFileSync(
+    props,
+    [
+      'process.roles=broker,controller',
+      'node.id=1',
+      `controller.quorum.voters=1@127.0.0.1:${controller}`,
+      `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controller}`,
+      `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
+      'controller.listener.names=CONTROLLER',
+      'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+      `log.dirs=${join(dir, 'log')}`,
+      'offsets.topic.replication.factor=1',
+      'offsets.topic.num.partitions=3',
+      'transaction.state.log.replication.factor=1',
+      'transaction.state.log.min.isr=1',
+      'group.initial.rebalance.delay.ms=0',
+      'group.min.session.timeout.ms=1000',
+      'auto.create.topics.enable=false',
+    ].join('\n'),
+  );
+  const java = ['-Xms128m', '-Xmx384m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', `${libs}/*`];
+  const clusterId = execFileSync('java', [...java, 'kafka.tools.StorageTool', 'random-uuid']).toString().trim().split('\n').pop()!;
+  execFileSync('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props], { stdio: 'pipe' });
+  const proc = spawnEngine('java', [...java, 'kafka.Kafka', props]);
+  await waitUntil(
+    () =>
+      new Promise<boolean>((resolve) => {
+        if (!proc.log().includes('Kafka Server started') && !proc.log().includes('started (kafka.server.KafkaRaftServer)')) return resolve(false);
+        const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
+        socket.on('error', () => resolve(false));
+      }),
+    120_000,
+    () => `Kafka ${KAFKA_VERSIONS[line]} did not start on port ${port}:\n${proc.log()}`,
+  );
+  return {
+    brokers: [`127.0.0.1:${port}`],
+    version: KAFKA_VERSIONS[line],
+    stop: async () => {
+      await proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
