@@ -27,3 +27,4 @@ export { PostgresEventStore } from './distributed/postgresEventStore.js';
 export { S3ObjectStore, type S3Options } from './distributed/s3ObjectStore.js';
 export { MongoDocumentStore } from './distributed/mongoDocumentStore.js';
 export { KafkaMessageBus, type KafkaOptions } from './distributed/kafkaMessageBus.js';
+export { KurrentEventStore } from './distributed/kurrentEventStore.js';
