@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { JobQueuedSchema } from '@baret/proto';
 import {
   decodeEnvelope,
+  NotFoundError,
   preferredLang,
   runConsumer,
   type Config,
@@ -86,9 +87,19 @@ export function createAnalysisService(opts: AnalysisOptions) {
     );
   };
 
+  const internal = async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    app.get('/tasks/:slug', { schema: { params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) }) } }, async (request) => {
+      const task = findTask(request.params.slug);
+      if (!task) throw new NotFoundError('This task does not exist.');
+      return { slug: request.params.slug };
+    });
+  };
+
   const module: ServiceModule = {
     name: 'analysis',
     routes,
+    internal,
     tasks: [
       {
         // One job at a time: this machine's cores go to ffmpeg and the detector.

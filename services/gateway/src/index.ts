@@ -1,4 +1,3 @@
 export { buildGateway } from './app.js';
-export { serve } from './server.js';
+export { serve } from '@baret/platform';
 export type { GatewayOptions, RouteModule } from './types.js';
-export { TUS_PATH, type ResumableUploads } from './plugins/tus.js';

@@ -1,6 +1,6 @@
 import type { AuthResolvers, Config, Infrastructure, ServiceModule } from '@baret/platform';
 import type { Logger } from 'pino';
-import type { ResumableUploads } from './plugins/tus.js';
+import type { UpstreamRoutes } from './plugins/proxy.js';
 
 /** The gateway mounts the routes of service modules; it never imports a service itself. */
 export type RouteModule = Pick<ServiceModule, 'name' | 'routes' | 'tags'>;
@@ -11,11 +11,11 @@ export interface GatewayOptions {
   infra: Pick<Infrastructure, 'ready'>;
   auth: AuthResolvers;
   modules: RouteModule[];
+  /** Distributed run: the services' public routes, proxied (docs/adr/0011). */
+  proxy?: { upstreams: UpstreamRoutes[]; secret: string };
   /** Built web app to serve at /, with the SPA fallback; omitted in API-only runs. */
   webDir?: string;
   /** Public media (the landing page's demo video) served under /media. */
   mediaDir?: string;
   version?: string;
-  /** Resumable (tus) uploads at /uploads; omitted: no tus endpoint. */
-  uploads?: ResumableUploads;
 }

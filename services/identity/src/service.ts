@@ -1,5 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { identityInternalRoutes } from './internal.js';
 import {
+  API_KEY_PREFIX,
   aggregateStream,
   csv,
   handleCommand,
@@ -42,7 +44,7 @@ export interface IdentityOptions {
   deviceSecret: string;
 }
 
-export const API_KEY_PREFIX = 'baret_';
+export { API_KEY_PREFIX };
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 export interface PublicUser {
@@ -210,6 +212,7 @@ export function createIdentityService(opts: IdentityOptions) {
     ],
     routes: identityRoutes({ commands, users, keys, quota: opts.quota }),
     tasks: [],
+    internal: identityInternalRoutes({ auth, directory }),
   };
 
   return { module, auth, directory, commands, users, keys, projections, promoteConfiguredAdmins };

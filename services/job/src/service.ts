@@ -31,6 +31,7 @@ import {
 } from '@baret/platform';
 import type { Logger } from 'pino';
 import { jobRoutes } from './api.js';
+import { tusPlugin } from './tus.js';
 import { QuotaExceededError } from './errors.js';
 import { jobDecider, type JobCommand } from './job/businessLogic.js';
 import { isFinished, jobStream, type JobEvent } from './job/job.js';
@@ -282,14 +283,16 @@ export function createJobService(opts: JobOptions) {
       { name: 'jobs', description: 'Upload a video and follow its analysis' },
       { name: 'admin', description: 'Administration (admins only)' },
     ],
-    routes: jobRoutes({ submit, submitResumable, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes, scratchDir: opts.scratchDir }),
+    routes: async (app) => {
+      await app.register(jobRoutes({ submit, submitResumable, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes, scratchDir: opts.scratchDir }));
+      // Resumable (tus) uploads at /uploads, kept through the object store port.
+      const uploads = { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) };
+      await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });
+    },
     tasks,
   };
 
-  return { module, projections: [jobsProjection, usageProjection], jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable,
-    /** What the gateway's tus endpoint needs. */
-    resumableUploads: { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) },
-  };
+  return { module, projections: [jobsProjection, usageProjection], jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable };
 }
 
 export type JobService = ReturnType<typeof createJobService>;

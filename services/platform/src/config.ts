@@ -65,6 +65,14 @@ export const ConfigSchema = Type.Object({
   S3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
   S3_BUCKET: Type.String({ default: 'baret' }),
   S3_REGION: Type.String({ default: 'us-east-1' }),
+  SERVICE_SECRET: Type.Optional(
+    Type.String({ minLength: 32, description: 'distributed mode: signs the credential services send each other (x-baret-service)' }),
+  ),
+  IDENTITY_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'distributed mode: base URL of the identity service' })),
+  QUOTA_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'distributed mode: base URL of the quota service' })),
+  JOB_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'distributed mode: base URL of the job service' })),
+  ANALYSIS_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'distributed mode: base URL of the analysis service' })),
+  NOTIFICATION_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'distributed mode: base URL of the notification service' })),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -77,10 +85,40 @@ export class ConfigError extends Error {
   }
 }
 
-const DISTRIBUTED_REQUIRED = ['JWT_SECRET', 'KAFKA_BROKERS', 'MONGODB_URL', 'S3_ENDPOINT'] as const;
+/** The services of the distributed run (docs/adr/0011), each its own process. */
+export const SERVICES = ['gateway', 'identity', 'quota', 'job', 'analysis', 'notification'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+type Key = keyof RawConfig;
+const STORES: Key[] = ['KAFKA_BROKERS', 'MONGODB_URL'];
+/** What each service needs in distributed mode, besides JWT_SECRET and SERVICE_SECRET. */
+const NEEDS: Record<ServiceName, Key[]> = {
+  gateway: ['IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'],
+  identity: [...STORES, 'QUOTA_URL'],
+  quota: [...STORES, 'IDENTITY_URL'],
+  job: [...STORES, 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'QUOTA_URL', 'ANALYSIS_URL'],
+  analysis: ['KAFKA_BROKERS', 'MONGODB_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'],
+  notification: STORES,
+};
+/** Services that keep an event store. */
+export const HAS_EVENT_STORE: Record<ServiceName, boolean> = {
+  gateway: false,
+  identity: true,
+  quota: true,
+  job: true,
+  analysis: false,
+  notification: true,
+};
+
+/** The settings a service cannot run without in distributed mode. */
+export function requiredSettings(cfg: Pick<RawConfig, 'EVENT_STORE'>, service?: ServiceName): Key[] {
+  const eventStoreUrl: Key = cfg.EVENT_STORE === 'postgres' ? 'POSTGRES_URL' : 'EVENTSTORE_URL';
+  if (!service) return ['JWT_SECRET', 'KAFKA_BROKERS', 'MONGODB_URL', 'S3_ENDPOINT', eventStoreUrl];
+  return ['JWT_SECRET', 'SERVICE_SECRET', ...NEEDS[service], ...(HAS_EVENT_STORE[service] ? [eventStoreUrl] : [])];
+}
 
 /** Parses the environment. Unknown variables are ignored; empty strings count as unset. */
-export function parseConfig(env: Record<string, string | undefined>): RawConfig {
+export function parseConfig(env: Record<string, string | undefined>, service?: ServiceName): RawConfig {
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(ConfigSchema.properties)) {
     const v = env[key];
@@ -91,9 +129,10 @@ export function parseConfig(env: Record<string, string | undefined>): RawConfig 
     (e) => `${e.path.replace(/^\//, '') || '(root)'}: ${e.message}${e.value === undefined ? '' : ` (got ${JSON.stringify(e.value)})`}`,
   );
   const cfg = value as RawConfig;
-  if (problems.length === 0 && cfg.BARET_MODE === 'distributed') {
-    const eventStoreUrl = cfg.EVENT_STORE === 'postgres' ? 'POSTGRES_URL' : 'EVENTSTORE_URL';
-    for (const key of [...DISTRIBUTED_REQUIRED, eventStoreUrl] as const) if (!cfg[key]) problems.push(`${key}: required in distributed mode`);
+  if (problems.length === 0 && (cfg.BARET_MODE === 'distributed' || service)) {
+    for (const key of requiredSettings(cfg, service)) {
+      if (!cfg[key]) problems.push(service ? `${key}: required by the ${service} service` : `${key}: required in distributed mode`);
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return cfg;
@@ -103,8 +142,8 @@ export function parseConfig(env: Record<string, string | undefined>): RawConfig 
  * Parses the environment and completes it: in embedded mode a JWT secret is generated once and
  * kept in the data dir (mode 0600), so tokens survive restarts without any setup.
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const cfg = parseConfig(env);
+export function loadConfig(env: Record<string, string | undefined> = process.env, service?: ServiceName): Config {
+  const cfg = parseConfig(env, service);
   const dataDir = resolve(cfg.BARET_DATA_DIR);
   let secret = cfg.JWT_SECRET;
   if (!secret) {

@@ -34,3 +34,8 @@ export function sharedDir(): string {
 export function sharedDataDir(...parts: string[]): string {
   return join(sharedDir(), 'data', ...parts);
 }
+
+/** Baret's version, from the repository's package.json. */
+export function baretVersion(): string {
+  return (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}

@@ -16,4 +16,9 @@ export interface ServiceModule {
   routes?: FastifyPluginAsync;
   tags?: Array<{ name: string; description: string }>;
   tasks?: BackgroundTask[];
+  /**
+   * Routes other services call at once in the distributed run (docs/adr/0011), mounted under
+   * /internal by the service's own server, only for callers with a service credential.
+   */
+  internal?: FastifyPluginAsync;
 }

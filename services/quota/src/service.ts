@@ -1,3 +1,4 @@
+import { quotaInternalRoutes } from './internal.js';
 import { randomUUID } from 'node:crypto';
 import {
   decodeEnvelope,
@@ -75,6 +76,7 @@ export function createQuotaService(opts: QuotaOptions) {
     name: 'quota',
     tags: [{ name: 'usage', description: 'Plans, quotas and upgrade requests' }],
     routes: quotaRoutes({ client, changeLimits, requestUpgrade, directory: opts.directory, clock }),
+    internal: quotaInternalRoutes(client),
     tasks: [
       {
         name: 'quota:user-deleted',

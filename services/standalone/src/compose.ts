@@ -152,7 +152,6 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     webDir: opts.webDir,
     mediaDir: join(config.BARET_DATA_DIR, 'media'),
     version: opts.version,
-    uploads: job.resumableUploads,
   });
   return {
     app,

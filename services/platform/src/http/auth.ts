@@ -2,6 +2,7 @@ import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { SERVICE_HEADER, verifyServiceToken } from './serviceToken.js';
 
 /** Who is calling, resolved on the server for every request that carries a credential. */
 export interface Principal {
@@ -28,6 +29,8 @@ export interface AuthResolvers {
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** The Baret service that sent this request (distributed mode); null at the public edge. */
+    caller: string | null;
   }
   interface FastifyInstance {
     /** preHandler: 401 unless a valid credential was sent. */
@@ -50,8 +53,18 @@ declare module '@fastify/jwt' {
 export interface AuthPluginOptions {
   secret: string;
   expiresIn: string;
-  resolvers: AuthResolvers;
+  /** At the public edge: who a bearer token or API key belongs to. */
+  resolvers?: AuthResolvers;
+  /**
+   * Behind the gateway (a service process of the distributed run): every request must carry a
+   * service credential signed with this secret, and the principal is the one it names; bearer
+   * tokens are not read here, the gateway has checked them.
+   */
+  serviceSecret?: string;
 }
+
+/** Routes a probe or a scraper calls without any credential. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 /** "12h" → 43200. */
@@ -78,17 +91,29 @@ export const authPlugin = fp<AuthPluginOptions>(
       verify: { algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] },
     });
     app.decorateRequest('principal', null);
+    app.decorateRequest('caller', null);
     app.decorate('signAccessToken', (userId: string) => app.jwt.sign({ sub: userId }));
     app.decorate('accessTokenTtl', ttlSeconds(opts.expiresIn));
 
-    app.addHook('onRequest', async (request: FastifyRequest) => {
+    const { serviceSecret, resolvers } = opts;
+    if (serviceSecret) {
+      app.addHook('onRequest', async (request: FastifyRequest) => {
+        if (OPEN_PATHS.has(request.url.split('?')[0] ?? '')) return;
+        const header = request.headers[SERVICE_HEADER];
+        const claims = verifyServiceToken(serviceSecret, typeof header === 'string' ? header : undefined);
+        if (!claims) throw new UnauthorizedError('This service answers only through the Baret gateway.');
+        request.caller = claims.iss;
+        request.principal = claims.principal ?? null;
+      });
+    }
+    if (resolvers) app.addHook('onRequest', async (request: FastifyRequest) => {
       const header = request.headers.authorization;
       if (!header) return;
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       if (!match?.[1]) throw new UnauthorizedError('The Authorization header must be "Bearer <token>".');
       const token = match[1];
-      if (opts.resolvers.isApiKey(token)) {
-        const user = await opts.resolvers.userByApiKey(token);
+      if (resolvers.isApiKey(token)) {
+        const user = await resolvers.userByApiKey(token);
         if (!user) throw new UnauthorizedError('This API key is not valid.');
         request.principal = { ...user, via: 'api_key' };
         return;
@@ -99,7 +124,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       } catch {
         throw new UnauthorizedError('Your session has expired or is not valid. Please log in again.');
       }
-      const user = await opts.resolvers.userById(claims.sub);
+      const user = await resolvers.userById(claims.sub);
       if (!user) throw new UnauthorizedError('Your session is no longer valid. Please log in again.');
       request.principal = { ...user, via: 'jwt' };
     });

@@ -28,6 +28,10 @@ const EXACT: Record<string, string> = {
   'Your session has expired or is not valid. Please log in again.': 'Oturumunuzun süresi doldu veya geçersiz. Lütfen yeniden giriş yapın.',
   'Your session is no longer valid. Please log in again.': 'Oturumunuz artık geçerli değil. Lütfen yeniden giriş yapın.',
   'You do not have admin rights.': 'Admin yetkiniz bulunmuyor.',
+  // distributed run
+  'This task does not exist.': 'Böyle bir iş türü yok.',
+  'This service answers only through the Baret gateway.': 'Bu servis yalnızca Baret ağ geçidi üzerinden yanıt verir.',
+  'A part of Baret is not reachable right now. Please try again in a moment.': "Baret'in bir bölümüne şu anda ulaşılamıyor. Lütfen biraz sonra yeniden deneyin.",
   // quota
   'You have reached your usage limit. Please contact an admin.': 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.',
   'Please enter whole numbers greater than or equal to 0.': 'Lütfen 0 veya daha büyük tam sayılar girin.',

@@ -8,7 +8,7 @@ import { NotFoundError, principalOf } from '@baret/platform';
 export const TUS_PATH = '/uploads';
 
 /**
- * The resumable upload store a service hands the gateway: a tus DataStore (kept through the
+ * The resumable upload store: a tus DataStore (kept through the
  * object store port) that records who created each upload.
  */
 export interface ResumableUploads {

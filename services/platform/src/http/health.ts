@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { sendProblem } from '@baret/platform';
+import { sendProblem } from './problem.js';
 
 /** /healthz: the process is alive. /readyz: every store answers, so traffic may come. */
 export const healthPlugin = fp<{ ready: () => Promise<void>; version: string }>(

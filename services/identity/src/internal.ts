@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { NotFoundError, type AuthResolvers, type UserDirectory } from '@baret/platform';
+
+const Id = Type.String({ minLength: 1, maxLength: 100 });
+
+/** What the gateway and the quota service ask identity at once (docs/adr/0011). */
+export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: UserDirectory }) {
+  return async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    app.get('/users', async () => deps.directory.listUsers());
+    app.post('/users/lookup', { schema: { body: Type.Object({ ids: Type.Array(Id, { maxItems: 1000 }) }) } }, async (request) =>
+      deps.directory.getUsers(request.body.ids),
+    );
+    app.get('/principals/:id', { schema: { params: Type.Object({ id: Id }) } }, async (request) => {
+      const user = await deps.auth.userById(request.params.id);
+      if (!user) throw new NotFoundError('This user does not exist.');
+      return user;
+    });
+    app.post('/principals/by-api-key', { schema: { body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 500 }) }) } }, async (request) => {
+      const user = await deps.auth.userByApiKey(request.body.token);
+      if (!user) throw new NotFoundError('This API key does not exist.');
+      return user;
+    });
+  };
+}

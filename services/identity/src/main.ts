@@ -1,0 +1,19 @@
+import { baretVersion, runService } from '@baret/platform';
+import { createIdentityService } from './service.js';
+
+/** The identity service as its own process (distributed run, docs/adr/0011). */
+await runService(
+  'identity',
+  async ({ config, log, infra, clients }) => {
+    const identity = createIdentityService({
+      eventStore: infra.eventStore,
+      documents: infra.documents,
+      quota: clients.quota(),
+      adminEmails: config.BARET_ADMIN_EMAILS,
+      log,
+      deviceSecret: config.JWT_SECRET,
+    });
+    return { modules: [identity.module], projections: identity.projections, start: () => identity.promoteConfiguredAdmins() };
+  },
+  baretVersion(),
+);

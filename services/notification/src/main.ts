@@ -1,0 +1,20 @@
+import { baretVersion, runService } from '@baret/platform';
+import { createNotificationService } from './service.js';
+
+/** The notification service as its own process (distributed run, docs/adr/0011). */
+await runService(
+  'notification',
+  async ({ config, log, infra }) => {
+    const notification = createNotificationService({
+      eventStore: infra.eventStore,
+      documents: infra.documents,
+      bus: infra.bus,
+      teamEmail: config.BARET_TEAM_EMAIL,
+      smtpUrl: config.SMTP_URL,
+      smtpFrom: config.SMTP_FROM,
+      log,
+    });
+    return { modules: [notification.module], close: () => notification.close() };
+  },
+  baretVersion(),
+);

@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { QuotaClient, QuotaView, ReservationOutcome, TaskCatalogClient, UserDirectory, UserSummary } from '../clients.js';
+import { UnauthorizedError } from '../errors.js';
+import type { AuthResolvers, Principal } from './auth.js';
+import { SERVICE_HEADER, signServiceToken } from './serviceToken.js';
+
+/** API keys are told from JWTs by this prefix (identity issues them). */
+export const API_KEY_PREFIX = 'baret_';
+
+/** The internal routes of the distributed run live under this prefix; never proxied to the public. */
+export const INTERNAL_PREFIX = '/internal';
+
+/** A call to another service that did not answer as agreed: a 5xx at the edge, never a wrong answer. */
+export class ServiceCallError extends Error {
+  constructor(
+    readonly service: string,
+    readonly status: number | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ServiceCallError';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Calls one service's internal routes with a service credential (docs/adr/0011). A refused
+ * connection (the service restarting) is tried again a few times; every call has a deadline.
+ */
+export class ServiceClient {
+  constructor(
+    readonly service: string,
+    private readonly baseUrl: string,
+    private readonly secret: string,
+    private readonly caller: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  /** The JSON body of a 2xx answer; `null` for a 404 when `allow404`. */
+  async call<T>(method: string, path: string, body?: unknown, opts: { allow404?: boolean; attempts?: number } = {}): Promise<T | null> {
+    const attempts = opts.attempts ?? 4;
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(new URL(path, this.baseUrl), {
+          method,
+          headers: {
+            [SERVICE_HEADER]: signServiceToken(this.secret, { iss: this.caller }),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+      } catch (e) {
+        if (attempt < attempts) {
+          await sleep(200 * 2 ** (attempt - 1));
+          continue;
+        }
+        throw new ServiceCallError(this.service, null, `${this.service} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (res.status === 404 && opts.allow404) {
+        await res.body?.cancel();
+        return null;
+      }
+      if (res.status === 503 && attempt < attempts) {
+        await res.body?.cancel();
+        await sleep(200 * 2 ** (attempt - 1));
+        continue;
+      }
+      if (!res.ok) {
+        const text = await res.text().catch(() => '');
+        throw new ServiceCallError(this.service, res.status, `${this.service} answered ${res.status} to ${method} ${path}: ${text.slice(0, 200)}`);
+      }
+      if (res.status === 204) return null;
+      return (await res.json()) as T;
+    }
+  }
+}
+
+const enc = encodeURIComponent;
+
+/** The quota service, asked over HTTP. */
+export function httpQuotaClient(c: ServiceClient): QuotaClient {
+  return {
+    getQuota: async (userId) => (await c.call<QuotaView>('GET', `/internal/quota/${enc(userId)}`))!,
+    reserve: async (userId, jobId) => (await c.call<ReservationOutcome>('PUT', `/internal/quota/${enc(userId)}/jobs/${enc(jobId)}`))!,
+    release: async (userId, jobId, reason) => {
+      await c.call('DELETE', `/internal/quota/${enc(userId)}/jobs/${enc(jobId)}?reason=${enc(reason)}`);
+    },
+  };
+}
+
+/** The identity service's user directory, asked over HTTP. */
+export function httpUserDirectory(c: ServiceClient): UserDirectory {
+  return {
+    getUsers: async (ids) => (ids.length === 0 ? [] : (await c.call<UserSummary[]>('POST', '/internal/users/lookup', { ids }))!),
+    listUsers: async () => (await c.call<UserSummary[]>('GET', '/internal/users'))!,
+  };
+}
+
+type PrincipalView = Omit<Principal, 'via'>;
+
+/** Who a token belongs to, asked of the identity service (the gateway verifies JWT signatures itself). */
+export function httpAuthResolvers(c: ServiceClient): AuthResolvers {
+  return {
+    isApiKey: (token) => token.startsWith(API_KEY_PREFIX),
+    userById: (id) => c.call<PrincipalView>('GET', `/internal/principals/${enc(id)}`, undefined, { allow404: true }),
+    userByApiKey: (token) => c.call<PrincipalView>('POST', '/internal/principals/by-api-key', { token }, { allow404: true }),
+  };
+}
+
+/** The analysis service's task catalogue, asked over HTTP. */
+export function httpTaskCatalog(c: ServiceClient): TaskCatalogClient {
+  return { isTask: async (slug) => (await c.call('GET', `/internal/tasks/${enc(slug)}`, undefined, { allow404: true })) !== null };
+}
+
+/**
+ * Mounts a service's internal routes under /internal: only another Baret service (a request with
+ * a valid service credential that names no end user) may call them.
+ */
+export function internalRoutes(routes: FastifyPluginAsync): FastifyPluginAsync {
+  return async (app: FastifyInstance) => {
+    await app.register(
+      async (scope) => {
+        scope.addHook('onRequest', async (request: FastifyRequest) => {
+          if (!request.caller || request.principal) throw new UnauthorizedError('This service answers only through the Baret gateway.');
+        });
+        await scope.register(routes);
+      },
+      { prefix: INTERNAL_PREFIX },
+    );
+  };
+}

@@ -1,0 +1,190 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { Logger } from 'pino';
+import type { QuotaClient, TaskCatalogClient, UserDirectory } from './clients.js';
+import { ConfigError, loadConfig, type Config, type ServiceName } from './config.js';
+import { createDistributedInfrastructure, OWNED_CATEGORIES } from './distributed/infrastructure.js';
+import type { Infrastructure } from './infrastructure.js';
+import { createHttpApp } from './http/app.js';
+import { authPlugin, type AuthResolvers } from './http/auth.js';
+import { healthPlugin } from './http/health.js';
+import { httpAuthResolvers, httpQuotaClient, httpTaskCatalog, httpUserDirectory, INTERNAL_PREFIX, internalRoutes, ServiceClient } from './http/internal.js';
+import { serve } from './http/serve.js';
+import { notFoundProblem } from './http/problem.js';
+import { createLogger } from './logger.js';
+import { runProjection, type Projection } from './projection.js';
+import { runRelay, streamCategory, type Checkpoint } from './relay.js';
+import { clearScratchDir, prepareScratchDir } from './scratch.js';
+import type { BackgroundTask, ServiceModule } from './service.js';
+import { scratchDirOf } from './config.js';
+
+/** A public route of a service, as the gateway learns it (`GET /internal/routes`). */
+export interface PublicRoute {
+  method: string;
+  url: string;
+  schema?: FastifySchema;
+  /** `false`: the route is exempt from the gateway's rate limit (as in the embedded run). */
+  rateLimit?: false;
+}
+
+/** What a service tells the gateway about its public API. */
+export interface ServiceManifest {
+  service: string;
+  tags: Array<{ name: string; description: string }>;
+  routes: PublicRoute[];
+}
+
+/** The clients of the other services, made on first use from their `*_URL` settings. */
+export interface ServiceClients {
+  quota(): QuotaClient;
+  directory(): UserDirectory;
+  auth(): AuthResolvers;
+  tasks(): TaskCatalogClient;
+}
+
+export interface ServiceContext {
+  name: ServiceName;
+  config: Config;
+  log: Logger;
+  infra: Infrastructure;
+  clients: ServiceClients;
+  scratchDir: string;
+}
+
+export interface ServiceSetup {
+  modules: ServiceModule[];
+  projections?: Projection[];
+  /** Runs once the stores are connected and before traffic (e.g. promote configured admins). */
+  start?(): Promise<void>;
+  close?(): Promise<void> | void;
+}
+
+const OPEN_PATHS = ['/healthz', '/readyz', '/metrics'];
+
+export function serviceClients(config: Config, caller: string): ServiceClients {
+  const client = (service: string, url: string | undefined) => {
+    if (!url) throw new Error(`the ${caller} service needs ${service.toUpperCase()}_URL`);
+    return new ServiceClient(service, url, config.SERVICE_SECRET!, caller);
+  };
+  return {
+    quota: () => httpQuotaClient(client('quota', config.QUOTA_URL)),
+    directory: () => httpUserDirectory(client('identity', config.IDENTITY_URL)),
+    auth: () => httpAuthResolvers(client('identity', config.IDENTITY_URL)),
+    tasks: () => httpTaskCatalog(client('analysis', config.ANALYSIS_URL)),
+  };
+}
+
+/**
+ * The HTTP server of one service process: the shared core, the service credential in place of
+ * bearer tokens (only the gateway and other services get in), the service's public routes (the
+ * gateway proxies them), its internal routes, health, and the list of its public routes.
+ */
+export async function buildServiceApp(opts: {
+  name: ServiceName;
+  config: Config;
+  log: Logger;
+  modules: ServiceModule[];
+  ready: () => Promise<void>;
+  version?: string;
+}): Promise<FastifyInstance> {
+  const { config } = opts;
+  const app = await createHttpApp(config, opts.log, { trustAllProxies: true });
+  const routes: PublicRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const url = route.url ?? route.path;
+    if (url.startsWith(INTERNAL_PREFIX) || OPEN_PATHS.includes(url)) return;
+    const limited = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit;
+    for (const method of methods) routes.push({ method, url, schema: route.schema, ...(limited === false ? { rateLimit: false as const } : {}) });
+  });
+  await app.register(rateLimit, { global: false });
+  await app.register(authPlugin, { secret: config.JWT_SECRET, expiresIn: config.JWT_EXPIRES_IN, serviceSecret: config.SERVICE_SECRET! });
+  await app.register(healthPlugin, { ready: opts.ready, version: opts.version ?? '0.0.0' });
+  for (const module of opts.modules) {
+    if (module.routes) await app.register(module.routes);
+    if (module.internal) await app.register(internalRoutes(module.internal));
+  }
+  const manifest: ServiceManifest = { service: opts.name, tags: opts.modules.flatMap((m) => m.tags ?? []), routes };
+  // Behind internalRoutes' check like every /internal route: only a caller with a service credential.
+  await app.register(internalRoutes(async (scope) => void scope.get('/routes', async () => manifest)));
+  app.setNotFoundHandler(notFoundProblem);
+  return app;
+}
+
+/**
+ * Runs one service as its own process (the distributed run): configuration checked for what this
+ * service needs, its stores, its relay and projections, its background tasks, and its HTTP server;
+ * SIGTERM stops it gracefully.
+ */
+export async function runService(name: ServiceName, setup: (ctx: ServiceContext) => Promise<ServiceSetup>, version?: string): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, name);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const log = createLogger(config.LOG_LEVEL).child({ service: name });
+  const scratchDir = scratchDirOf(config);
+  prepareScratchDir(scratchDir);
+  process.on('exit', () => clearScratchDir(scratchDir));
+
+  const infra = await createDistributedInfrastructure(config, name, log);
+  const ctx: ServiceContext = { name, config, log, infra, clients: serviceClients(config, name), scratchDir };
+  const service = await setup(ctx);
+  await service.start?.();
+
+  const categories = OWNED_CATEGORIES[name];
+  const checkpoints = infra.documents.collection<Checkpoint>('checkpoints');
+  const tasks: BackgroundTask[] = [
+    ...(categories.length > 0
+      ? [
+          {
+            name: `relay:${name}`,
+            run: (signal: AbortSignal) =>
+              runRelay({
+                name: `relay:${name}`,
+                eventStore: infra.eventStore,
+                bus: infra.bus,
+                checkpoints,
+                filter: (e) => categories.includes(streamCategory(e.streamId)),
+                log,
+                signal,
+              }),
+          },
+        ]
+      : []),
+    ...(service.projections ?? []).map((projection) => ({
+      name: `projection:${projection.name}`,
+      run: (signal: AbortSignal) => runProjection({ projection, eventStore: infra.eventStore, documents: infra.documents, signal, log }),
+    })),
+    ...service.modules.flatMap((m) => m.tasks ?? []),
+  ];
+  const controller = new AbortController();
+  const running = tasks.map((task) =>
+    task.run(controller.signal).catch((err: unknown) => {
+      if (controller.signal.aborted) return;
+      // A background task that dies leaves the service half alive: stop, and let the supervisor restart it.
+      log.fatal({ err, task: task.name }, 'background task failed: exiting');
+      process.exit(1);
+    }),
+  );
+
+  const app = await buildServiceApp({ name, config, log, modules: service.modules, ready: () => infra.ready(), version });
+  const address = await serve(app, {
+    host: config.HOST,
+    port: config.PORT,
+    log,
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    onShutdown: async () => {
+      controller.abort();
+      await Promise.all(running);
+      await service.close?.();
+      await infra.close();
+    },
+  });
+  log.info({ address, service: name }, `Baret ${name} is running on ${address}`);
+}
