@@ -18,12 +18,12 @@ import { probeVideo } from '../services/analysis/src/engine/probe.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(HERE, 'out');
-const VIDEO = path.join(OUT, 'frames-1080p-120s-g60.mp4');
+export const VIDEO = path.join(OUT, 'frames-1080p-120s-g60.mp4');
 const TARGET = 6;
 const PER = 4;
 const COUNT = TARGET * PER;
 
-function ensureVideo(): void {
+export function ensureVideo(): void {
   if (existsSync(VIDEO)) return;
   mkdirSync(OUT, { recursive: true });
   console.log(`generating ${VIDEO} (1920×1080, 30 fps, 120 s, -g 60; about a minute, cached afterwards)…`);

@@ -108,7 +108,9 @@ export function createAnalysisService(opts: AnalysisOptions) {
           runConsumer(bus, 'analysis', ['job-events'], async (message) => {
             const event = decodeEnvelope(message.value);
             if (event.type !== 'job_queued') return;
-            await worker.handle(fromJson(JobQueuedSchema, event.data as JsonValue));
+            const job = fromJson(JobQueuedSchema, event.data as JsonValue);
+            log.info({ job_id: job.jobId }, 'job received');
+            await worker.handle(job);
           }, signal, { maxAttempts: 3 }),
       },
       {

@@ -52,6 +52,12 @@ export const ConfigSchema = Type.Object({
   OPENAI_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000 }),
   MODEL_PRICING_JSON: Type.Optional(Type.String({ description: 'JSON: { model: { input_per_1m, output_per_1m } }' })),
   KAFKA_BROKERS: Type.Optional(Type.String({ minLength: 1 })),
+  KAFKA_SESSION_TIMEOUT_MS: Type.Integer({
+    minimum: 3000,
+    maximum: 300_000,
+    default: 10_000,
+    description: 'distributed mode: how soon a dead consumer (an analysis worker killed mid-job) loses its partitions to another',
+  }),
   EVENT_STORE: Type.Union([Type.Literal('kurrentdb'), Type.Literal('postgres')], {
     default: 'kurrentdb',
     description: 'distributed mode: where job events are stored (KurrentDB/EventStoreDB, or PostgreSQL)',

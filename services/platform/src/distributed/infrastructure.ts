@@ -63,7 +63,7 @@ export async function createDistributedInfrastructure(config: Config, service: S
     : config.EVENT_STORE === 'postgres'
       ? await connectWithRetry('PostgreSQL', () => PostgresEventStore.connect(config.POSTGRES_URL!, { schema: `baret_${service}` }), log)
       : await connectWithRetry('KurrentDB', () => KurrentEventStore.connect(config.EVENTSTORE_URL!), log);
-  const bus = await connectWithRetry('Kafka', () => KafkaMessageBus.connect({ brokers: csv(config.KAFKA_BROKERS!), clientId: `baret-${service}`, log }), log);
+  const bus = await connectWithRetry('Kafka', () => KafkaMessageBus.connect({ brokers: csv(config.KAFKA_BROKERS!), clientId: `baret-${service}`, log, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }), log);
   const documents = await connectWithRetry('MongoDB', () => MongoDocumentStore.connect(config.MONGODB_URL!, `${config.MONGODB_DATABASE}_${service}`), log);
   const objects: ObjectStore = USES_OBJECTS[service]
     ? await connectWithRetry(

@@ -47,13 +47,30 @@ export class KafkaMessageBus implements MessageBus {
     return new KafkaMessageBus(kafka, admin, producer, opts);
   }
 
-  /** Topics are created on first use (idempotently: another service may create the same one). */
+  /**
+   * Topics are created on first use, idempotently: several services may create the same one at
+   * once, and a topic another process just created may not have its partition leaders yet, so this
+   * waits (up to 60 s) until the broker says every partition has one.
+   */
   async ensureTopics(topics: readonly string[]): Promise<void> {
     const missing = topics.filter((t) => !this.topics.has(t));
     if (missing.length === 0) return;
-    await this.admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 3 })), waitForLeaders: true }).catch((e: unknown) => {
-      if ((e as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw e;
-    });
+    const deadline = Date.now() + 60_000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: 3 })), waitForLeaders: true }).catch((e: unknown) => {
+          if ((e as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw e;
+        });
+        const { topics: meta } = await this.admin.fetchTopicMetadata({ topics: missing });
+        const ready = meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        if (ready) break;
+        throw new Error(`topics ${missing.join(', ')} have no partition leader yet`);
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        this.opts.log?.debug({ err: e, attempt, topics: missing }, 'waiting for Kafka topics');
+        await sleep(Math.min(2000, 100 * 2 ** attempt));
+      }
+    }
     for (const t of missing) this.topics.add(t);
   }
 

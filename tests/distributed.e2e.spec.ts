@@ -1,0 +1,240 @@
+/**
+ * The distributed run end to end (issue 10): real engines (PostgreSQL event store, Kafka 4,
+ * FerretDB for MongoDB, MinIO for S3) and every service as its own OS process, compiled
+ * (`npm run build:services`, `node bin/baret.mjs <service>`), behind the gateway.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as Minio from 'minio';
+import { engineInstalled, waitUntil } from '@baret/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
+import { startTestApp } from './helpers/app.js';
+import { distributedEngines, startDistributedStack, type DistributedStack, type StackProcess } from './helpers/distributed.js';
+import { multipart } from './helpers/jobs.js';
+import { api } from './helpers/process.js';
+
+const installed = Object.entries(distributedEngines()).every(([engine, ok]) => engineInstalled('distributed end-to-end', ok, engine));
+
+interface Job {
+  job_id: string;
+  status: string;
+  error: string | null;
+  result: Record<string, unknown> | null;
+  logs: Array<{ event: string; data?: Record<string, unknown> }>;
+}
+
+describe.skipIf(!installed)('distributed Baret: every service its own process', () => {
+  let stack: DistributedStack;
+  let s3: Minio.Client;
+  let gateway: string;
+  let fx: Awaited<ReturnType<typeof videoFixtures>>;
+  let video: Buffer;
+  const start = async (name: StackProcess) => stack.start(name);
+  const stop = (name: StackProcess, signal?: NodeJS.Signals) => stack.stop(name, signal);
+  const port = (name: StackProcess) => new URL(stack.env[`${name.toUpperCase()}_URL`]!).port;
+  const call = <T>(path: string, init: RequestInit & { token?: string } = {}) => api<T>(gateway, path, init);
+  const json = (body: unknown) => ({ method: 'POST', body: JSON.stringify(body) });
+
+  async function signUp(email: string): Promise<{ token: string; id: string }> {
+    const reg = await call<{ id: string }>('/auth/register', json({ email, password: 'correct horse battery' }));
+    expect(reg.status).toBe(201);
+    const login = await call<{ access_token: string }>('/auth/login', json({ email, password: 'correct horse battery' }));
+    expect(login.status).toBe(200);
+    const me = await call<{ id: string }>('/auth/me', { token: login.body.access_token });
+    return { token: login.body.access_token, id: me.body.id };
+  }
+
+  async function submit(token: string, params: Record<string, unknown> = {}): Promise<string> {
+    const body = await multipart(
+      { payload: JSON.stringify({ job_type: 'genel_saha_girisi', sampling: 'uniform', target_composites: 3, frames_per_composite: 2, ...params }) },
+      { name: 'pole.mp4', type: 'video/mp4', data: video },
+    );
+    const res = await fetch(`${gateway}/analyze`, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${token}` }, body: body.payload });
+    const answer = (await res.json()) as { job_id: string };
+    expect(res.status, JSON.stringify(answer)).toBe(202);
+    return answer.job_id;
+  }
+
+  async function waitJob(token: string, id: string, timeoutMs = 120_000): Promise<Job> {
+    let job: Job | undefined;
+    await waitUntil(
+      async () => {
+        const res = await call<Job>(`/jobs/${id}`, { token, headers: { 'accept-language': 'en' } });
+        job = res.body;
+        return ['done', 'error', 'cancelled'].includes(job.status);
+      },
+      timeoutMs,
+      () => `job ${id} still ${job?.status}: ${JSON.stringify(job?.logs.map((l) => l.event))}`,
+    );
+    return job!;
+  }
+
+  const mediaKeys = async (prefix: string): Promise<string[]> => {
+    const keys: string[] = [];
+    for await (const item of s3.listObjectsV2(stack.s3.bucket, `media/${prefix}`, true) as AsyncIterable<{ name?: string }>) if (item.name) keys.push(item.name);
+    return keys;
+  };
+  const workerOf = (jobId: string): StackProcess | undefined =>
+    (['analysis', 'analysis-2'] as const).find((w) => stack.procs.get(w)?.logs.some((l) => l.msg === 'job received' && l.job_id === jobId));
+
+  beforeAll(async () => {
+    fx = await videoFixtures();
+    video = readFileSync((await fx.photos('site.mp4', 6)).path);
+    mkdirSync(join(fx.dir, 'web'));
+    writeFileSync(join(fx.dir, 'web', 'index.html'), '<!doctype html><title>Baret</title>');
+    stack = await startDistributedStack({
+      workers: 2,
+      env: { BARET_ADMIN_EMAILS: 'admin@baret.test', KAFKA_SESSION_TIMEOUT_MS: '6000', RATE_LIMIT_PER_MINUTE: '100000', WEB_DIST_DIR: join(fx.dir, 'web') },
+      // Warnings and errors of every process reach the test's output.
+      onLine: (name, line) => {
+        if (/"level":"(warn|error|fatal)"/.test(line) || !line.startsWith('{')) process.stderr.write(`[${name}] ${line.slice(0, 2000)}\n`);
+      },
+    });
+    gateway = stack.gateway;
+    const u = new URL(stack.s3.endPoint);
+    s3 = new Minio.Client({ endPoint: u.hostname, port: Number(u.port), useSSL: false, accessKey: stack.s3.accessKey, secretKey: stack.s3.secretKey, pathStyle: true });
+  }, 300_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    await fx?.dispose();
+  }, 120_000);
+
+  it('answers the public API through the gateway only: a service refuses a request without the service credential', async () => {
+    const direct = await api<{ status: number; detail: string }>(`http://127.0.0.1:${port('job')}`, '/jobs');
+    expect(direct.status).toBe(401);
+    const forged = await api(`http://127.0.0.1:${port('job')}`, '/jobs', { headers: { 'x-baret-service': 'e30.AAAA' } });
+    expect(forged.status).toBe(401);
+    const internal = await api(`http://127.0.0.1:${port('quota')}`, '/internal/quota/x');
+    expect(internal.status).toBe(401);
+    // Through the gateway, internal routes do not exist at all.
+    expect((await call('/internal/routes')).status).toBe(404);
+    expect((await call('/healthz')).status).toBe(200);
+    expect((await call('/readyz')).status).toBe(200);
+  });
+
+  it('documents the same public API as the embedded run', async () => {
+    const embedded = await startTestApp();
+    try {
+      const local = (await embedded.request({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+      const remote = (await call<{ paths: Record<string, Record<string, unknown>> }>('/openapi.json')).body;
+      const ops = (doc: { paths: Record<string, Record<string, unknown>> }) =>
+        Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+      expect(ops(remote)).toEqual(ops(local));
+    } finally {
+      await embedded.close();
+    }
+  });
+
+  it('register → log in → API key → POST /analyze → done, with the same result shape as embedded, and the raw video gone from S3', async () => {
+    const user = await signUp('crew@example.com');
+    const key = await call<{ token: string }>('/auth/tokens', { ...json({ name: 'pole laptop' }), token: user.token });
+    expect(key.status).toBe(201);
+    const me = await call<{ email: string; quota: { daily_used: number } }>('/auth/me', { token: key.body.token });
+    expect(me.status).toBe(200);
+    expect(me.body.email).toBe('crew@example.com');
+
+    const jobId = await submit(key.body.token);
+    const job = await waitJob(key.body.token, jobId);
+    expect(job.status, job.error ?? '').toBe('done');
+    expect(Object.keys(job.result!)).toEqual(
+      expect.arrayContaining(['job_type', 'job_display_name', 'required_groups', 'missing_groups', 'satisfied_equipment', 'not_checked', 'composites_processed', 'model_used', 'token_usage', 'evidence', 'duration_seconds']),
+    );
+    expect(job.result!.job_display_name).toBeTruthy();
+    const events = job.logs.map((l) => l.event);
+    expect(events).toEqual(expect.arrayContaining(['job_queued', 'job_started', 'frames_sampled', 'composites_created', 'composite_analyzed', 'job_completed']));
+    // Evidence images come from S3 through the job service, to the owner only.
+    const evidence = job.result!.evidence as Array<{ image_url: string }>;
+    if (evidence.length > 0) {
+      const img = await fetch(`${gateway}${evidence[0]!.image_url}`, { headers: { authorization: `Bearer ${user.token}` } });
+      expect(img.status).toBe(200);
+      expect(img.headers.get('content-type')).toBe('image/jpeg');
+    }
+    await waitUntil(async () => (await mediaKeys(`uploads/${jobId}/`)).length === 0, 10_000, () => 'raw video still in S3');
+    const quota = await call<{ lifetime_used: number }>('/auth/me', { token: user.token });
+    expect((quota.body as unknown as { quota: { lifetime_used: number } }).quota.lifetime_used).toBe(1);
+    // Free plan: the second analysis of the day is refused by the quota service, through the job service, in the client's language.
+  }, 180_000);
+
+  it('two analysis workers share 6 jobs; a worker killed mid-job does not leave its job stuck', async () => {
+    const admin = await signUp('admin@baret.test');
+    const user = await signUp('big-crew@example.com');
+    const unlimited = await call(`/admin/users/${user.id}/quota`, {
+      method: 'PATCH',
+      token: admin.token,
+      body: JSON.stringify({ plan_name: 'enterprise', daily_limit: null, monthly_limit: null, lifetime_limit: null }),
+    });
+    expect(unlimited.status).toBe(200);
+
+    // Jobs reach the workers by Kafka partition (the job id's hash): six are almost always shared,
+    // and the test adds jobs (at most 20 in all) until both workers have had one.
+    const ids: string[] = [];
+    while (ids.length < 6) ids.push(await submit(user.token));
+    const done: Job[] = [];
+    for (const id of ids) done.push(await waitJob(user.token, id));
+    while (new Set(ids.map(workerOf)).size < 2 && ids.length < 20) {
+      const id = await submit(user.token);
+      ids.push(id);
+      done.push(await waitJob(user.token, id));
+    }
+    expect(done.map((j) => j.status)).toEqual(ids.map(() => 'done'));
+    expect(new Set(ids.map(workerOf))).toEqual(new Set(['analysis', 'analysis-2']));
+
+    // Now a job with more work; kill whichever worker takes it, with SIGKILL, mid-job.
+    const slow = await submit(user.token, { target_composites: 8, frames_per_composite: 4 });
+    let victim: StackProcess | undefined;
+    await waitUntil(async () => (victim = workerOf(slow)) !== undefined, 60_000, () => `no worker received ${slow}`);
+    await waitUntil(
+      async () => (await call<Job>(`/jobs/${slow}`, { token: user.token })).body.logs.some((l) => l.event === 'frames_sampled'),
+      60_000,
+      () => `${slow} never started`,
+    );
+    await stop(victim!, 'SIGKILL');
+    const survivor: StackProcess = victim === 'analysis' ? 'analysis-2' : 'analysis';
+    const job = await waitJob(user.token, slow, 150_000);
+    // Done by the survivor (the job resumes from the journal), or in error with its unit back: never stuck.
+    if (job.status === 'done') {
+      expect(stack.procs.get(survivor)!.logs.some((l) => l.msg === 'job received' && l.job_id === slow)).toBe(true);
+    } else {
+      expect(job.status).toBe('error');
+    }
+    await waitUntil(async () => (await mediaKeys(`uploads/${slow}/`)).length === 0, 10_000, () => 'raw video of the killed job still in S3');
+    await start(victim!);
+
+    // The admin's usage page counts every job of this user.
+    type Usage = { users: Array<{ user_id: string; email: string; job_count: number }> };
+    const all = ids.length + 1;
+    await waitUntil(
+      async () => {
+        const usage = await call<Usage>('/admin/usage', { token: admin.token });
+        const row = usage.body.users.find((u) => u.user_id === user.id);
+        return row?.job_count === all && row.email === 'big-crew@example.com';
+      },
+      20_000,
+      () => 'admin usage does not count the jobs',
+    );
+    // An admin deletes a job: nothing is left under its prefix.
+    expect((await mediaKeys(`jobs/${ids[0]}/`)).length).toBeGreaterThan(0);
+    const del = await call(`/admin/jobs/${ids[0]}`, { method: 'DELETE', token: admin.token });
+    expect(del.status).toBe(204);
+    expect(await mediaKeys(`jobs/${ids[0]}/`)).toEqual([]);
+    expect(await mediaKeys(`uploads/${ids[0]}/`)).toEqual([]);
+  }, 600_000);
+
+  it('a gateway restarted mid-poll loses nothing', async () => {
+    const user = await signUp('night-shift@example.com');
+    const jobId = await submit(user.token);
+    const before = await call<Job>(`/jobs/${jobId}`, { token: user.token });
+    expect(before.status).toBe(200);
+    await stop('gateway', 'SIGKILL');
+    expect(await fetch(`${gateway}/healthz`).then(() => 'up', () => 'down')).toBe('down');
+    gateway = (await start('gateway')).url;
+    // The same token still works (the new gateway checks it the same way), and the job finishes.
+    const job = await waitJob(user.token, jobId);
+    expect(job.status).toBe('done');
+    const list = await call<{ items?: Array<{ job_id: string }> } | Array<{ job_id: string }>>('/jobs', { token: user.token });
+    const items = Array.isArray(list.body) ? list.body : (list.body.items ?? []);
+    expect(items.map((j) => j.job_id)).toContain(jobId);
+  }, 180_000);
+});
