@@ -22,8 +22,8 @@ import { apiKeyDecider } from './apiKey/businessLogic.js';
 import { apiKeyStream } from './apiKey/apiKey.js';
 import { identityRoutes } from './api.js';
 import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
-import { apiKeyQueries, apiKeysProjection, type ApiKeyDoc } from './readModels/apiKeys.js';
-import { userQueries, usersProjection, type UserDoc } from './readModels/users.js';
+import { API_KEYS, apiKeyQueries, apiKeysProjection, type ApiKeyDoc } from './readModels/apiKeys.js';
+import { USERS, userQueries, usersProjection, type UserDoc } from './readModels/users.js';
 import { emailDecider, emailStream, normaliseEmail } from './user/emailClaim.js';
 import { userDecider } from './user/businessLogic.js';
 import { userStream } from './user/user.js';
@@ -213,6 +213,10 @@ export function createIdentityService(opts: IdentityOptions) {
     routes: identityRoutes({ commands, users, keys, quota: opts.quota }),
     tasks: [],
     internal: identityInternalRoutes({ auth, directory }),
+    indexes: {
+      [USERS]: [{ email_lower: 1, deleted: 1 }, { deleted: 1, created_at: 1 }],
+      [API_KEYS]: [{ token_hash: 1 }, { user_id: 1, created_at: -1 }],
+    },
   };
 
   return { module, auth, directory, commands, users, keys, projections, promoteConfiguredAdmins };

@@ -290,6 +290,7 @@ export function createJobService(opts: JobOptions) {
       await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });
     },
     tasks,
+    indexes: { [JOBS]: [{ user_id: 1, created_at: -1 }, { created_at: -1 }], [USAGE]: [{ total_cost: -1, email: 1 }] },
   };
 
   return { module, projections: [jobsProjection, usageProjection], jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable };

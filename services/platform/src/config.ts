@@ -97,10 +97,13 @@ export type ServiceName = (typeof SERVICES)[number];
 
 type Key = keyof RawConfig;
 const STORES: Key[] = ['KAFKA_BROKERS', 'MONGODB_URL'];
-/** What each service needs in distributed mode, besides JWT_SECRET and SERVICE_SECRET. */
+/**
+ * What each service needs in distributed mode, besides SERVICE_SECRET. Only identity (signs access
+ * tokens) and the gateway (checks them) hold JWT_SECRET.
+ */
 const NEEDS: Record<ServiceName, Key[]> = {
-  gateway: ['IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'],
-  identity: [...STORES, 'QUOTA_URL'],
+  gateway: ['JWT_SECRET', 'IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'],
+  identity: ['JWT_SECRET', ...STORES, 'QUOTA_URL'],
   quota: [...STORES, 'IDENTITY_URL'],
   job: [...STORES, 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'QUOTA_URL', 'ANALYSIS_URL'],
   analysis: ['KAFKA_BROKERS', 'MONGODB_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'],
@@ -120,7 +123,7 @@ export const HAS_EVENT_STORE: Record<ServiceName, boolean> = {
 export function requiredSettings(cfg: Pick<RawConfig, 'EVENT_STORE'>, service?: ServiceName): Key[] {
   const eventStoreUrl: Key = cfg.EVENT_STORE === 'postgres' ? 'POSTGRES_URL' : 'EVENTSTORE_URL';
   if (!service) return ['JWT_SECRET', 'KAFKA_BROKERS', 'MONGODB_URL', 'S3_ENDPOINT', eventStoreUrl];
-  return ['JWT_SECRET', 'SERVICE_SECRET', ...NEEDS[service], ...(HAS_EVENT_STORE[service] ? [eventStoreUrl] : [])];
+  return ['SERVICE_SECRET', ...NEEDS[service], ...(HAS_EVENT_STORE[service] ? [eventStoreUrl] : [])];
 }
 
 /** Parses the environment. Unknown variables are ignored; empty strings count as unset. */
@@ -152,6 +155,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const cfg = parseConfig(env, service);
   const dataDir = resolve(cfg.BARET_DATA_DIR);
   let secret = cfg.JWT_SECRET;
+  // A service process that neither signs nor checks access tokens has none to keep (and may run on
+  // a read-only file system).
+  if (!secret && service) secret = randomBytes(48).toString('base64url');
   if (!secret) {
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, 'jwt-secret');

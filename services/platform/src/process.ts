@@ -5,6 +5,7 @@ import type { QuotaClient, TaskCatalogClient, UserDirectory } from './clients.js
 import { ConfigError, loadConfig, type Config, type ServiceName } from './config.js';
 import { createDistributedInfrastructure, OWNED_CATEGORIES } from './distributed/infrastructure.js';
 import type { Infrastructure } from './infrastructure.js';
+import type { MongoDocumentStore } from './distributed/mongoDocumentStore.js';
 import { createHttpApp } from './http/app.js';
 import { authPlugin, type AuthResolvers } from './http/auth.js';
 import { healthPlugin } from './http/health.js';
@@ -13,7 +14,7 @@ import { serve } from './http/serve.js';
 import { notFoundProblem } from './http/problem.js';
 import { createLogger } from './logger.js';
 import { runProjection, type Projection } from './projection.js';
-import { runRelay, streamCategory, type Checkpoint } from './relay.js';
+import { runRelay, type Checkpoint } from './relay.js';
 import { clearScratchDir, prepareScratchDir } from './scratch.js';
 import type { BackgroundTask, ServiceModule } from './service.js';
 import { scratchDirOf } from './config.js';
@@ -135,6 +136,10 @@ export async function runService(name: ServiceName, setup: (ctx: ServiceContext)
   const infra = await createDistributedInfrastructure(config, name, log);
   const ctx: ServiceContext = { name, config, log, infra, clients: serviceClients(config, name), scratchDir };
   const service = await setup(ctx);
+  const documents = infra.documents as Partial<Pick<MongoDocumentStore, 'ensureIndexes'>>;
+  for (const module of service.modules) {
+    for (const [collection, indexes] of Object.entries(module.indexes ?? {})) await documents.ensureIndexes?.(collection, indexes);
+  }
   await service.start?.();
 
   const categories = OWNED_CATEGORIES[name];
@@ -150,7 +155,7 @@ export async function runService(name: ServiceName, setup: (ctx: ServiceContext)
                 eventStore: infra.eventStore,
                 bus: infra.bus,
                 checkpoints,
-                filter: (e) => categories.includes(streamCategory(e.streamId)),
+                categories,
                 log,
                 signal,
               }),

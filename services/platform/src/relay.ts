@@ -74,6 +74,8 @@ export interface RelayOptions {
   checkpoints: Collection<Checkpoint>;
   /** Which events cross to the bus; by default those with a protobuf contract. */
   filter?: (event: RecordedEvent) => boolean;
+  /** Only events of these stream categories (a service's own streams, in a store shared with others). */
+  categories?: readonly string[];
   schemas?: Record<string, DescMessage>;
   log?: Logger;
   signal: AbortSignal;
@@ -88,7 +90,8 @@ export interface RelayOptions {
 export async function runRelay(options: RelayOptions): Promise<void> {
   const { name, eventStore, bus, checkpoints, signal, log } = options;
   const schemas = options.schemas ?? eventSchemas;
-  const filter = options.filter ?? ((e: RecordedEvent) => e.type in schemas);
+  const contract = options.filter ?? ((e: RecordedEvent) => e.type in schemas);
+  const filter = options.categories ? (e: RecordedEvent) => options.categories!.includes(streamCategory(e.streamId)) && contract(e) : contract;
   const from = (await checkpoints.get(name))?.position ?? 0;
   log?.info({ relay: name, from }, 'relay started');
   for await (const event of eventStore.subscribeToAll({ fromPosition: from, signal })) {

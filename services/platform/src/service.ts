@@ -21,4 +21,6 @@ export interface ServiceModule {
    * /internal by the service's own server, only for callers with a service credential.
    */
   internal?: FastifyPluginAsync;
+  /** The indexes its read models' queries need, by collection (created at start on MongoDB). */
+  indexes?: Record<string, ReadonlyArray<Record<string, 1 | -1>>>;
 }

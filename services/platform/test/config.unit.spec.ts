@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +37,38 @@ describe('configuration', () => {
     expect(() => parseConfig({ ...servers, EVENT_STORE: 'postgres' })).toThrow(/POSTGRES_URL: required in distributed mode/);
     expect(parseConfig({ ...servers, EVENT_STORE: 'postgres', POSTGRES_URL: 'postgres://p/baret' }).POSTGRES_URL).toBe('postgres://p/baret');
     expect(() => parseConfig({ ...servers, EVENT_STORE: 'mysql' })).toThrow(/EVENT_STORE/);
+  });
+
+  it('asks each service of the distributed run for what it needs, and only for that', () => {
+    const problems = (service: Parameters<typeof parseConfig>[1], env: Record<string, string> = {}) => {
+      try {
+        parseConfig({ BARET_MODE: 'distributed', EVENT_STORE: 'postgres', ...env }, service);
+        return [];
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+    };
+    expect(problems('gateway')).toEqual(
+      ['SERVICE_SECRET', 'JWT_SECRET', 'IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'].map((k) => `${k}: required by the gateway service`),
+    );
+    // The analysis worker keeps no events and signs no tokens.
+    expect(problems('analysis')).toEqual(
+      ['SERVICE_SECRET', 'KAFKA_BROKERS', 'MONGODB_URL', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'].map((k) => `${k}: required by the analysis service`),
+    );
+    expect(problems('job').join('\n')).toMatch(/POSTGRES_URL: required by the job service/);
+    expect(problems('quota', { SERVICE_SECRET: 's'.repeat(32), KAFKA_BROKERS: 'k:9092', MONGODB_URL: 'mongodb://m', IDENTITY_URL: 'http://identity:8080', POSTGRES_URL: 'postgres://p' })).toEqual([]);
+    expect(problems('quota', { SERVICE_SECRET: 'short' }).join('\n')).toMatch(/SERVICE_SECRET/);
+    expect(problems('quota', { IDENTITY_URL: 'identity:8080' }).join('\n')).toMatch(/IDENTITY_URL/);
+  });
+
+  it('gives a service that holds no JWT secret a random one in memory, writing nothing', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'baret-cfg-')), 'never-created');
+    const env = { BARET_MODE: 'distributed', BARET_DATA_DIR: dir, SERVICE_SECRET: 's'.repeat(32), KAFKA_BROKERS: 'k:9092', MONGODB_URL: 'mongodb://m', S3_ENDPOINT: 'http://s3', S3_ACCESS_KEY: 'a', S3_SECRET_KEY: 'b' };
+    const a = loadConfig(env, 'analysis');
+    const b = loadConfig(env, 'analysis');
+    expect(a.JWT_SECRET.length).toBeGreaterThanOrEqual(32);
+    expect(a.JWT_SECRET).not.toBe(b.JWT_SECRET);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('generates the embedded JWT secret once, keeps it private in the data dir, and reuses it', () => {
