@@ -14,9 +14,9 @@ KUBERNETES_VERSION="1.30.0"
 
 mkdir -p "$BARET_ENGINES_DIR/bin"
 
-# go_tool NAME VERSION MODULE: builds MODULE@VERSION into $BARET_ENGINES_DIR/NAME-VERSION/NAME.
+# go_tool NAME VERSION MODULE [LDFLAGS]: builds MODULE@VERSION into $BARET_ENGINES_DIR/NAME-VERSION/NAME.
 go_tool() {
-  local name="$1" version="$2" module="$3"
+  local name="$1" version="$2" module="$3" ldflags="${4:-}"
   local dest="$BARET_ENGINES_DIR/$name-$version"
   if [ -x "$dest/$name" ]; then
     echo "$name: $dest (present)"
@@ -25,14 +25,19 @@ go_tool() {
     local tmp
     tmp="$(mktemp -d "$BARET_ENGINES_DIR/.$name-XXXXXX")"
     echo "$name: building $version"
-    CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$tmp" go install "$module@$version"
+    CGO_ENABLED=0 GOFLAGS=-mod=mod GOBIN="$tmp" go install -ldflags "$ldflags" "$module@$version"
     rm -rf "$dest" && mv "$tmp" "$dest"
     echo "$name: $dest"
   fi
   ln -sfn "$dest/$name" "$BARET_ENGINES_DIR/bin/$name"
 }
 
-go_tool helm "$HELM_VERSION" helm.sh/helm/v3/cmd/helm
+# The release build's link flags (helm's Makefile): its version, and the Kubernetes version it assumes
+# by default (that of its client-go, 0.36 -> 1.36); without them a `go install` build reports v1.20.
+helm_kube_minor=36
+go_tool helm "$HELM_VERSION" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION \
+  -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$helm_kube_minor \
+  -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$helm_kube_minor"
 go_tool kubeconform "$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform
 go_tool kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5
 

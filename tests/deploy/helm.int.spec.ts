@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -264,6 +264,24 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     };
     walk(schema, '');
     expect(open).toEqual([]);
+  });
+
+  it('NOTES.txt tells how to reach the app (port-forward, or the Ingress host) and how to make the first admin', async () => {
+    // helm template does not render NOTES.txt: a copy of the chart renders it into a ConfigMap.
+    const copy = join(dir, 'chart-with-notes');
+    cpSync(chart, copy, { recursive: true });
+    cpSync(join(chart, 'templates', 'NOTES.txt'), join(copy, 'notes.txt'));
+    writeFileSync(join(copy, 'templates', 'zz-notes.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ tpl (.Files.Get "notes.txt") . | quote }}\n');
+    const notes = async (values: string[]) =>
+      parseManifests(await helm(['template', 'rel', copy, '--namespace', 'baret', '--kube-version', KUBERNETES_VERSION, '--show-only', 'templates/zz-notes.yaml', ...values.flatMap((f) => ['-f', f])]))[0]!.data!.notes!;
+    const plain = await notes([]);
+    expect(plain).toContain('kubectl --namespace baret port-forward service/rel-baret-gateway 8080:8080');
+    expect(plain).toContain('kubectl --namespace baret exec deploy/rel-baret-identity -- node bin/baret.mjs admin promote you@example.com');
+    expect(plain).toContain('"rel-baret" (kept on upgrade and on uninstall)');
+    const prod = await notes(VALUE_SETS.production);
+    expect(prod).toContain('https://baret.example.com/');
+    expect(prod).toContain('safety-lead@example.com');
+    expect(await notes(VALUE_SETS.external)).toContain('from the Secret "baret-app"');
   });
 
   it('k8s/dev/baret.yaml is the chart rendered with the dev values, as k8s/dev/render.sh makes it', async () => {
