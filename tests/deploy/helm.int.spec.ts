@@ -71,6 +71,7 @@ const VALUE_SETS = {
   default: [] as string[],
   external: [join(chart, 'ci', 'external-values.yaml')],
   production: [join(chart, 'ci', 'production-values.yaml')],
+  postgres: [join(chart, 'ci', 'postgres-values.yaml')],
 };
 
 describe.skipIf(!ready)('Helm chart charts/baret', () => {
@@ -212,6 +213,23 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     expect(envOf(ms, 'analysis')).toMatchObject({ S3_ACCESS_KEY: 'secret:baret-s3/access-key', S3_SECRET_KEY: 'secret:baret-s3/secret-key', OPENAI_API_KEY: 'secret:baret-openai/api-key', S3_ENDPOINT: 'https://s3.eu-central-1.amazonaws.com' });
     expect(envOf(ms, 'notification')).toMatchObject({ SMTP_URL: 'secret:baret-smtp/url' });
     expect(envOf(ms, 'quota').JWT_SECRET).toBeUndefined();
+  });
+
+  it('bundles PostgreSQL as the event store when asked, its URL with the generated password in the Secret only', () => {
+    const ms = rendered.postgres!.manifests;
+    expect(ms.filter((m) => m.kind === 'StatefulSet').map((m) => m.metadata.name).sort()).toEqual(['rel-baret-kafka', 'rel-baret-minio', 'rel-baret-mongodb', 'rel-baret-postgresql']);
+    const secret = find(ms, 'Secret', 'rel-baret');
+    expect(b64(secret.data!.POSTGRES_URL!)).toBe(`postgres://baret:${b64(secret.data!.POSTGRES_PASSWORD!)}@rel-baret-postgresql:5432/baret`);
+    for (const s of ['identity', 'quota', 'job', 'notification']) expect(envOf(ms, s)).toMatchObject({ EVENT_STORE: 'postgres', POSTGRES_URL: 'secret:rel-baret/POSTGRES_URL' });
+    expect(envOf(ms, 'identity').EVENTSTORE_URL).toBeUndefined();
+    const egress = JSON.stringify(find(ms, 'NetworkPolicy', 'rel-baret-job').spec.egress);
+    expect(egress).toContain('"port":5432');
+    expect(egress).not.toContain('"port":2113');
+  });
+
+  it('trusts X-Forwarded-For at the gateway only behind the Ingress', () => {
+    expect(envOf(rendered.default!.manifests, 'gateway').TRUST_PROXY).toBe('false');
+    expect(envOf(rendered.production!.manifests, 'gateway').TRUST_PROXY).toBe('true');
   });
 
   it('scales the analysis workers on CPU by default, and with KEDA on the lag of job-events (group analysis) in production', () => {

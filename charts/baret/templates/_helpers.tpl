@@ -135,7 +135,8 @@ BARET_ADMIN_EMAILS: {{ $v.config.adminEmails | quote }}
 {{- end }}
 {{- if eq .name "gateway" }}
 CORS_ORIGINS: {{ $v.config.corsOrigins | quote }}
-TRUST_PROXY: "true"
+{{- /* behind the Ingress controller the client's address is in X-Forwarded-For; without one, nothing may set it */}}
+TRUST_PROXY: {{ $v.ingress.enabled | quote }}
 {{- end }}
 {{- if $v.config.otelExporterOtlpEndpoint }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ $v.config.otelExporterOtlpEndpoint | quote }}
