@@ -109,5 +109,7 @@ describe('docker-compose.yml', () => {
       for (const k of secrets.filter((k) => k in (s.environment ?? {}))) expect(String(s.environment![k]), `${name} ${k}`).toMatch(/^\$\{[A-Z0-9_]+:\?[^}]+\}$/);
     }
     expect(compose.services.minio!.environment?.MINIO_ROOT_PASSWORD).toMatch(/^\$\{S3_SECRET_KEY:\?/);
+    expect(baretServices.filter(([, s]) => 'JWT_SECRET' in (s.environment ?? {})).map(([n]) => n).sort()).toEqual(['gateway', 'identity']);
+    expect(baretServices.every(([, s]) => 'SERVICE_SECRET' in (s.environment ?? {}))).toBe(true);
   });
 });
