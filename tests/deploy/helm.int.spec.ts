@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { engineInstalled, enginesDir } from '../../services/platform/src/testing/engines/common.js';
 import { adrServices, isKnownVariable, readRepoFile, repoRoot, wiringProblems } from './adr.js';
 
@@ -197,6 +197,21 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
       });
     });
   }
+
+  it('no values file holds a secret value: only names of Secrets and of their keys', () => {
+    const files = [join(chart, 'values.yaml'), ...Object.values(VALUE_SETS).flat(), join(repoRoot, 'k8s', 'dev', 'values.yaml')];
+    const offences: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      if (node && typeof node === 'object') return Object.entries(node).forEach(([k, v]) => walk(v, path ? `${path}.${k}` : k));
+      const key = path.split('.').at(-1) ?? '';
+      if (typeof node === 'string' && node !== '' && !path.startsWith('secrets.keys.') && /(password|secret|token|apikey|accesskey|secretkey)$/i.test(key) && key !== 'existingSecret') offences.push(`${path}=${node}`);
+      if (typeof node === 'string' && /^[a-z]+:\/\/[^/\s:@]+:[^/\s@]+@/i.test(node)) offences.push(`${path} holds a URL with a password`);
+    };
+    for (const f of files) walk(parse(readFileSync(f, 'utf8')), '');
+    expect(offences).toEqual([]);
+    expect(files.length).toBe(5);
+  });
 
   it('generates the Secret once and keeps it on uninstall; with existingSecret it creates none and reads the operator\'s', () => {
     const own = find(rendered.default!.manifests, 'Secret', 'rel-baret');
