@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real engines the distributed adapters are tested against (Kafka, MinIO, FerretDB,
-# PostgreSQL, ...) into one cache folder, so that a second run is fast:
+# PostgreSQL, ...) and the deployment tests' tools (install-helm.sh: helm, kubeconform, kustomize and
+# the Kubernetes JSON schemas) into one cache folder, so that a second run is fast:
 #   ${BARET_ENGINES_DIR:-$HOME/.cache/baret-engines}/<engine>-<version>/
 # Each engine has its own install-<engine>.sh beside this file; each is idempotent and installs
 # atomically (build in a temp folder, then rename), so an interrupted run leaves nothing half-made.
