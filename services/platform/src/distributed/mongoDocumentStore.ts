@@ -51,7 +51,14 @@ class MongoCollection<T extends Document> implements Collection<T> {
   }
 
   async put(id: string, doc: T): Promise<void> {
-    await this.c.replaceOne({ _id: id }, { ...doc, _id: id }, { upsert: true });
+    try {
+      await this.c.replaceOne({ _id: id }, { ...doc, _id: id }, { upsert: true });
+    } catch (e) {
+      // Two upserts of a new _id at once (a projection applied inline and by its catch-up runner):
+      // one inserts, the other fails on the duplicate key, and then finds the document to replace.
+      if ((e as { code?: number }).code !== 11000) throw e;
+      await this.c.replaceOne({ _id: id }, { ...doc, _id: id }, { upsert: true });
+    }
   }
 
   async delete(id: string): Promise<boolean> {

@@ -55,6 +55,14 @@ export function documentStoreContract(name: string, create: () => Promise<Docume
       expect(await c.get('j1')).toBeNull();
     }));
 
+    it('takes many puts of the same new id at once (a projection applied inline and by its runner)', withJobs(async (_h, c) => {
+      for (let round = 0; round < 5; round++) {
+        const id = `race-${round}`;
+        await Promise.all(Array.from({ length: 8 }, (_, i) => c.put(id, job(7, { status: `s${i}` }))));
+        expect((await c.get(id))?.status).toMatch(/^s[0-7]$/);
+      }
+    }));
+
     it('keeps collections apart', withJobs(async (h, c) => {
       const other = h.store.collection(h.collection('other'));
       expect(await other.get('j1')).toBeNull();
