@@ -33,10 +33,37 @@ function toMongo(where: Filter | undefined, search?: Query['search']): MongoFilt
 
 type StoredDoc = Record<string, unknown> & { _id: string };
 
+/**
+ * An array inside an array is stored as `{ __array: [...] }`: FerretDB 1.x refuses nested arrays
+ * ("nested arrays are not supported"), and read models hold some (a job's required equipment
+ * groups). Read back, the wrapper is undone, so services never see it; no query filters on such a
+ * field.
+ */
+const NESTED = '__array';
+function encode(value: unknown, inArray = false): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map((v) => encode(v, true));
+    return inArray ? { [NESTED]: items } : items;
+  }
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]));
+  }
+  return value;
+}
+function decode(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decode);
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    const entries = Object.entries(value);
+    if (entries.length === 1 && entries[0]![0] === NESTED && Array.isArray(entries[0]![1])) return decode(entries[0]![1]);
+    return Object.fromEntries(entries.map(([k, v]) => [k, decode(v)]));
+  }
+  return value;
+}
+
 function strip<T extends Document>(doc: StoredDoc | null): T | null {
   if (!doc) return null;
   const { _id: _ignored, ...rest } = doc;
-  return rest as T;
+  return decode(rest) as T;
 }
 
 class MongoCollection<T extends Document> implements Collection<T> {
@@ -52,12 +79,12 @@ class MongoCollection<T extends Document> implements Collection<T> {
 
   async put(id: string, doc: T): Promise<void> {
     try {
-      await this.c.replaceOne({ _id: id }, { ...doc, _id: id }, { upsert: true });
+      await this.c.replaceOne({ _id: id }, { ...(encode(doc) as T), _id: id }, { upsert: true });
     } catch (e) {
       // Two upserts of a new _id at once (a projection applied inline and by its catch-up runner):
       // one inserts, the other fails on the duplicate key, and then finds the document to replace.
       if ((e as { code?: number }).code !== 11000) throw e;
-      await this.c.replaceOne({ _id: id }, { ...doc, _id: id }, { upsert: true });
+      await this.c.replaceOne({ _id: id }, { ...(encode(doc) as T), _id: id }, { upsert: true });
     }
   }
 

@@ -63,6 +63,13 @@ export function documentStoreContract(name: string, create: () => Promise<Docume
       }
     }));
 
+    it('keeps nested arrays and dates of a document as they were', withJobs(async (_h, c) => {
+      const result = { required_groups: [['pic1', 'pic2'], ['pic3']], empty: [[]], deep: [[['x']]], list: [{ codes: [['a']] }] };
+      await c.put('nested', { ...job(8), result } as unknown as JobDoc);
+      expect((await c.get('nested'))?.result).toEqual(result);
+      expect((await c.find({ where: { job_id: 'j8' } }))[0]?.result).toEqual(result);
+    }));
+
     it('keeps collections apart', withJobs(async (h, c) => {
       const other = h.store.collection(h.collection('other'));
       expect(await other.get('j1')).toBeNull();
