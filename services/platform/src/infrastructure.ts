@@ -32,6 +32,28 @@ export async function checkReady(parts: Record<string, { ping(): Promise<void> }
   }
 }
 
+/** The four ports as one Infrastructure: ready when each answers; closed once, bus first. */
+export function assemble(
+  ports: Pick<Infrastructure, 'eventStore' | 'bus' | 'documents' | 'objects'>,
+  afterClose?: () => void,
+): Infrastructure {
+  const { eventStore, bus, documents, objects } = ports;
+  let closed = false;
+  return {
+    ...ports,
+    ready: () => checkReady({ eventStore, bus, documents, objects }),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await bus.close();
+      await eventStore.close();
+      await objects.close();
+      await documents.close();
+      afterClose?.();
+    },
+  };
+}
+
 /** Embedded adapters: one SQLite file and one folder under BARET_DATA_DIR. */
 export async function createEmbeddedInfrastructure(
   config: Pick<Config, 'BARET_DATA_DIR'>,
@@ -43,21 +65,5 @@ export async function createEmbeddedInfrastructure(
   const bus = new SqliteMessageBus(db, log);
   const documents = new SqliteDocumentStore(db);
   const objects = await new FsObjectStore(join(config.BARET_DATA_DIR, 'objects')).init();
-  let closed = false;
-  return {
-    eventStore,
-    bus,
-    documents,
-    objects,
-    ready: () => checkReady({ eventStore, bus, documents, objects }),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await bus.close();
-      await eventStore.close();
-      await objects.close();
-      await documents.close();
-      db.close();
-    },
-  };
+  return assemble({ eventStore, bus, documents, objects }, () => db.close());
 }

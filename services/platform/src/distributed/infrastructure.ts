@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { csv, HAS_EVENT_STORE, type Config, type ServiceName } from '../config.js';
-import { checkReady, type Infrastructure } from '../infrastructure.js';
+import { assemble, type Infrastructure } from '../infrastructure.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { ObjectStore } from '../ports/objectStore.js';
 import { KafkaMessageBus } from './kafkaMessageBus.js';
@@ -80,20 +80,5 @@ export async function createDistributedInfrastructure(config: Config, service: S
         log,
       )
     : absent<ObjectStore>(service, 'object store');
-  let closed = false;
-  return {
-    eventStore,
-    bus,
-    documents,
-    objects,
-    ready: () => checkReady({ eventStore, bus, documents, objects }),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await bus.close();
-      await eventStore.close();
-      await objects.close();
-      await documents.close();
-    },
-  };
+  return assemble({ eventStore, bus, documents, objects });
 }
