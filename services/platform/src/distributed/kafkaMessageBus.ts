@@ -8,6 +8,11 @@ export interface KafkaOptions {
   log?: Logger;
   /** Consumer session timeout: how soon a dead consumer's partitions move to another (default 10 s). */
   sessionTimeoutMs?: number;
+  /**
+   * How long a handler may work while its consumer keeps the session alive (default 30 min): past
+   * that it is taken for hung, heartbeats stop and its partitions move to another consumer.
+   */
+  maxHandlerMs?: number;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -103,7 +108,7 @@ export class KafkaMessageBus implements MessageBus {
         rebalanceTimeout: 30_000,
         allowAutoTopicCreation: false,
       });
-    const sub = new KafkaSubscription(consumer, this, handler, options, this.opts.log);
+    const sub = new KafkaSubscription(consumer, this, handler, options, this.opts.maxHandlerMs ?? 30 * 60_000, this.opts.log);
     await sub.start(topics);
     this.subscriptions.add(sub);
     return { close: async () => (this.subscriptions.delete(sub), sub.close()) };
@@ -133,6 +138,7 @@ class KafkaSubscription {
     private readonly bus: KafkaMessageBus,
     private readonly handler: MessageHandler,
     private readonly options: ConsumeOptions,
+    private readonly maxHandlerMs: number,
     private readonly log?: Logger,
   ) {
     this.consumer = makeConsumer();
@@ -158,7 +164,11 @@ class KafkaSubscription {
         // kafkajs heartbeats between messages only: a handler that runs longer than the session
         // timeout (an analysis job) would be taken for dead and its partitions moved. Keep the
         // session alive while the handler works.
-        const beat = setInterval(() => void heartbeat().catch(() => undefined), 1000);
+        const until = Date.now() + this.maxHandlerMs;
+        const beat = setInterval(() => {
+          if (Date.now() < until) void heartbeat().catch(() => undefined);
+          else clearInterval(beat);
+        }, 1000);
         const handled = this.handle(topic, partition, message);
         this.inflight = handled.catch(() => undefined);
         try {
