@@ -570,7 +570,8 @@ function pickSpread(candidates: Candidate[], n: number, durationSec: number): Ca
   return chosen.sort((a, b) => a.frame.timeSec - b.frame.timeSec);
 }
 
-function scalePerson(p: PersonDetection, sx: number, sy: number): PersonDetection {
+/** A detection in the pixels of the same image scaled by `sx` × `sy`. */
+export function scalePerson(p: PersonDetection, sx: number, sy: number): PersonDetection {
   if (sx === 1 && sy === 1) return p;
   return {
     ...p,

@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import type { RawImage } from './detector.js';
-import { analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpeScores } from './ppe.js';
+import { analyzePersons, analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -17,7 +17,11 @@ import type {
   EquipmentSighting,
   TaskOption,
   VisionAnalyzer,
+  WearVerdict,
 } from './types.js';
+
+const HAT_VERDICT: Record<HardHatVerdict, WearVerdict> = { seen: 'worn', bare: 'not_worn', unknown: 'unknown' };
+const HI_VIS_VERDICT: Record<HiVisVerdict, WearVerdict> = { seen: 'worn', absent: 'not_worn', unknown: 'unknown' };
 
 /** Construction options: which equipment codes this analyzer can check. */
 export interface OfflineAnalyzerOptions {
@@ -76,8 +80,9 @@ export class OfflineAnalyzer implements VisionAnalyzer {
   }
 
   /**
-   * Runs the detector and the PPE heuristics on every cell of the composite separately, so each
-   * sighting names its frame. A hard hat on any worker marks every asked hard-hat code `seen`; a
+   * Runs the detector (or takes the sampler's detections of the frame) and the PPE verdicts on every
+   * cell of the composite separately, so each sighting names its frame, and reports every worker with
+   * a verdict per asked code (`workers`). A hard hat on any worker marks every asked hard-hat code `seen`; a
    * bare head, with no hard hat anywhere in the composite, marks them `missing`; likewise for
    * high-visibility clothing. Every other asked code is `notChecked`.
    */
@@ -87,7 +92,7 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     const hatAsked = asked.filter((c) => this.hardHatCodes.has(c));
     const hiVisAsked = asked.filter((c) => this.hiVisCodes.has(c) && !this.hardHatCodes.has(c));
     const notChecked = asked.filter((c) => !this.hardHatCodes.has(c) && !this.hiVisCodes.has(c));
-    const result: OfflineCompositeAnalysis = { seen: [], missing: [], notChecked, usage: { ...ZERO_USAGE }, findings: [] };
+    const result: OfflineCompositeAnalysis = { seen: [], missing: [], notChecked, workers: [], usage: { ...ZERO_USAGE }, findings: [] };
     if (hatAsked.length === 0 && hiVisAsked.length === 0) return result;
 
     const { data, info } = await sharp(composite.jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
@@ -97,10 +102,23 @@ export class OfflineAnalyzer implements VisionAnalyzer {
       signal?.throwIfAborted();
       const crop = cropCell(full, cell);
       if (!crop) continue;
-      const found = await analyzePpeRaw(crop);
+      // The sampler's detections of this frame are reused; a frame without them is detected here.
+      const found = cell.persons ? analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop);
       persons = Math.max(persons, found.length);
-      for (const p of found) {
+      const ordered = [...found].sort((a, b) => a.box[0] - b.box[0]);
+      for (const [i, p] of ordered.entries()) {
         result.findings.push({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, box: p.box, hardHat: p.hardHat, hiVis: p.hiVis, scores: p.scores });
+        const verdicts: Record<string, WearVerdict> = {};
+        for (const code of hatAsked) verdicts[code] = HAT_VERDICT[p.hardHat];
+        for (const code of hiVisAsked) verdicts[code] = HI_VIS_VERDICT[p.hiVis];
+        const [x, y, w, h] = p.box;
+        result.workers!.push({
+          frameIndex: cell.frameIndex,
+          timeSec: cell.timeSec,
+          worker: i + 1,
+          box: { x: x / crop.width, y: y / crop.height, w: w / crop.width, h: h / crop.height },
+          verdicts,
+        });
       }
     }
     signal?.throwIfAborted();
