@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
   IdParams,
   localizeMessage,
@@ -95,9 +95,17 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
 /** The stored result in the reader's language, with evidence links and the duration. */
 function presentResult(job: JobDoc, lang: Lang): Record<string, unknown> | null {
   if (!job.result) return null;
-  const { names, evidence, ...neutral } = job.result as StoredResult & { evidence?: Array<Record<string, unknown>> };
-  const localized = (names?.[lang] ?? names?.en ?? {}) as Record<string, unknown> & { evidence_names?: Record<string, string> };
-  const { evidence_names: evidenceNames = {}, ...texts } = localized;
+  const { names, evidence, violations, missing_evidence: missingEvidence, ...neutral } = job.result as StoredResult & {
+    evidence?: Array<Record<string, unknown>>;
+    violations?: Array<Record<string, unknown>>;
+    missing_evidence?: Array<{ group: string[]; violation: number | null }>;
+  };
+  const localized = (names?.[lang] ?? names?.en ?? {}) as Record<string, unknown> & {
+    evidence_names?: Record<string, string>;
+    violation_group_names?: string[];
+  };
+  const { evidence_names: evidenceNames = {}, violation_group_names: violationNames = [], ...texts } = localized;
+  const violationUrl = (n: number) => `/jobs/${job.id}/violations/${n}`;
   const started = job.logs.filter((l) => l.event === 'job_started').at(-1)?.timestamp;
   const completed = job.logs.find((l) => l.event === 'job_completed')?.timestamp;
   return {
@@ -108,8 +116,22 @@ function presentResult(job: JobDoc, lang: Lang): Record<string, unknown> | null 
       name: evidenceNames[String(e.code)] ?? String(e.code),
       image_url: `/jobs/${job.id}/evidence/${String(e.composite_index)}`,
     })),
+    // Results stored before violations existed have none (and no evidence of their missing groups).
+    violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), image_url: violationUrl(n) })),
+    missing_evidence: (missingEvidence ?? []).map((m) => ({ ...m, image_url: m.violation === null ? null : violationUrl(m.violation) })),
     duration_seconds: started && completed ? Math.round((Date.parse(completed) - Date.parse(started)) / 100) / 10 : null,
   };
+}
+
+/** Streams a stored evidence JPEG (404 when it does not exist). */
+async function sendImage(reply: FastifyReply, objects: ObjectStore, key: string) {
+  const head = await objects.head(key);
+  if (!head) throw new NotFoundError('This evidence image does not exist.');
+  return reply
+    .type('image/jpeg')
+    .header('content-length', head.size)
+    .header('cache-control', 'private, max-age=3600')
+    .send(await objects.get(key));
 }
 
 export const jobRoutes =
@@ -210,13 +232,27 @@ export const jobRoutes =
       async (request, reply) => {
         const job = await deps.visibleJob(principalOf(request), request.params.id);
         const key = `jobs/${job.id}/composites/${request.params.n}.jpg`;
-        const head = await deps.objects.head(key);
-        if (!head) throw new NotFoundError('This evidence image does not exist.');
-        return reply
-          .type('image/jpeg')
-          .header('content-length', head.size)
-          .header('cache-control', 'private, max-age=3600')
-          .send(await deps.objects.get(key));
+        return sendImage(reply, deps.objects, key);
+      },
+    );
+
+    app.get(
+      '/jobs/:id/violations/:n',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['jobs'],
+          summary: 'The evidence of a violation: the worker cropped out of the frame that shows it',
+          security: bearer,
+          params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 999 }) }),
+          produces: ['image/jpeg'],
+          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const job = await deps.visibleJob(principalOf(request), request.params.id);
+        const key = `jobs/${job.id}/violations/${request.params.n}.jpg`;
+        return sendImage(reply, deps.objects, key);
       },
     );
 

@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import type { RawImage } from './detector.js';
-import { analyzePersons, analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpeScores } from './ppe.js';
+import { analyzePersons, analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -31,6 +31,8 @@ export interface OfflineAnalyzerOptions {
   hiVisCodes: string[];
   /** Task slug returned by {@link OfflineAnalyzer.classifyJob}, which cannot classify. */
   fallbackTaskSlug: string;
+  /** Who judges the cells: default in this thread ({@link judgeCells}); the service passes the detector pool's. */
+  judge?: CellJudge;
 }
 
 /**
@@ -66,11 +68,13 @@ export class OfflineAnalyzer implements VisionAnalyzer {
   private readonly hardHatCodes: ReadonlySet<string>;
   private readonly hiVisCodes: ReadonlySet<string>;
   private readonly fallbackTaskSlug: string;
+  private readonly judge: CellJudge;
 
   constructor(options: OfflineAnalyzerOptions) {
     this.hardHatCodes = new Set(options.hardHatCodes);
     this.hiVisCodes = new Set(options.hiVisCodes);
     this.fallbackTaskSlug = options.fallbackTaskSlug;
+    this.judge = options.judge ?? judgeCells;
   }
 
   /** The offline analyzer cannot tell job types apart: the fallback task, confidence 0. */
@@ -95,15 +99,13 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     const result: OfflineCompositeAnalysis = { seen: [], missing: [], notChecked, workers: [], usage: { ...ZERO_USAGE }, findings: [] };
     if (hatAsked.length === 0 && hiVisAsked.length === 0) return result;
 
-    const { data, info } = await sharp(composite.jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-    const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+    const judged = await this.judge(composite.jpeg, composite.cells);
     let persons = 0;
-    for (const cell of composite.cells) {
+    for (const [c, cell] of composite.cells.entries()) {
       signal?.throwIfAborted();
-      const crop = cropCell(full, cell);
+      const crop = judged[c];
       if (!crop) continue;
-      // The sampler's detections of this frame are reused; a frame without them is detected here.
-      const found = cell.persons ? analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop);
+      const found = crop.persons;
       persons = Math.max(persons, found.length);
       const ordered = [...found].sort((a, b) => a.box[0] - b.box[0]);
       for (const [i, p] of ordered.entries()) {
@@ -141,6 +143,33 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     }
     return result;
   }
+}
+
+/** Each cell's size and PPE verdicts (null for a cell too small to judge). */
+export type CellVerdicts = Array<{ width: number; height: number; persons: PpePerson[] } | null>;
+
+/** Judges every cell of a composite: decodes it, and runs the detector and the PPE verdicts per cell. */
+export type CellJudge = (compositeJpeg: Buffer, cells: CompositeCell[]) => Promise<CellVerdicts>;
+
+/**
+ * The in-process {@link CellJudge}: CPU-heavy (the detector and the pixel statistics), so the
+ * service runs it in the detector pool's threads, off the API's event loop (`detectorPool.ts`).
+ * The sampler's detections of a frame (`cell.persons`) are reused; a frame without them is detected here.
+ */
+export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[]): Promise<CellVerdicts> {
+  const { data, info } = await sharp(compositeJpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  const out: CellVerdicts = [];
+  for (const cell of cells) {
+    const crop = cropCell(full, cell);
+    if (!crop) {
+      out.push(null);
+      continue;
+    }
+    const persons = cell.persons ? analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop);
+    out.push({ width: crop.width, height: crop.height, persons });
+  }
+  return out;
 }
 
 /** Copies one cell out of the decoded composite (clipped to the composite). */
