@@ -314,7 +314,7 @@ export class AnalysisWorker {
                 missing: analysis.missing,
                 not_checked: analysis.notChecked,
                 persons: analysis.persons ?? null,
-                violations: findings.violations.filter((v) => v.composite_index === composite.index).length,
+                violated: uniqueGroups(findings.violations.filter((v) => v.composite_index === composite.index).map((v) => v.group)),
               }),
             ],
             (doc) => doc.analyses.push({ index: composite.index, analysis: saved }),
@@ -480,5 +480,7 @@ export function userMessage(err: unknown): string {
   if (isDomainError(err) && err.status < 500) return err.message;
   return 'The analysis failed on our side. Your quota unit was given back; please try again.';
 }
+
+const uniqueGroups = (groups: string[][]): string[][] => [...new Map(groups.map((g) => [g.join(','), g])).values()];
 
 const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;
