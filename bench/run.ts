@@ -1,8 +1,10 @@
 /** `npm run bench`: every benchmark of the product, one after another, printing figures and ratios. */
 import { runAnalyzerBench } from './analyzer.js';
 import { runFramesBench } from './frames.js';
+import { runLatencyBench } from './latency.js';
 import { runUploadBench } from './upload.js';
 
 await runFramesBench();
 await runUploadBench();
+await runLatencyBench();
 await runAnalyzerBench();
