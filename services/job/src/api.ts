@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
@@ -38,10 +38,47 @@ const JobItemSchema = Type.Object({
 });
 
 const LogSchema = Type.Object({ event: Str, timestamp: Str, data: Type.Optional(Type.Record(Str, Type.Unknown())) });
-const JobDetailSchema = Type.Composite([
-  JobItemSchema,
-  Type.Object({ logs: Type.Array(LogSchema), result: Type.Union([Type.Record(Str, Type.Unknown()), Type.Null()]) }),
-]);
+const Group = Type.Array(Str, { description: 'An equipment group: any one of its codes satisfies it' });
+const ViolationSchema = Type.Object({
+  group: Group,
+  group_name: Str,
+  worker: Type.Integer({ minimum: 1, description: 'Number of the worker in the frame, left to right' }),
+  time_sec: Type.Number({ description: 'Time of the frame in the video' }),
+  box: Type.Object(
+    { x: Type.Number(), y: Type.Number(), w: Type.Number(), h: Type.Number() },
+    { description: "The worker's box as fractions (0..1) of the frame" },
+  ),
+  image_url: Type.String({ description: 'The worker cropped out of the frame: GET /jobs/{id}/violations/{n} (owner or admin)' }),
+});
+/** The documented part of a result; every other field the analysis stores passes through. */
+const ResultSchema = Type.Object(
+  {
+    job_type: Str,
+    job_type_source: Type.Optional(
+      Type.Union(['manual', 'model', 'fallback'].map((s) => Type.Literal(s)), {
+        description: 'manual: chosen by the user; model: recognised by the vision model; fallback: not recognised (the offline analyzer cannot classify), general rules applied',
+      }),
+    ),
+    job_type_confidence: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'The model’s confidence in the job type; 0 for the fallback, null when chosen' })),
+    required_groups: Type.Array(Group),
+    missing_groups: Type.Array(Group, { description: 'Groups violated by a worker, or not seen at all (never a group the analyzer cannot check)' }),
+    satisfied_equipment: Type.Array(Str, { description: 'One item per group seen worn and never violated' }),
+    violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group, per sampled frame' })),
+    missing_evidence: Type.Optional(
+      Type.Array(
+        Type.Object({
+          group: Group,
+          violation: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Index into violations, or null: no sampled frame showed the item' }),
+          image_url: NullableStr,
+        }),
+        { description: 'For each missing group, in order: the frame that proves it' },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+type PresentedResult = Static<typeof ResultSchema>;
+const JobDetailSchema = Type.Composite([JobItemSchema, Type.Object({ logs: Type.Array(LogSchema), result: Type.Union([ResultSchema, Type.Null()]) })]);
 
 const UsageSchema = Type.Object({
   total_prompt_tokens: Type.Integer(),
@@ -93,7 +130,7 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
 }
 
 /** The stored result in the reader's language, with evidence links and the duration. */
-function presentResult(job: JobDoc, lang: Lang): Record<string, unknown> | null {
+function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
   if (!job.result) return null;
   const { names, evidence, violations, missing_evidence: missingEvidence, ...neutral } = job.result as StoredResult & {
     evidence?: Array<Record<string, unknown>>;
@@ -120,7 +157,8 @@ function presentResult(job: JobDoc, lang: Lang): Record<string, unknown> | null 
     violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), image_url: violationUrl(n) })),
     missing_evidence: (missingEvidence ?? []).map((m) => ({ ...m, image_url: m.violation === null ? null : violationUrl(m.violation) })),
     duration_seconds: started && completed ? Math.round((Date.parse(completed) - Date.parse(started)) / 100) / 10 : null,
-  };
+    // The stored result is the analysis service's (its shape is tested there); the response schema documents it.
+  } as unknown as PresentedResult;
 }
 
 /** Streams a stored evidence JPEG (404 when it does not exist). */
