@@ -72,7 +72,7 @@ export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs:
   console.log(`\n## API latency during two analyses — autocannon, ${CONNECTIONS} connections, GET /jobs, against a real Baret process`);
   const dir = mkdtempSync(join(tmpdir(), 'baret-bench-latency-'));
   const email = 'bench@example.com';
-  const baret = await startBaret({ BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, LOG_LEVEL: 'warn', BARET_ADMIN_EMAILS: email, RATE_LIMIT_PER_MINUTE: '100000000' });
+  const baret = await startBaret({ BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, LOG_LEVEL: 'info', BARET_ADMIN_EMAILS: email, RATE_LIMIT_PER_MINUTE: '100000000' });
   try {
     await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
     const { body } = await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
@@ -80,7 +80,9 @@ export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs:
     const me = await api<{ id: string }>(baret.url, '/auth/me', { headers: { authorization: `Bearer ${token}` } });
     await api(baret.url, `/admin/users/${me.body.id}/quota`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ lifetime_limit: null }) });
 
+    console.log(`server ${baret.url} ready; ${IDLE_SECONDS} s of load on the idle server…`);
     const idle = await load(baret.url, token, { seconds: IDLE_SECONDS });
+    console.log('two analyses submitted; load until both are done…');
     const t1 = Date.now();
     const first = await submit(baret.url, token, video);
     const t2 = Date.now();
