@@ -99,7 +99,8 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     const result: OfflineCompositeAnalysis = { seen: [], missing: [], notChecked, workers: [], usage: { ...ZERO_USAGE }, findings: [] };
     if (hatAsked.length === 0 && hiVisAsked.length === 0) return result;
 
-    const judged = await this.judge(composite.jpeg, composite.cells);
+    // One call per cell, all at once: the detector pool judges them on all its threads in parallel.
+    const judged = (await Promise.all(composite.cells.map((cell) => this.judge(composite.jpeg, [cell])))).flat();
     let persons = 0;
     for (const [c, cell] of composite.cells.entries()) {
       signal?.throwIfAborted();
