@@ -2,9 +2,11 @@
 import { runAnalyzerBench } from './analyzer.js';
 import { runFramesBench } from './frames.js';
 import { runModesBench } from './modes.js';
+import { runLatencyBench } from './latency.js';
 import { runUploadBench } from './upload.js';
 
 await runFramesBench();
 await runUploadBench();
+await runLatencyBench();
 await runAnalyzerBench();
 await runModesBench();

@@ -77,7 +77,7 @@ describe('a process killed mid-analysis', () => {
     const env = { BARET_DATA_DIR: dataDir, WEB_DIST_DIR: dataDir, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'gpt-4o-mini', OPENAI_TIMEOUT_MS: '60000' };
     fake.reset();
     // Nothing is ever seen, so no early stop: all six composites are asked about.
-    const nothingSeen = () => fakeReplies.content({ seen: [], missing: [], persons: 1 });
+    const nothingSeen = () => fakeReplies.content({ seen: [], missing: [], persons: 1, workers: [] });
     let answered = 0;
     let reached!: () => void;
     const hanging = new Promise<void>((r) => (reached = r));

@@ -34,7 +34,7 @@ describe('analysis through an OpenAI-compatible endpoint', () => {
   it('sends the composites as images with a strict JSON schema, and reports tokens and real cost', async () => {
     const user = await fresh();
     // The first composite shows nobody, so the second one is asked too.
-    fake.script(fakeReplies.default(), fakeReplies.content({ seen: [], missing: [], persons: 0 }));
+    fake.script(fakeReplies.default(), fakeReplies.content({ seen: [], missing: [], persons: 0, workers: [] }));
     const res = await submitVideo(app, user.token, video, { job_type: 'auto', target_composites: 2, frames_per_composite: 4, dedupe_by_equipment: false });
     const job = await waitForJob(app, user.token, (res.json() as { job_id: string }).job_id);
     expect(job.status).toBe('done');
@@ -77,14 +77,47 @@ describe('analysis through an OpenAI-compatible endpoint', () => {
     expect(mine.total_cost).toBeCloseTo(job.estimated_cost!, 6);
   }, 60_000);
 
-  it('stops early once every required group is satisfied', async () => {
+  it('keeps asking about satisfied groups (a later worker may go without them): no early stop while nothing is violated', async () => {
     const user = await fresh();
     const res = await submitVideo(app, user.token, video, { job_type: 'genel_saha_girisi', target_composites: 4, frames_per_composite: 2 });
     const job = await waitForJob(app, user.token, (res.json() as { job_id: string }).job_id);
     expect(job.status).toBe('done');
+    expect(job.logs.some((l) => l.event === 'early_stop_triggered')).toBe(false);
+    const asked = job.logs.filter((l) => l.event === 'composite_analyzed').map((l) => (l.data as { asked: string[] }).asked);
+    expect(asked).toHaveLength(4);
+    for (const a of asked) expect(a).toEqual(asked[0]);
+    const r = job.result as { composites_processed: number; violations: unknown[]; missing_groups: unknown[] };
+    expect(r.composites_processed).toBe(4);
+    expect(r.violations).toEqual([]);
+    expect(r.missing_groups).toEqual([]);
+    expect(fake.completions).toHaveLength(4); // manual task: no classification call
+  }, 60_000);
+
+  it('stops early once every required group is violated, reporting the violations with the model’s boxes', async () => {
+    const user = await fresh();
+    // Worker 1 of frame 2 wears nothing that was asked about.
+    fake.setDefault((req) =>
+      isCompositeRequest(req)
+        ? fakeReplies.content({
+            seen: [],
+            missing: askedCodes(req),
+            persons: 1,
+            workers: [{ frame: 2, worker: 1, box: { x: 0.25, y: 0.1, w: 0.5, h: 0.8 }, verdicts: askedCodes(req).map((code) => ({ code, verdict: 'not_worn' })) }],
+          })
+        : fakeReplies.default(),
+    );
+    const res = await submitVideo(app, user.token, video, { job_type: 'genel_saha_girisi', target_composites: 4, frames_per_composite: 2 });
+    const job = await waitForJob(app, user.token, (res.json() as { job_id: string }).job_id);
+    expect(job.status).toBe('done');
     expect(job.logs.find((l) => l.event === 'early_stop_triggered')?.data).toEqual({ after_composite: 0, skipped: 3 });
-    expect((job.result as { composites_processed: number }).composites_processed).toBe(1);
-    expect(fake.completions).toHaveLength(1); // manual task: no classification call
+    const r = job.result as { composites_processed: number; required_groups: string[][]; missing_groups: string[][]; violations: Array<{ group: string[]; worker: number; box: unknown; time_sec: number; image_url: string }> };
+    expect(r.composites_processed).toBe(1);
+    expect(r.missing_groups).toEqual(r.required_groups);
+    expect(r.violations.map((v) => v.group)).toEqual(r.required_groups);
+    expect(r.violations.every((v) => v.worker === 1 && JSON.stringify(v.box) === JSON.stringify({ x: 0.25, y: 0.1, w: 0.5, h: 0.8 }))).toBe(true);
+    const crop = await app.request({ method: 'GET', url: r.violations[0]!.image_url, token: user.token });
+    expect(crop.statusCode).toBe(200);
+    expect(fake.completions).toHaveLength(1);
   }, 60_000);
 
   it('retries after a 429 and succeeds', async () => {

@@ -1,6 +1,6 @@
 import type { Lang } from '@baret/platform';
 import { equipmentTitle, groupName, taskName } from './catalog/index.js';
-import type { CompositeAnalysis, EquipmentSighting, TokenUsage } from './engine/types.js';
+import type { CompositeAnalysis, EquipmentSighting, RelBox, TokenUsage, WearVerdict } from './engine/types.js';
 
 export interface Evidence {
   code: string;
@@ -10,14 +10,53 @@ export interface Evidence {
   confidence: number | null;
 }
 
+/** A worker seen without a required group's equipment in one sampled frame. */
+export interface Violation {
+  group: string[];
+  /** 1-based number of the worker in the frame, left to right. */
+  worker: number;
+  time_sec: number;
+  frame_index: number;
+  composite_index: number;
+  /** The worker's box, 0..1 of the frame. */
+  box: RelBox;
+}
+
+/** Where the job type came from: chosen by the user, recognised by the model, or assumed. */
+export type JobTypeSource = 'manual' | 'model' | 'fallback';
+
+/** Violations kept per required group at most (the report shows the first ones of each). */
+export const MAX_VIOLATIONS_PER_GROUP = 12;
+
+/**
+ * Whether a worker's verdicts violate a group (any of its codes satisfies it): at least one code of
+ * the group seen not worn, and none seen worn or undecidable. A code without a verdict (not asked)
+ * does not count.
+ */
+export function violates(verdicts: Record<string, WearVerdict>, group: readonly string[]): boolean {
+  const judged = group.map((c) => verdicts[c]).filter((v): v is WearVerdict => v !== undefined);
+  return judged.length > 0 && judged.every((v) => v === 'not_worn');
+}
+
+const groupKey = (group: readonly string[]): string => group.join(',');
+
 /**
  * What the analysis has learned so far, composite after composite: which equipment was seen
- * (first sighting kept as evidence), which the analyzer cannot check.
+ * (first sighting kept as evidence), which worker went without a required group in which frame
+ * (violations), which codes the analyzer cannot check.
+ *
+ * The rule (docs/adr/0003-analysis.md): a group with a violation is missing, never satisfied; a
+ * group is satisfied when its equipment was seen and no sampled worker went without it. Dedupe
+ * stops asking about groups already settled as violated (or that the analyzer cannot check) but
+ * keeps asking about satisfied groups, since a later worker can still go without them; early stop
+ * comes only when every group is violated or uncheckable.
  */
 export class Findings {
   readonly evidence = new Map<string, Evidence>();
   readonly notCheckable = new Set<string>();
   readonly seenMissing = new Set<string>();
+  readonly violations: Violation[] = [];
+  private readonly violatedGroups = new Set<string>();
   analyzed = 0;
 
   constructor(readonly requiredGroups: readonly string[][]) {}
@@ -27,26 +66,54 @@ export class Findings {
     for (const s of analysis.seen) if (!this.evidence.has(s.code)) this.evidence.set(s.code, toEvidence(compositeIndex, s));
     for (const code of analysis.notChecked) this.notCheckable.add(code);
     for (const code of analysis.missing) this.seenMissing.add(code);
+    for (const w of analysis.workers ?? []) {
+      for (const group of this.requiredGroups) {
+        if (!violates(w.verdicts, group)) continue;
+        const key = groupKey(group);
+        this.violatedGroups.add(key);
+        if (this.violations.filter((v) => groupKey(v.group) === key).length >= MAX_VIOLATIONS_PER_GROUP) continue;
+        this.violations.push({
+          group: [...group],
+          worker: w.worker,
+          time_sec: w.timeSec,
+          frame_index: w.frameIndex,
+          composite_index: compositeIndex,
+          box: w.box,
+        });
+      }
+    }
   }
 
-  isSatisfied = (group: readonly string[]): boolean => group.some((c) => this.evidence.has(c));
+  isViolated = (group: readonly string[]): boolean => this.violatedGroups.has(groupKey(group));
+  isSatisfied = (group: readonly string[]): boolean => !this.isViolated(group) && group.some((c) => this.evidence.has(c));
   /** A group the analyzer cannot judge at all: every code of it is beyond what it checks. */
   isUncheckable = (group: readonly string[]): boolean => group.every((c) => this.notCheckable.has(c));
 
-  /** Codes still worth asking about: with dedupe, only groups not yet satisfied. */
+  /**
+   * Codes still worth asking about. Without dedupe, every group's. With dedupe, only groups that
+   * could still be violated: not already violated, not beyond what the analyzer checks.
+   */
   codesToAsk(dedupe: boolean): string[] {
-    const groups = dedupe ? this.requiredGroups.filter((g) => !this.isSatisfied(g)) : this.requiredGroups;
+    const groups = dedupe ? this.requiredGroups.filter((g) => !this.isViolated(g) && !this.isUncheckable(g)) : this.requiredGroups;
     return [...new Set(groups.flat())];
   }
 
-  /** Nothing left to learn: every group satisfied, or one this analyzer cannot check. */
+  /** Nothing left to learn: every group already violated, or one this analyzer cannot check. */
   get complete(): boolean {
-    return this.analyzed > 0 && this.requiredGroups.every((g) => this.isSatisfied(g) || this.isUncheckable(g));
+    return this.analyzed > 0 && this.requiredGroups.every((g) => this.isViolated(g) || this.isUncheckable(g));
   }
 
-  result(args: { jobType: string; modelUsed: string; usage: TokenUsage; estimatedCost: number; currency: string }) {
+  result(args: {
+    jobType: string;
+    jobTypeSource: JobTypeSource;
+    jobTypeConfidence: number | null;
+    modelUsed: string;
+    usage: TokenUsage;
+    estimatedCost: number;
+    currency: string;
+  }) {
     const satisfiedGroups = this.requiredGroups.filter(this.isSatisfied);
-    const missingGroups = this.requiredGroups.filter((g) => !this.isSatisfied(g) && !this.isUncheckable(g));
+    const missingGroups = this.requiredGroups.filter((g) => this.isViolated(g) || (!this.isSatisfied(g) && !this.isUncheckable(g)));
     const notChecked = this.requiredGroups.filter((g) => !this.isSatisfied(g) && this.isUncheckable(g));
     // One item per satisfied group: the first of its codes that was seen. An analyzer that only
     // knows "a hard hat" reports every hard-hat code; the report names the group's first.
@@ -58,9 +125,17 @@ export class Findings {
       satisfied_equipment_name: satisfied.map((c) => equipmentTitle(c, lang)),
       not_checked_name: notChecked.map((g) => groupName(g, lang)),
       evidence_names: Object.fromEntries(satisfied.map((c) => [c, equipmentTitle(c, lang)])),
+      violation_group_names: this.violations.map((v) => groupName(v.group, lang)),
+    });
+    // Each missing group with the violation that proves it, or null: no sampled frame showed the item.
+    const missingEvidence = missingGroups.map((g) => {
+      const at = this.violations.findIndex((v) => groupKey(v.group) === groupKey(g));
+      return { group: [...g], violation: at >= 0 ? at : null };
     });
     return {
       job_type: args.jobType,
+      job_type_source: args.jobTypeSource,
+      job_type_confidence: args.jobTypeConfidence,
       required_groups: this.requiredGroups.map((g) => [...g]),
       missing_groups: missingGroups.map((g) => [...g]),
       satisfied_groups: satisfiedGroups.map((g) => [...g]),
@@ -76,6 +151,8 @@ export class Findings {
         currency: args.currency,
       },
       evidence: satisfied.map((c) => this.evidence.get(c)!),
+      violations: this.violations.map((v) => ({ ...v, group: [...v.group], box: { ...v.box } })),
+      missing_evidence: missingEvidence,
       names: { tr: names('tr'), en: names('en') },
     };
   }

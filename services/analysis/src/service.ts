@@ -18,9 +18,9 @@ import {
 } from '@baret/platform';
 import type { Logger } from 'pino';
 import { findTask, offlineCheckableCodes, taskOptions } from './catalog/index.js';
-import { detectPersons } from './engine/detector.js';
+import { DetectorPool } from './engine/detectorPool.js';
 import type { DetectFn } from './engine/frames.js';
-import { OfflineAnalyzer } from './engine/offlineAnalyzer.js';
+import { OfflineAnalyzer, type CellJudge } from './engine/offlineAnalyzer.js';
 import { OpenAiAnalyzer, openAiOptionsFromConfig } from './engine/openaiAnalyzer.js';
 import { ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
@@ -44,27 +44,33 @@ export interface AnalysisOptions {
   detect?: DetectFn;
 }
 
-/** The configured vision model: an OpenAI-compatible endpoint when one is set, else the offline analyzer. */
-export function chooseAnalyzer(config: AnalysisOptions['config']): VisionAnalyzer {
+/**
+ * The configured vision model: an OpenAI-compatible endpoint when one is set, else the offline
+ * analyzer (its cells judged by `judge`: the detector pool's threads in the service).
+ */
+export function chooseAnalyzer(config: AnalysisOptions['config'], judge?: CellJudge): VisionAnalyzer {
   if (config.OPENAI_BASE_URL || config.OPENAI_API_KEY) return new OpenAiAnalyzer(openAiOptionsFromConfig(config));
   return new OfflineAnalyzer({
     hardHatCodes: offlineCheckableCodes('hard_hat'),
     hiVisCodes: offlineCheckableCodes('hi_vis'),
     fallbackTaskSlug: OFFLINE_FALLBACK_TASK,
+    judge,
   });
 }
 
 /** The analysis service: the worker, and the task catalogue (`GET /tasks`). */
 export function createAnalysisService(opts: AnalysisOptions) {
   const { bus, documents, log } = opts;
-  const analyzer = opts.analyzer ?? chooseAnalyzer(opts.config);
+  // The detector and the offline verdicts run in worker threads, off the API's event loop.
+  const pool = new DetectorPool();
+  const analyzer = opts.analyzer ?? chooseAnalyzer(opts.config, pool.judgeCells);
   const worker = new AnalysisWorker({
     objects: opts.objects,
     bus,
     documents,
     analyzer,
     pricing: ModelPricing.fromJson(opts.config.MODEL_PRICING_JSON),
-    detect: opts.detect ?? detectPersons,
+    detect: opts.detect ?? pool.detect,
     log,
     clock: opts.clock ?? (() => new Date()),
     scratchDir: opts.scratchDir,
@@ -130,7 +136,7 @@ export function createAnalysisService(opts: AnalysisOptions) {
   const catalogClient: TaskCatalogClient = { isTask: async (slug) => findTask(slug) !== undefined };
   const probe: VideoProber = (path) => probeVideo(path);
 
-  return { module, analyzer, worker, catalogClient, probe };
+  return { module, analyzer, worker, catalogClient, probe, pool };
 }
 
 export type AnalysisService = ReturnType<typeof createAnalysisService>;

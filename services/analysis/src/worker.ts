@@ -9,14 +9,15 @@ import { create, toBinary, type JsonObject } from '@bufbuild/protobuf';
 import { JobProgressSchema, type JobQueued } from '@baret/proto';
 import { isDomainError, PROGRESS_TOPIC, type Collection, type DocumentStore, type MessageBus, type ObjectStore } from '@baret/platform';
 import type { Logger } from 'pino';
+import sharp from 'sharp';
 import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
 import { buildComposites } from './engine/composites.js';
 import { samplePersonFocus, sampleUniform, type DetectFn } from './engine/frames.js';
 import { VisionModelError } from './engine/openaiAnalyzer.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
-import type { Composite, CompositeAnalysis, CompositeCell, SampledFrame, TokenUsage, VisionAnalyzer } from './engine/types.js';
-import { Findings } from './result.js';
+import type { Composite, CompositeAnalysis, CompositeCell, RelBox, SampledFrame, TokenUsage, VisionAnalyzer } from './engine/types.js';
+import { Findings, type JobTypeSource, type Violation } from './result.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
 export const MAX_ATTEMPTS = 2;
@@ -69,7 +70,7 @@ export interface JournalDoc extends Record<string, unknown> {
   reports: JournalEntry[];
   /** The composites, once built and stored (`jobs/<id>/composites/<index>.jpg`). */
   composites?: { index: number; width: number; height: number; cells: CompositeCell[] }[];
-  classification?: { jobType: string; usage: TokenUsage };
+  classification?: { jobType: string; usage: TokenUsage; confidence?: number | null };
   analyses: { index: number; analysis: CompositeAnalysis }[];
 }
 
@@ -259,23 +260,30 @@ export class AnalysisWorker {
       };
 
       let jobType = params.jobType;
+      let jobTypeSource: JobTypeSource = 'manual';
+      let jobTypeConfidence: number | null = null;
       const classified = journal.doc.classification;
       if (classified) {
         jobType = classified.jobType;
+        jobTypeConfidence = classified.confidence ?? null;
+        jobTypeSource = jobTypeConfidence === 0 ? 'fallback' : 'model';
         spend(classified.usage, 'classify');
       } else if (jobType === 'auto') {
         const classification = await analyzer.classifyJob(composites.slice(0, 2), taskOptions('en'), signal);
         jobType = classification.slug;
+        jobTypeConfidence = classification.confidence ?? null;
+        // An analyzer that cannot classify answers its fallback task with confidence 0.
+        jobTypeSource = classification.confidence === 0 ? 'fallback' : 'model';
         await step(
           [
             spend(classification.usage, 'classify'),
             this.entry('job_classified', 'job_classified', {
               job_type: jobType,
-              method: classification.confidence === 0 ? 'fallback' : 'model',
-              confidence: classification.confidence ?? null,
+              method: jobTypeSource,
+              confidence: jobTypeConfidence,
             }),
           ],
-          (doc) => (doc.classification = { jobType: classification.slug, usage: classification.usage }),
+          (doc) => (doc.classification = { jobType: classification.slug, usage: classification.usage, confidence: jobTypeConfidence }),
         );
       } else {
         await step([this.entry('job_classified', 'job_classified', { job_type: jobType, method: 'manual' })]);
@@ -306,6 +314,7 @@ export class AnalysisWorker {
                 missing: analysis.missing,
                 not_checked: analysis.notChecked,
                 persons: analysis.persons ?? null,
+                violated: uniqueGroups(findings.violations.filter((v) => v.composite_index === composite.index).map((v) => v.group)),
               }),
             ],
             (doc) => doc.analyses.push({ index: composite.index, analysis: saved }),
@@ -319,7 +328,16 @@ export class AnalysisWorker {
         }
       }
 
-      const result = findings.result({ jobType, modelUsed: analyzer.modelName, usage, estimatedCost: cost, currency: price.currency });
+      await this.saveViolationCrops(jobId, findings.violations, signal);
+      const result = findings.result({
+        jobType,
+        jobTypeSource,
+        jobTypeConfidence,
+        modelUsed: analyzer.modelName,
+        usage,
+        estimatedCost: cost,
+        currency: price.currency,
+      });
       await this.report(jobId, 'job_completed', { result });
     } catch (err) {
       if (signal.aborted || err instanceof Cancelled) throw new Cancelled();
@@ -374,7 +392,7 @@ export class AnalysisWorker {
     ]);
     await checkpoint();
 
-    for (const f of frames) await objects.put(`jobs/${jobId}/frames/${String(f.index).padStart(3, '0')}.jpg`, f.jpeg, { contentType: 'image/jpeg' });
+    for (const f of frames) await objects.put(frameKey(jobId, f.index), f.jpeg, { contentType: 'image/jpeg' });
     await step([this.entry('frames_saved', 'frames_saved', { count: frames.length })]);
     await checkpoint();
 
@@ -387,14 +405,36 @@ export class AnalysisWorker {
     return composites;
   }
 
+  /**
+   * The evidence of each violation: the worker cropped out of the stored frame with a margin,
+   * scaled so the long side is at least {@link CROP_MIN_SIDE} px (large enough to judge), stored as
+   * `jobs/<id>/violations/<n>.jpg` (n: its place in the result's `violations`).
+   */
+  private async saveViolationCrops(jobId: string, violations: readonly Violation[], signal: AbortSignal): Promise<void> {
+    const frames = new Map<number, Buffer>();
+    for (const [n, v] of violations.entries()) {
+      signal.throwIfAborted();
+      let frame = frames.get(v.frame_index);
+      if (!frame) {
+        frame = await this.readObject(frameKey(jobId, v.frame_index));
+        frames.set(v.frame_index, frame);
+      }
+      await this.deps.objects.put(`jobs/${jobId}/violations/${n}.jpg`, await cropWorker(frame, v.box), { contentType: 'image/jpeg' });
+    }
+  }
+
+  private async readObject(key: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.deps.objects.get(key)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
   /** The composites of an interrupted run, read back from the object store (undefined if one is gone). */
   private async storedComposites(jobId: string, stored: NonNullable<JournalDoc['composites']>): Promise<Composite[] | undefined> {
     try {
       const out: Composite[] = [];
       for (const c of stored) {
-        const chunks: Buffer[] = [];
-        for await (const chunk of await this.deps.objects.get(compositeKey(jobId, c.index))) chunks.push(chunk as Buffer);
-        out.push({ ...c, jpeg: Buffer.concat(chunks) });
+        out.push({ ...c, jpeg: await this.readObject(compositeKey(jobId, c.index)) });
       }
       return out;
     } catch (err) {
@@ -405,6 +445,30 @@ export class AnalysisWorker {
 }
 
 const compositeKey = (jobId: string, index: number): string => `jobs/${jobId}/composites/${index}.jpg`;
+const frameKey = (jobId: string, index: number): string => `jobs/${jobId}/frames/${String(index).padStart(3, '0')}.jpg`;
+
+/** Long side of a violation's evidence crop at least (smaller crops are scaled up). */
+export const CROP_MIN_SIDE = 480;
+
+/** The worker's box out of a frame, with a quarter of its size as margin, at least {@link CROP_MIN_SIDE} px on the long side. */
+export async function cropWorker(frame: Buffer, box: RelBox): Promise<Buffer> {
+  const meta = await sharp(frame).metadata();
+  const W = meta.width ?? 1;
+  const H = meta.height ?? 1;
+  const mx = box.w * 0.25;
+  const my = box.h * 0.15;
+  const left = Math.max(0, Math.floor((box.x - mx) * W));
+  const top = Math.max(0, Math.floor((box.y - my) * H));
+  const width = Math.max(1, Math.min(W - left, Math.ceil((box.w + 2 * mx) * W)));
+  const height = Math.max(1, Math.min(H - top, Math.ceil((box.h + 2 * my) * H)));
+  const long = Math.max(width, height);
+  const scale = long < CROP_MIN_SIDE ? CROP_MIN_SIDE / long : 1;
+  return sharp(frame)
+    .extract({ left, top, width, height })
+    .resize(Math.round(width * scale), Math.round(height * scale), { fit: 'fill' })
+    .jpeg({ quality: 88 })
+    .toBuffer();
+}
 
 /** An error whose message is written for the user. */
 export class UserFacingError extends Error {}
@@ -416,5 +480,7 @@ export function userMessage(err: unknown): string {
   if (isDomainError(err) && err.status < 500) return err.message;
   return 'The analysis failed on our side. Your quota unit was given back; please try again.';
 }
+
+const uniqueGroups = (groups: string[][]): string[][] => [...new Map(groups.map((g) => [g.join(','), g])).values()];
 
 const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;

@@ -172,13 +172,21 @@ export const isCompositeRequest = (req: RecordedRequest): boolean => req.body?.r
  * The default answer to a request, read from its `response_format` JSON schema:
  * - a schema with `slug` (enum): the first slug, confidence 0.9;
  * - a schema with `seen` (items with a `code` enum): every code seen in frame 1, confidence 0.9,
- *   nothing missing, 1 person;
+ *   nothing missing, 1 person (worker 1 of frame 1, wearing every code);
  * - anything else: `{}`.
  */
 export function defaultAnswer(req: RecordedRequest): unknown {
   const props = req.body?.response_format?.json_schema?.schema.properties ?? {};
   if (props.slug) return { slug: askedSlugs(req)[0] ?? 'unknown', confidence: 0.9 };
-  if (props.seen) return { seen: askedCodes(req).map((code) => ({ code, frame: 1, confidence: 0.9 })), missing: [], persons: 1 };
+  if (props.seen) {
+    const codes = askedCodes(req);
+    return {
+      seen: codes.map((code) => ({ code, frame: 1, confidence: 0.9 })),
+      missing: [],
+      persons: 1,
+      workers: [{ frame: 1, worker: 1, box: { x: 0.3, y: 0.1, w: 0.3, h: 0.8 }, verdicts: codes.map((code) => ({ code, verdict: 'worn' })) }],
+    };
+  }
   return {};
 }
 

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
   IdParams,
   localizeMessage,
@@ -38,10 +38,47 @@ const JobItemSchema = Type.Object({
 });
 
 const LogSchema = Type.Object({ event: Str, timestamp: Str, data: Type.Optional(Type.Record(Str, Type.Unknown())) });
-const JobDetailSchema = Type.Composite([
-  JobItemSchema,
-  Type.Object({ logs: Type.Array(LogSchema), result: Type.Union([Type.Record(Str, Type.Unknown()), Type.Null()]) }),
-]);
+const Group = Type.Array(Str, { description: 'An equipment group: any one of its codes satisfies it' });
+const ViolationSchema = Type.Object({
+  group: Group,
+  group_name: Str,
+  worker: Type.Integer({ minimum: 1, description: 'Number of the worker in the frame, left to right' }),
+  time_sec: Type.Number({ description: 'Time of the frame in the video' }),
+  box: Type.Object(
+    { x: Type.Number(), y: Type.Number(), w: Type.Number(), h: Type.Number() },
+    { description: "The worker's box as fractions (0..1) of the frame" },
+  ),
+  image_url: Type.String({ description: 'The worker cropped out of the frame: GET /jobs/{id}/violations/{n} (owner or admin)' }),
+});
+/** The documented part of a result; every other field the analysis stores passes through. */
+const ResultSchema = Type.Object(
+  {
+    job_type: Str,
+    job_type_source: Type.Optional(
+      Type.Union(['manual', 'model', 'fallback'].map((s) => Type.Literal(s)), {
+        description: 'manual: chosen by the user; model: recognised by the vision model; fallback: not recognised (the offline analyzer cannot classify), general rules applied',
+      }),
+    ),
+    job_type_confidence: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'The model’s confidence in the job type; 0 for the fallback, null when chosen' })),
+    required_groups: Type.Array(Group),
+    missing_groups: Type.Array(Group, { description: 'Groups violated by a worker, or not seen at all (never a group the analyzer cannot check)' }),
+    satisfied_equipment: Type.Array(Str, { description: 'One item per group seen worn and never violated' }),
+    violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group, per sampled frame' })),
+    missing_evidence: Type.Optional(
+      Type.Array(
+        Type.Object({
+          group: Group,
+          violation: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Index into violations, or null: no sampled frame showed the item' }),
+          image_url: NullableStr,
+        }),
+        { description: 'For each missing group, in order: the frame that proves it' },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+type PresentedResult = Static<typeof ResultSchema>;
+const JobDetailSchema = Type.Composite([JobItemSchema, Type.Object({ logs: Type.Array(LogSchema), result: Type.Union([ResultSchema, Type.Null()]) })]);
 
 const UsageSchema = Type.Object({
   total_prompt_tokens: Type.Integer(),
@@ -93,11 +130,19 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
 }
 
 /** The stored result in the reader's language, with evidence links and the duration. */
-function presentResult(job: JobDoc, lang: Lang): Record<string, unknown> | null {
+function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
   if (!job.result) return null;
-  const { names, evidence, ...neutral } = job.result as StoredResult & { evidence?: Array<Record<string, unknown>> };
-  const localized = (names?.[lang] ?? names?.en ?? {}) as Record<string, unknown> & { evidence_names?: Record<string, string> };
-  const { evidence_names: evidenceNames = {}, ...texts } = localized;
+  const { names, evidence, violations, missing_evidence: missingEvidence, ...neutral } = job.result as StoredResult & {
+    evidence?: Array<Record<string, unknown>>;
+    violations?: Array<Record<string, unknown>>;
+    missing_evidence?: Array<{ group: string[]; violation: number | null }>;
+  };
+  const localized = (names?.[lang] ?? names?.en ?? {}) as Record<string, unknown> & {
+    evidence_names?: Record<string, string>;
+    violation_group_names?: string[];
+  };
+  const { evidence_names: evidenceNames = {}, violation_group_names: violationNames = [], ...texts } = localized;
+  const violationUrl = (n: number) => `/jobs/${job.id}/violations/${n}`;
   const started = job.logs.filter((l) => l.event === 'job_started').at(-1)?.timestamp;
   const completed = job.logs.find((l) => l.event === 'job_completed')?.timestamp;
   return {
@@ -108,8 +153,23 @@ function presentResult(job: JobDoc, lang: Lang): Record<string, unknown> | null 
       name: evidenceNames[String(e.code)] ?? String(e.code),
       image_url: `/jobs/${job.id}/evidence/${String(e.composite_index)}`,
     })),
+    // Results stored before violations existed have none (and no evidence of their missing groups).
+    violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), image_url: violationUrl(n) })),
+    missing_evidence: (missingEvidence ?? []).map((m) => ({ ...m, image_url: m.violation === null ? null : violationUrl(m.violation) })),
     duration_seconds: started && completed ? Math.round((Date.parse(completed) - Date.parse(started)) / 100) / 10 : null,
-  };
+    // The stored result is the analysis service's (its shape is tested there); the response schema documents it.
+  } as unknown as PresentedResult;
+}
+
+/** Streams a stored evidence JPEG (404 when it does not exist). */
+async function sendImage(reply: FastifyReply, objects: ObjectStore, key: string) {
+  const head = await objects.head(key);
+  if (!head) throw new NotFoundError('This evidence image does not exist.');
+  return reply
+    .type('image/jpeg')
+    .header('content-length', head.size)
+    .header('cache-control', 'private, max-age=3600')
+    .send(await objects.get(key));
 }
 
 export const jobRoutes =
@@ -210,13 +270,27 @@ export const jobRoutes =
       async (request, reply) => {
         const job = await deps.visibleJob(principalOf(request), request.params.id);
         const key = `jobs/${job.id}/composites/${request.params.n}.jpg`;
-        const head = await deps.objects.head(key);
-        if (!head) throw new NotFoundError('This evidence image does not exist.');
-        return reply
-          .type('image/jpeg')
-          .header('content-length', head.size)
-          .header('cache-control', 'private, max-age=3600')
-          .send(await deps.objects.get(key));
+        return sendImage(reply, deps.objects, key);
+      },
+    );
+
+    app.get(
+      '/jobs/:id/violations/:n',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['jobs'],
+          summary: 'The evidence of a violation: the worker cropped out of the frame that shows it',
+          security: bearer,
+          params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 999 }) }),
+          produces: ['image/jpeg'],
+          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const job = await deps.visibleJob(principalOf(request), request.params.id);
+        const key = `jobs/${job.id}/violations/${request.params.n}.jpg`;
+        return sendImage(reply, deps.objects, key);
       },
     );
 

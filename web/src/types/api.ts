@@ -79,6 +79,31 @@ export interface JobResult {
   token_usage?: TokenUsage | null;
   evidence?: Evidence[];
   duration_seconds?: number | null;
+  /** manual: chosen by the user; model: recognised by the vision model; fallback: not recognised, general rules applied. */
+  job_type_source?: 'manual' | 'model' | 'fallback';
+  job_type_confidence?: number | null;
+  /** Each worker seen without a required group's equipment, per sampled frame. */
+  violations?: Violation[];
+  /** Each missing group with the violation that proves it, or null when no sampled frame showed the item. */
+  missing_evidence?: MissingEvidence[];
+}
+
+export interface Violation {
+  group: string[];
+  group_name: string;
+  /** 1-based number of the worker in the frame, left to right. */
+  worker: number;
+  time_sec: number;
+  /** 0..1 of the frame. */
+  box: { x: number; y: number; w: number; h: number };
+  /** The worker cropped out of the frame (GET with the bearer token). */
+  image_url: string;
+}
+
+export interface MissingEvidence {
+  group: string[];
+  violation: number | null;
+  image_url: string | null;
 }
 
 export interface JobDetail extends JobListItem {

@@ -4,6 +4,7 @@
  */
 import sharp, { type OverlayOptions } from 'sharp';
 import { ValidationError } from '@baret/platform';
+import { scalePerson } from './frames.js';
 import type { Composite, CompositeCell, SampledFrame } from './types.js';
 
 /** Widest composite we produce, in pixels. */
@@ -138,6 +139,7 @@ async function buildOne(group: SampledFrame[], index: number, quality: number): 
         top: y + Math.max(0, h - label.height - 6),
       });
       cells[i] = { frameIndex: frame.index, timeSec: frame.timeSec, x, y, width: w, height: h };
+      if (frame.persons) cells[i].persons = frame.persons.map((p) => scalePerson(p, w / frame.width, h / frame.height));
     }),
   );
   const jpeg = await sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })

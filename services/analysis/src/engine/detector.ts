@@ -20,6 +20,8 @@ import type { Keypoint, PersonDetection } from './types.js';
 
 /** Longest side of the working copy the detector sees; larger images are downscaled first. */
 export const DETECT_MAX_SIDE = 1024;
+/** Longest side of the copy a `score` detection decodes (MoveNet sees 192×192 anyway). */
+export const SCORE_MAX_SIDE = 384;
 /** CenterNet score a `person` box needs to count without further evidence. */
 export const PERSON_MIN_SCORE = 0.3;
 /** Weaker `person` boxes (down to this score) count when MoveNet finds a body in them. */
@@ -32,6 +34,14 @@ const POSE_MIN_HEIGHT = 48;
 const MAX_POSES = 8;
 /** Persons returned per image at most. */
 const MAX_PERSONS = 12;
+
+/** What a detection answers: the image's size, its persons in its pixels; `partial` when not every person is reported. */
+export interface DetectResult {
+  width: number;
+  height: number;
+  persons: PersonDetection[];
+  partial?: boolean;
+}
 
 /** A decoded RGB image (3 bytes a pixel, row-major). */
 export interface RawImage {
@@ -295,12 +305,51 @@ function headSpan(kps: Keypoint[]): number {
   return l && r ? Math.hypot(l.x - r.x, l.y - r.y) : 0;
 }
 
+/** Options of a detection. */
+export interface DetectOptions {
+  /**
+   * Run MoveNet for body keypoints (default true). Without, only CenterNet runs: person boxes
+   * with a score of at least {@link PERSON_MIN_SCORE} and no keypoints, several times faster
+   * (what frame scoring needs).
+   */
+  poses?: boolean;
+  /** Longest side of the working copy, default {@link DETECT_MAX_SIDE}. */
+  maxSide?: number;
+  /**
+   * `score`: one MoveNet pass over the whole image only (no CenterNet), which finds the most
+   * prominent worker: cheap enough to score many candidate frames. The answer is `partial`.
+   */
+  mode?: 'full' | 'score';
+}
+
+/** The most prominent person of the image by one MoveNet pass (working pixels); none if the body is not clear. */
+async function prominentPerson(human: Human, image: tf.Tensor4D, work: RawImage): Promise<PersonDetection | undefined> {
+  const whole = await poseForBox(human, image, work, [0, 0, work.width, work.height]);
+  const strong = whole.filter((k) => k.score >= 0.4);
+  if (strong.length < 6) return undefined;
+  const xs = strong.map((k) => k.x);
+  const ys = strong.map((k) => k.y);
+  const x = Math.min(...xs);
+  const y = Math.min(...ys);
+  const pad = 0.1 * (Math.max(...xs) - x);
+  const box: [number, number, number, number] = [clamp(x - pad, 0, work.width), clamp(y - pad * 2, 0, work.height), 0, 0];
+  box[2] = Math.min(clamp(Math.max(...xs) - x + 2 * pad, 1, work.width), work.width - box[0]);
+  box[3] = Math.min(clamp(Math.max(...ys) - y + 3 * pad, 1, work.height), work.height - box[1]);
+  const score = strong.reduce((s, k) => s + k.score, 0) / strong.length;
+  return { box, score: Math.round(score * 100) / 100, keypoints: whole };
+}
+
 /** Person detection on an already decoded working copy; boxes and keypoints in working pixels. */
-export async function detectPersonsRaw(work: RawImage): Promise<PersonDetection[]> {
+export async function detectPersonsRaw(work: RawImage, opts: DetectOptions = {}): Promise<PersonDetection[]> {
+  const withPoses = opts.poses ?? true;
   const human = await getHuman();
   return serialised(async () => {
     const image = tf.tensor4d(work.data, [1, work.height, work.width, 3], 'int32');
     try {
+      if (opts.mode === 'score') {
+        const one = await prominentPerson(human, image, work);
+        return one ? [one] : [];
+      }
       const result = await human.detect(image, { object: { enabled: true }, body: { enabled: false } });
       const boxes: Array<{ box: [number, number, number, number]; score: number }> = [];
       for (const o of result.object) {
@@ -319,7 +368,7 @@ export async function detectPersonsRaw(work: RawImage): Promise<PersonDetection[
       let poses = 0;
       for (const b of boxes) {
         if (persons.length >= MAX_PERSONS) break;
-        const canPose = poses < MAX_POSES && b.box[3] >= POSE_MIN_HEIGHT;
+        const canPose = withPoses && poses < MAX_POSES && b.box[3] >= POSE_MIN_HEIGHT;
         let keypoints: Keypoint[] = [];
         if (canPose) {
           poses++;
@@ -331,30 +380,14 @@ export async function detectPersonsRaw(work: RawImage): Promise<PersonDetection[
       }
       // CenterNet misses some close-ups and partly visible workers: a confident MoveNet body on the
       // whole image that no box explains is added as a person of its own.
-      if (persons.length < MAX_PERSONS) {
-        const whole = await poseForBox(human, image, work, [0, 0, work.width, work.height]);
-        const strong = whole.filter((k) => k.score >= 0.4);
-        if (strong.length >= 6) {
-          const xs = strong.map((k) => k.x);
-          const ys = strong.map((k) => k.y);
-          const x = Math.min(...xs);
-          const y = Math.min(...ys);
-          const pad = 0.1 * (Math.max(...xs) - x);
-          const box: [number, number, number, number] = [
-            clamp(x - pad, 0, work.width),
-            clamp(y - pad * 2, 0, work.height),
-            clamp(Math.max(...xs) - x + 2 * pad, 1, work.width),
-            clamp(Math.max(...ys) - y + 3 * pad, 1, work.height),
-          ];
-          box[2] = Math.min(box[2], work.width - box[0]);
-          box[3] = Math.min(box[3], work.height - box[1]);
+      if (withPoses && persons.length < MAX_PERSONS) {
+        const whole = await prominentPerson(human, image, work);
+        if (whole) {
+          const strong = whole.keypoints.filter((k) => k.score >= 0.4);
           const explained = persons.some(
-            (p) => iou(p.box, box) > 0.3 || sameHead(p.keypoints, whole) || keepIfInside(strong, p.box).length > 0,
+            (p) => iou(p.box, whole.box) > 0.3 || sameHead(p.keypoints, whole.keypoints) || keepIfInside(strong, p.box).length > 0,
           );
-          if (!explained) {
-            const score = strong.reduce((s, k) => s + k.score, 0) / strong.length;
-            persons.push({ box, score: Math.round(score * 100) / 100, keypoints: whole });
-          }
+          if (!explained) persons.push(whole);
         }
       }
       return persons;
@@ -378,8 +411,13 @@ function scalePerson(p: PersonDetection, s: number): PersonDetection {
  * `rightShoulder`, `leftHip`) when the person is large enough. Boxes `[x, y, w, h]` and keypoints
  * are in pixels of the input image. Calls are serialised on one lazily initialised instance.
  */
-export async function detectPersons(jpeg: Buffer): Promise<{ width: number; height: number; persons: PersonDetection[] }> {
-  const decoded = await decodeImage(jpeg);
-  const persons = await detectPersonsRaw(decoded.work);
-  return { width: decoded.width, height: decoded.height, persons: persons.map((p) => scalePerson(p, decoded.scale)) };
+export async function detectPersons(jpeg: Buffer, opts: DetectOptions = {}): Promise<DetectResult> {
+  const decoded = await decodeImage(jpeg, opts.maxSide ?? (opts.mode === 'score' ? SCORE_MAX_SIDE : DETECT_MAX_SIDE));
+  const persons = await detectPersonsRaw(decoded.work, opts);
+  return {
+    width: decoded.width,
+    height: decoded.height,
+    persons: persons.map((p) => scalePerson(p, decoded.scale)),
+    ...(opts.mode === 'score' ? { partial: true } : {}),
+  };
 }

@@ -31,8 +31,16 @@ export interface SampleOptions {
   signal?: AbortSignal;
 }
 
-/** Person detector signature (implemented in `detector.ts`, injected here). */
-export type DetectFn = (jpeg: Buffer) => Promise<{ width: number; height: number; persons: PersonDetection[] }>;
+/**
+ * Person detector signature (implemented in `detector.ts`, run off the event loop by
+ * `detectorPool.ts`, injected here). The sampler asks `mode: 'score'` (a cheap pass that may
+ * report only the most prominent worker, then `partial`); `poses: false` asks for boxes only;
+ * `maxSide` caps the working copy's long side.
+ */
+export type DetectFn = (
+  jpeg: Buffer,
+  opts?: { poses?: boolean; maxSide?: number; mode?: 'full' | 'score' },
+) => Promise<{ width: number; height: number; persons: PersonDetection[]; partial?: boolean }>;
 
 /** Thrown when ffmpeg fails on a file that probed as a video. */
 export class FrameExtractionError extends Error {
@@ -423,10 +431,12 @@ async function sampleByKeyframes(
 
 /** Options of `samplePersonFocus`. */
 export interface PersonFocusOptions extends SampleOptions {
-  /** Candidates scored per chosen frame, default 3. */
+  /** Candidates scored per chosen frame, default 2. */
   candidatesPerFrame?: number;
   /** Crop around the workers when the persons' union box covers less than this share of the frame (default 0.2). */
   cropBelowArea?: number;
+  /** Candidates scored at the same time (default 2: the detector pool's threads). */
+  parallel?: number;
 }
 
 /**
@@ -493,17 +503,21 @@ export function cropAround(union: Box, width: number, height: number): Box {
 interface Candidate {
   frame: SampledFrame;
   persons: PersonDetection[];
+  /** The detector reported every person (not only the most prominent one). */
+  complete: boolean;
   personScore: number;
   sharp: number;
   score: number;
 }
 
 /**
- * Picks `count` frames where workers are large and sharp: scores ~3×`count` keyframe candidates
- * with the injected person detector and a sharpness measure, keeps temporal spread (a minimum gap
- * between chosen frames, relaxed only when too few candidates qualify), returns them in
- * chronological order, and crops frames whose workers are small to a box around them. Person
- * boxes are returned in the pixels of the returned JPEG.
+ * Picks `count` frames where workers are large and sharp, covering the whole video: the video is
+ * cut into `count` equal bins and each bin gives its best candidate (so no stretch longer than
+ * its share goes unseen). Candidates are `candidatesPerFrame` keyframes per bin, scored by the
+ * injected detector in its cheap `score` mode and a sharpness measure. Frames whose workers are
+ * small are cropped to a box around them, but only when the detector reported every person (a
+ * `partial` answer names only the most prominent worker; a crop could cut the others out). Person
+ * boxes of complete answers are returned in the pixels of the returned JPEG, for reuse.
  */
 export async function samplePersonFocus(
   path: string,
@@ -514,32 +528,38 @@ export async function samplePersonFocus(
 ): Promise<SampledFrame[]> {
   const n = cappedCount(info, count);
   if (n === 0) return [];
-  const perFrame = opts.candidatesPerFrame ?? 3;
+  const perFrame = opts.candidatesPerFrame ?? 2;
   const candidatesFrames = await sampleUniform(path, info, n * perFrame, opts);
   const candidates: Candidate[] = [];
-  for (const frame of candidatesFrames) {
-    const [detection, sharpVar] = await Promise.all([detect(frame.jpeg), sharpness(frame.jpeg)]);
-    const sx = frame.width / (detection.width || frame.width);
-    const sy = frame.height / (detection.height || frame.height);
-    const persons = detection.persons.map((p) => scalePerson(p, sx, sy));
-    const area = frame.width * frame.height;
-    // Largest worker dominates; extra workers add a little. sqrt keeps mid-size workers competitive.
-    const shares = persons.map((p) => (p.box[2] * p.box[3] * Math.min(1, Math.max(0, p.score))) / area).sort((a, b) => b - a);
-    const personScore = shares.length === 0 ? 0 : Math.sqrt(Math.min(1, (shares[0] ?? 0) + 0.25 * shares.slice(1).reduce((s, v) => s + v, 0)));
-    candidates.push({ frame, persons, personScore, sharp: sharpVar, score: 0 });
-  }
+  let next = 0;
+  const scoreNext = async () => {
+    while (next < candidatesFrames.length) {
+      opts.signal?.throwIfAborted();
+      const frame = candidatesFrames[next++]!;
+      const [detection, sharpVar] = await Promise.all([detect(frame.jpeg, { mode: 'score' }), sharpness(frame.jpeg)]);
+      const sx = frame.width / (detection.width || frame.width);
+      const sy = frame.height / (detection.height || frame.height);
+      const persons = detection.persons.map((p) => scalePerson(p, sx, sy));
+      const area = frame.width * frame.height;
+      // Largest worker dominates; extra workers add a little. sqrt keeps mid-size workers competitive.
+      const shares = persons.map((p) => (p.box[2] * p.box[3] * Math.min(1, Math.max(0, p.score))) / area).sort((a, b) => b - a);
+      const personScore = shares.length === 0 ? 0 : Math.sqrt(Math.min(1, (shares[0] ?? 0) + 0.25 * shares.slice(1).reduce((s, v) => s + v, 0)));
+      candidates.push({ frame, persons, complete: !detection.partial, personScore, sharp: sharpVar, score: 0 });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.parallel ?? 2) }, scoreNext));
   const maxSharp = Math.max(1e-9, ...candidates.map((c) => c.sharp));
   for (const c of candidates) {
     const sharpRel = c.sharp / maxSharp;
     c.score = (0.05 + c.personScore) * (0.4 + 0.6 * sharpRel);
   }
 
-  const chosen = pickSpread(candidates, n, info.durationSec);
+  const chosen = pickPerBin(candidates, n, info.durationSec);
   const cropBelow = opts.cropBelowArea ?? 0.2;
   const out: SampledFrame[] = [];
   for (const [i, c] of chosen.entries()) {
-    const base: SampledFrame = { ...c.frame, index: i, score: Math.round(c.score * 1e4) / 1e4, persons: c.persons };
-    if (c.persons.length === 0) {
+    const base: SampledFrame = { ...c.frame, index: i, score: Math.round(c.score * 1e4) / 1e4, ...(c.complete ? { persons: c.persons } : {}) };
+    if (c.persons.length === 0 || !c.complete) {
       out.push(base);
       continue;
     }
@@ -555,22 +575,28 @@ export async function samplePersonFocus(
   return out;
 }
 
-function pickSpread(candidates: Candidate[], n: number, durationSec: number): Candidate[] {
-  const ranked = [...candidates].sort((a, b) => b.score - a.score || a.frame.timeSec - b.frame.timeSec);
-  const chosen: Candidate[] = [];
-  // Start with half the uniform spacing between chosen frames; halve until enough frames qualify.
-  for (let gap = durationSec / (2 * n); chosen.length < n; gap /= 2) {
-    for (const c of ranked) {
-      if (chosen.length >= n) break;
-      if (chosen.includes(c)) continue;
-      if (chosen.every((o) => Math.abs(o.frame.timeSec - c.frame.timeSec) >= gap)) chosen.push(c);
-    }
-    if (gap < 1e-6) break;
+/**
+ * The best candidate of each of `n` equal bins of the video, chronological. A bin without any
+ * candidate (a video shorter than its frame count suggests) is filled with the best candidate
+ * not chosen yet, so `n` frames come back whenever there are `n` candidates.
+ */
+export function pickPerBin<C extends { frame: { timeSec: number }; score: number }>(candidates: C[], n: number, durationSec: number): C[] {
+  const step = durationSec / n;
+  const binOf = (t: number) => Math.min(n - 1, Math.max(0, Math.floor(t / step)));
+  const best = new Map<number, C>();
+  for (const c of candidates) {
+    const b = binOf(c.frame.timeSec);
+    const held = best.get(b);
+    if (!held || c.score > held.score || (c.score === held.score && c.frame.timeSec < held.frame.timeSec)) best.set(b, c);
   }
+  const chosen = [...best.values()];
+  const rest = candidates.filter((c) => !chosen.includes(c)).sort((a, b) => b.score - a.score || a.frame.timeSec - b.frame.timeSec);
+  while (chosen.length < n && rest.length > 0) chosen.push(rest.shift()!);
   return chosen.sort((a, b) => a.frame.timeSec - b.frame.timeSec);
 }
 
-function scalePerson(p: PersonDetection, sx: number, sy: number): PersonDetection {
+/** A detection in the pixels of the same image scaled by `sx` × `sy`. */
+export function scalePerson(p: PersonDetection, sx: number, sy: number): PersonDetection {
   if (sx === 1 && sy === 1) return p;
   return {
     ...p,

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { cropAround, jpegSize, outputSize, planFromKeyframes, splitJpegs, targetTimes } from './frames.js';
+import { cropAround, jpegSize, outputSize, pickPerBin, planFromKeyframes, splitJpegs, targetTimes } from './frames.js';
 
 const jpeg = (width: number, height: number, colour: string) =>
   sharp({ create: { width, height, channels: 3, background: colour } }).jpeg().toBuffer();
@@ -93,5 +93,21 @@ describe('cropAround', () => {
 
   it('never exceeds the frame', () => {
     expect(cropAround([0, 0, 1280, 720], 1280, 720)).toEqual([0, 0, 1280, 720]);
+  });
+});
+
+describe('pickPerBin', () => {
+  const c = (timeSec: number, score: number) => ({ frame: { timeSec }, score });
+
+  it('takes the best candidate of every bin, so the end of the video is never left unseen', () => {
+    // 12 s, 4 bins of 3 s: the first 9 s hold excellent candidates, the last 3 s only poor ones.
+    const candidates = [c(0.5, 0.9), c(1.5, 0.95), c(3.5, 0.9), c(4.5, 0.8), c(6.5, 0.99), c(7.5, 0.9), c(9.5, 0.1), c(10.5, 0.2)];
+    const chosen = pickPerBin(candidates, 4, 12);
+    expect(chosen.map((x) => x.frame.timeSec)).toEqual([1.5, 3.5, 6.5, 10.5]);
+  });
+
+  it('fills bins without candidates with the best remaining ones', () => {
+    const chosen = pickPerBin([c(0.1, 0.5), c(0.2, 0.9), c(0.3, 0.7)], 3, 12);
+    expect(chosen.map((x) => x.frame.timeSec)).toEqual([0.1, 0.2, 0.3]);
   });
 });

@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import type { RawImage } from './detector.js';
-import { analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpeScores } from './ppe.js';
+import { analyzePersons, analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -17,7 +17,11 @@ import type {
   EquipmentSighting,
   TaskOption,
   VisionAnalyzer,
+  WearVerdict,
 } from './types.js';
+
+const HAT_VERDICT: Record<HardHatVerdict, WearVerdict> = { seen: 'worn', bare: 'not_worn', unknown: 'unknown' };
+const HI_VIS_VERDICT: Record<HiVisVerdict, WearVerdict> = { seen: 'worn', absent: 'not_worn', unknown: 'unknown' };
 
 /** Construction options: which equipment codes this analyzer can check. */
 export interface OfflineAnalyzerOptions {
@@ -27,6 +31,8 @@ export interface OfflineAnalyzerOptions {
   hiVisCodes: string[];
   /** Task slug returned by {@link OfflineAnalyzer.classifyJob}, which cannot classify. */
   fallbackTaskSlug: string;
+  /** Who judges the cells: default in this thread ({@link judgeCells}); the service passes the detector pool's. */
+  judge?: CellJudge;
 }
 
 /**
@@ -62,11 +68,13 @@ export class OfflineAnalyzer implements VisionAnalyzer {
   private readonly hardHatCodes: ReadonlySet<string>;
   private readonly hiVisCodes: ReadonlySet<string>;
   private readonly fallbackTaskSlug: string;
+  private readonly judge: CellJudge;
 
   constructor(options: OfflineAnalyzerOptions) {
     this.hardHatCodes = new Set(options.hardHatCodes);
     this.hiVisCodes = new Set(options.hiVisCodes);
     this.fallbackTaskSlug = options.fallbackTaskSlug;
+    this.judge = options.judge ?? judgeCells;
   }
 
   /** The offline analyzer cannot tell job types apart: the fallback task, confidence 0. */
@@ -76,8 +84,9 @@ export class OfflineAnalyzer implements VisionAnalyzer {
   }
 
   /**
-   * Runs the detector and the PPE heuristics on every cell of the composite separately, so each
-   * sighting names its frame. A hard hat on any worker marks every asked hard-hat code `seen`; a
+   * Runs the detector (or takes the sampler's detections of the frame) and the PPE verdicts on every
+   * cell of the composite separately, so each sighting names its frame, and reports every worker with
+   * a verdict per asked code (`workers`). A hard hat on any worker marks every asked hard-hat code `seen`; a
    * bare head, with no hard hat anywhere in the composite, marks them `missing`; likewise for
    * high-visibility clothing. Every other asked code is `notChecked`.
    */
@@ -87,20 +96,32 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     const hatAsked = asked.filter((c) => this.hardHatCodes.has(c));
     const hiVisAsked = asked.filter((c) => this.hiVisCodes.has(c) && !this.hardHatCodes.has(c));
     const notChecked = asked.filter((c) => !this.hardHatCodes.has(c) && !this.hiVisCodes.has(c));
-    const result: OfflineCompositeAnalysis = { seen: [], missing: [], notChecked, usage: { ...ZERO_USAGE }, findings: [] };
+    const result: OfflineCompositeAnalysis = { seen: [], missing: [], notChecked, workers: [], usage: { ...ZERO_USAGE }, findings: [] };
     if (hatAsked.length === 0 && hiVisAsked.length === 0) return result;
 
-    const { data, info } = await sharp(composite.jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-    const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+    // One call per cell, all at once: the detector pool judges them on all its threads in parallel.
+    const judged = (await Promise.all(composite.cells.map((cell) => this.judge(composite.jpeg, [cell])))).flat();
     let persons = 0;
-    for (const cell of composite.cells) {
+    for (const [c, cell] of composite.cells.entries()) {
       signal?.throwIfAborted();
-      const crop = cropCell(full, cell);
+      const crop = judged[c];
       if (!crop) continue;
-      const found = await analyzePpeRaw(crop);
+      const found = crop.persons;
       persons = Math.max(persons, found.length);
-      for (const p of found) {
+      const ordered = [...found].sort((a, b) => a.box[0] - b.box[0]);
+      for (const [i, p] of ordered.entries()) {
         result.findings.push({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, box: p.box, hardHat: p.hardHat, hiVis: p.hiVis, scores: p.scores });
+        const verdicts: Record<string, WearVerdict> = {};
+        for (const code of hatAsked) verdicts[code] = HAT_VERDICT[p.hardHat];
+        for (const code of hiVisAsked) verdicts[code] = HI_VIS_VERDICT[p.hiVis];
+        const [x, y, w, h] = p.box;
+        result.workers!.push({
+          frameIndex: cell.frameIndex,
+          timeSec: cell.timeSec,
+          worker: i + 1,
+          box: { x: x / crop.width, y: y / crop.height, w: w / crop.width, h: h / crop.height },
+          verdicts,
+        });
       }
     }
     signal?.throwIfAborted();
@@ -123,6 +144,33 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     }
     return result;
   }
+}
+
+/** Each cell's size and PPE verdicts (null for a cell too small to judge). */
+export type CellVerdicts = Array<{ width: number; height: number; persons: PpePerson[] } | null>;
+
+/** Judges every cell of a composite: decodes it, and runs the detector and the PPE verdicts per cell. */
+export type CellJudge = (compositeJpeg: Buffer, cells: CompositeCell[]) => Promise<CellVerdicts>;
+
+/**
+ * The in-process {@link CellJudge}: CPU-heavy (the detector and the pixel statistics), so the
+ * service runs it in the detector pool's threads, off the API's event loop (`detectorPool.ts`).
+ * The sampler's detections of a frame (`cell.persons`) are reused; a frame without them is detected here.
+ */
+export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[]): Promise<CellVerdicts> {
+  const { data, info } = await sharp(compositeJpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  const out: CellVerdicts = [];
+  for (const cell of cells) {
+    const crop = cropCell(full, cell);
+    if (!crop) {
+      out.push(null);
+      continue;
+    }
+    const persons = cell.persons ? analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop);
+    out.push({ width: crop.width, height: crop.height, persons });
+  }
+  return out;
 }
 
 /** Copies one cell out of the decoded composite (clipped to the composite). */

@@ -133,7 +133,7 @@ describe('OpenAiAnalyzer request shape', () => {
     const json = req.body?.response_format?.json_schema;
     expect(json?.strict).toBe(true);
     const schema = json?.schema as JsonSchemaLike;
-    expect(schema.required).toEqual(['seen', 'missing', 'persons']);
+    expect(schema.required).toEqual(['seen', 'missing', 'persons', 'workers']);
     expect(schema.additionalProperties).toBe(false);
     const item = schema.properties?.seen?.items;
     expect(item?.properties?.code).toMatchObject({ type: 'string', enum: ['pic1', 'pic2', 'pic7'] });
@@ -174,6 +174,10 @@ describe('OpenAiAnalyzer answers', () => {
           ],
           missing: ['pic7'],
           persons: 2,
+          workers: [
+            { frame: 2, worker: 1, box: { x: 0.1, y: 0.2, w: 0.3, h: 0.7 }, verdicts: [{ code: 'pic1', verdict: 'worn' }, { code: 'pic7', verdict: 'not_worn' }] },
+            { frame: 2, worker: 2, box: { x: 0.8, y: 0.1, w: 0.5, h: 0.95 }, verdicts: [{ code: 'pic1', verdict: 'unknown' }] },
+          ],
         },
         { prompt_tokens: 1500, completion_tokens: 60 },
       ),
@@ -187,6 +191,11 @@ describe('OpenAiAnalyzer answers', () => {
       missing: ['pic7'],
       notChecked: [],
       persons: 2,
+      // Per worker, per code; a box running past the frame is clipped to it.
+      workers: [
+        { frameIndex: 11, timeSec: 6.5, worker: 1, box: { x: 0.1, y: 0.2, w: 0.3, h: 0.7 }, verdicts: { pic1: 'worn', pic7: 'not_worn' } },
+        { frameIndex: 11, timeSec: 6.5, worker: 2, box: { x: 0.8, y: 0.1, w: expect.closeTo(0.2, 6), h: expect.closeTo(0.9, 6) }, verdicts: { pic1: 'unknown' } },
+      ],
       usage: { promptTokens: 1500, completionTokens: 60 },
     });
   });
@@ -194,7 +203,7 @@ describe('OpenAiAnalyzer answers', () => {
   it('lets a fake responder answer from what was asked', async () => {
     fake.setDefault((req) =>
       isCompositeRequest(req)
-        ? fakeReplies.content({ seen: [], missing: askedCodes(req), persons: 1 })
+        ? fakeReplies.content({ seen: [], missing: askedCodes(req), persons: 1, workers: [] })
         : fakeReplies.content({ slug: askedSlugs(req).at(-1), confidence: 0.5 }),
     );
     expect((await analyzer().analyzeComposite(composite(0), { equipment: EQUIPMENT })).missing).toEqual(['pic1', 'pic2', 'pic7']);
@@ -312,7 +321,7 @@ describe('OpenAiAnalyzer retries', () => {
 describe('OpenAiAnalyzer unreadable answers', () => {
   it('asks again once after a malformed answer, telling the model what was wrong, and sums the usage', async () => {
     const retries: RetryInfo[] = [];
-    fake.script(fakeReplies.malformed(), fakeReplies.content({ seen: [], missing: ['pic1'], persons: 1 }));
+    fake.script(fakeReplies.malformed(), fakeReplies.content({ seen: [], missing: ['pic1'], persons: 1, workers: [] }));
     const result = await analyzer({ onRetry: (r) => retries.push(r) }).analyzeComposite(composite(0), { equipment: EQUIPMENT });
     expect(result.missing).toEqual(['pic1']);
     expect(result.usage).toEqual({ promptTokens: 2400, completionTokens: 160 });
@@ -338,8 +347,8 @@ describe('OpenAiAnalyzer unreadable answers', () => {
 
   it('treats an unknown equipment code, a frame outside the grid or an extra field as malformed', async () => {
     fake.script(
-      fakeReplies.content({ seen: [{ code: 'pic99', frame: 1, confidence: 0.9 }], missing: [], persons: 1 }),
-      fakeReplies.content({ seen: [{ code: 'pic1', frame: 5, confidence: 0.9 }], missing: [], persons: 1 }),
+      fakeReplies.content({ seen: [{ code: 'pic99', frame: 1, confidence: 0.9 }], missing: [], persons: 1, workers: [] }),
+      fakeReplies.content({ seen: [{ code: 'pic1', frame: 5, confidence: 0.9 }], missing: [], persons: 1, workers: [] }),
     );
     const err = await caught(analyzer().analyzeComposite(composite(0), { equipment: EQUIPMENT }));
     expect(err.code).toBe('malformed_answer');
@@ -347,7 +356,7 @@ describe('OpenAiAnalyzer unreadable answers', () => {
     expect(fake.completions[1]!.text).toMatch(/\/seen\/0\/code: must be one of \["pic1","pic2","pic7"\] \(got "pic99"\)/);
 
     fake.reset();
-    fake.script(fakeReplies.content({ seen: [], missing: [], persons: 0, notes: 'x' }), fakeReplies.default());
+    fake.script(fakeReplies.content({ seen: [], missing: [], persons: 0, workers: [], notes: 'x' }), fakeReplies.default());
     await analyzer().analyzeComposite(composite(0), { equipment: EQUIPMENT });
     expect(fake.completions).toHaveLength(2);
   });

@@ -58,10 +58,42 @@ export function compositeAnswerSchema(codes: readonly string[], cellCount: numbe
         description: 'Codes clearly absent on a visible worker (e.g. a bare head means no hard hat).',
       }),
       persons: Type.Integer({ minimum: 0, description: 'Largest number of workers visible in any one cell.' }),
+      workers: Type.Array(
+        Type.Object(
+          {
+            frame: Type.Integer({ minimum: 1, maximum: Math.max(1, cellCount), description: 'Number of the grid cell (1-based).' }),
+            worker: Type.Integer({ minimum: 1, description: 'Number of the worker in that cell, left to right, from 1.' }),
+            box: Type.Object(
+              {
+                x: Type.Number({ minimum: 0, maximum: 1, description: 'Left edge, fraction of the cell width.' }),
+                y: Type.Number({ minimum: 0, maximum: 1, description: 'Top edge, fraction of the cell height.' }),
+                w: Type.Number({ minimum: 0, maximum: 1, description: 'Width, fraction of the cell width.' }),
+                h: Type.Number({ minimum: 0, maximum: 1, description: 'Height, fraction of the cell height.' }),
+              },
+              { additionalProperties: false },
+            ),
+            verdicts: Type.Array(
+              Type.Object(
+                {
+                  code: StringEnum(codes),
+                  verdict: StringEnum(WEAR_VERDICTS, { description: 'worn; not_worn (the body part is clearly visible without it); unknown (cannot tell).' }),
+                },
+                { additionalProperties: false },
+              ),
+              { description: 'One verdict per code asked about.' },
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Every worker visible in every cell, each with a verdict per code.' },
+      ),
     },
     { additionalProperties: false },
   );
 }
+
+/** The verdicts a model gives per worker and code. */
+export const WEAR_VERDICTS = ['worn', 'not_worn', 'unknown'] as const;
 
 /** The classification answer as TypeScript sees it. */
 export type ClassificationAnswer = Static<ReturnType<typeof classificationAnswerSchema>>;

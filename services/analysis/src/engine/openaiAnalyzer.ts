@@ -37,6 +37,8 @@ import type {
   CompositeAnalysis,
   EquipmentOption,
   EquipmentSighting,
+  WearVerdict,
+  WorkerSighting,
   TaskOption,
   TokenUsage,
   VisionAnalyzer,
@@ -345,6 +347,7 @@ export class OpenAiAnalyzer implements VisionAnalyzer {
       'In "seen", list each code you can see worn or in use, with the frame number where it is clearest and your confidence from 0 to 1.',
       'In "missing", list codes clearly absent on a visible worker (for example a bare head: no hard hat). A code you cannot judge goes in neither list.',
       'In "persons", give the largest number of workers visible in any one frame.',
+      'In "workers", list every worker visible in every frame: the frame number, the worker\'s number in that frame (left to right, from 1), their box as fractions 0–1 of that frame (x, y of the top-left corner, w, h), and for each code above a verdict: "worn", "not_worn" (the body part is clearly visible without it) or "unknown" (cannot tell).',
     ].join('\n');
     const content: ContentPart[] = [{ type: 'text', text: prompt }, this.imagePart(composite)];
     const { answer, usage } = await this.ask<CompositeAnswer>('ppe_check', schema, content, signal);
@@ -352,7 +355,14 @@ export class OpenAiAnalyzer implements VisionAnalyzer {
       const cell = composite.cells[s.frame - 1]!;
       return { code: s.code, frameIndex: cell.frameIndex, timeSec: cell.timeSec, confidence: s.confidence };
     });
-    return { seen, missing: [...new Set(answer.missing)], notChecked: [], persons: answer.persons, usage };
+    const workers: WorkerSighting[] = answer.workers.map((w) => {
+      const cell = composite.cells[w.frame - 1]!;
+      const verdicts: Record<string, WearVerdict> = {};
+      for (const v of w.verdicts) verdicts[v.code] = v.verdict as WearVerdict;
+      const box = { x: w.box.x, y: w.box.y, w: Math.min(w.box.w, 1 - w.box.x), h: Math.min(w.box.h, 1 - w.box.y) };
+      return { frameIndex: cell.frameIndex, timeSec: cell.timeSec, worker: w.worker, box, verdicts };
+    });
+    return { seen, missing: [...new Set(answer.missing)], notChecked: [], persons: answer.persons, workers, usage };
   }
 
   private imagePart(c: Composite): ContentPart {

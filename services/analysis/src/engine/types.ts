@@ -37,6 +37,11 @@ export interface SampledFrame {
 export interface CompositeCell {
   frameIndex: number;
   timeSec: number;
+  /**
+   * The workers the sampler already detected in this frame, in pixels of the cell (so the
+   * offline analyzer judges them without detecting again); absent when the sampler detected none.
+   */
+  persons?: PersonDetection[];
   /** Where the frame sits in the composite, in pixels. */
   x: number;
   y: number;
@@ -66,6 +71,27 @@ export interface EquipmentSighting {
   confidence?: number;
 }
 
+/** Whether one worker wears one item: seen worn, seen without it, or the image cannot tell. */
+export type WearVerdict = 'worn' | 'not_worn' | 'unknown';
+
+/** A box as fractions (0..1) of its frame. */
+export interface RelBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** One worker in one frame, with a verdict per equipment code asked about. */
+export interface WorkerSighting {
+  frameIndex: number;
+  timeSec: number;
+  /** 1-based number of the worker in that frame, left to right. */
+  worker: number;
+  box: RelBox;
+  verdicts: Record<string, WearVerdict>;
+}
+
 export interface CompositeAnalysis {
   /** Equipment codes seen worn or in use. */
   seen: EquipmentSighting[];
@@ -75,6 +101,8 @@ export interface CompositeAnalysis {
   notChecked: string[];
   /** How many workers were visible, when known. */
   persons?: number;
+  /** Each worker of each frame with their verdicts, when the analyzer can tell workers apart. */
+  workers?: WorkerSighting[];
   usage: TokenUsage;
 }
 

@@ -2,7 +2,8 @@ import { useTranslation } from 'react-i18next';
 
 import { Badge } from '@/components/ui/badge';
 import { EvidenceGallery } from '@/features/analyze/components/evidence-gallery';
-import { requiredRows, type GroupStatus } from '@/features/analyze/model/result';
+import { ViolationGallery } from '@/features/analyze/components/violation-gallery';
+import { clockTime, missingNames, requiredRows, type GroupStatus } from '@/features/analyze/model/result';
 import { formatCost, jobDurationSeconds, splitDuration } from '@/lib/format';
 import type { JobDetail } from '@/types/api';
 
@@ -32,13 +33,34 @@ export function JobResultView({ job }: { job: JobDetail }) {
   const durationText = useDurationText(durationSeconds);
   if (!result) return null;
   const rows = requiredRows(result);
-  const missing = result.missing_groups_name ?? [];
+  const missing = missingNames(result);
+  const violations = result.violations ?? [];
+  /** The proof of a missing group by its name: the violation that shows it, or that no frame showed the item. */
+  const proofOf = (name: string): string | null => {
+    const index = (result.missing_groups_name ?? []).indexOf(name);
+    const proof = index >= 0 ? result.missing_evidence?.[index] : undefined;
+    const violation = proof?.violation != null ? violations[proof.violation] : violations.find((v) => v.group_name === name);
+    if (violation) return t('analyze.result.missingProof', { time: clockTime(violation.time_sec), worker: violation.worker });
+    return proof ? t('analyze.result.missingNotSeen') : null;
+  };
   const notChecked = result.not_checked_name?.length ? result.not_checked_name : (result.not_checked ?? []).map((group) => group.join(' / '));
   const cost = result.token_usage?.estimated_cost ?? job.estimated_cost;
   const currency = result.token_usage?.currency || job.currency || 'USD';
 
+  const jobTypeNote =
+    result.job_type_source === 'fallback'
+      ? t('analyze.result.jobTypeFallback')
+      : result.job_type_source === 'model' && typeof result.job_type_confidence === 'number'
+        ? t('analyze.result.jobTypeModel', { percent: Math.round(result.job_type_confidence * 100) })
+        : null;
+
   return (
     <div className="result">
+      {jobTypeNote ? (
+        <p className={result.job_type_source === 'fallback' ? 'job-type-note warn' : 'job-type-note muted small'} role={result.job_type_source === 'fallback' ? 'note' : undefined}>
+          {jobTypeNote}
+        </p>
+      ) : null}
       <dl className="stats">
         <div className="stat">
           <dt>{t('analyze.result.duration')}</dt>
@@ -92,9 +114,15 @@ export function JobResultView({ job }: { job: JobDetail }) {
             <p className="ok-text">{t(notChecked.length > 0 ? 'analyze.result.allCheckedPresent' : 'analyze.result.allPresent')}</p>
           ) : (
             <ul className="missing-list">
-              {missing.map((name) => (
-                <li key={name}>{name}</li>
-              ))}
+              {missing.map((name) => {
+                const proof = proofOf(name);
+                return (
+                  <li key={name}>
+                    {name}
+                    {proof ? <span className="muted small missing-proof"> — {proof}</span> : null}
+                  </li>
+                );
+              })}
             </ul>
           )}
         </section>
@@ -116,6 +144,7 @@ export function JobResultView({ job }: { job: JobDetail }) {
         </section>
       ) : null}
 
+      <ViolationGallery items={violations} />
       <EvidenceGallery items={result.evidence ?? []} />
       {result.model_used ? <p className="muted small">{t('analyze.result.model', { model: result.model_used })}</p> : null}
     </div>

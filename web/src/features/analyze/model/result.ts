@@ -20,7 +20,9 @@ const inGroups = (groups: readonly (readonly string[])[] | undefined, codes: rea
 export function requiredRows(result: JobResult): RequiredRow[] {
   return (result.required_groups ?? []).map((codes, index) => {
     const name = result.required_groups_name?.[index] ?? codes.join(' / ');
-    const missing = inGroups(result.missing_groups, codes) || (result.missing_groups_name ?? []).includes(name);
+    // A group with a violation is missing whatever else was seen.
+    const violated = (result.violations ?? []).some((v) => sameGroup(v.group, codes));
+    const missing = violated || inGroups(result.missing_groups, codes) || (result.missing_groups_name ?? []).includes(name);
     const unchecked = inGroups(result.not_checked, codes) || (result.not_checked_name ?? []).includes(name);
     return { name, codes, status: missing ? 'missing' : unchecked ? 'notChecked' : 'present' };
   });
@@ -30,4 +32,23 @@ export function requiredRows(result: JobResult): RequiredRow[] {
 export function canDownloadJson(planName: string | null | undefined): boolean {
   const plan = (planName ?? '').trim().toLowerCase();
   return plan === 'pro' || plan === 'enterprise';
+}
+
+/** `70.4` → `1:10` (minutes:seconds, seconds truncated), `3725` → `1:02:05`. */
+export function clockTime(seconds: number): string {
+  const total = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/**
+ * The missing groups' names, with every violated group among them: the page must never say
+ * "nothing missing" while a sampled frame shows a worker without a required item.
+ */
+export function missingNames(result: JobResult): string[] {
+  const names = [...(result.missing_groups_name ?? [])];
+  for (const v of result.violations ?? []) if (!names.includes(v.group_name)) names.push(v.group_name);
+  return names;
 }

@@ -1,0 +1,110 @@
+/**
+ * Per-worker violations over the whole video (issue 11), end to end through HTTP with the real
+ * offline analyzer, real ffmpeg and the real detector. The videos are made from labelled photos
+ * the colour analyzer already judges correctly (checked against their labels): workers with a
+ * hard hat and a vest, and one worker with a vest but a bare head.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { sharedDataDir } from '@baret/platform';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { submitVideo, waitForJob } from './helpers/jobs.js';
+
+const vest4 = (f: string) => join(sharedDataDir('ppe-photos', 'safety-vest-v4', 'images'), f);
+const gear = (f: string) => join(sharedDataDir('ppe-photos', 'safety-gear-test', 'images'), f);
+/** Labelled helmet + vest only (one worker each), by file name prefix. */
+const EQUIPPED_PREFIXES = ['valid__00392', 'valid__02060', 'valid__02122', 'valid__02581'];
+/** Labelled vest and bare head ("no helmet"), one worker. */
+const BARE_HEAD_VEST = gear('pexels-worldsikhorg-14797996.jpg');
+
+interface ResultWithViolations {
+  required_groups: string[][];
+  missing_groups: string[][];
+  satisfied_equipment: string[];
+  job_type_source: string;
+  job_type_confidence: number | null;
+  violations: Array<{ group: string[]; group_name: string; worker: number; time_sec: number; box: { x: number; y: number; w: number; h: number }; image_url: string }>;
+  missing_evidence: Array<{ group: string[]; violation: number | null; image_url: string | null }>;
+}
+
+let fx: Awaited<ReturnType<typeof videoFixtures>>;
+let app: TestApp;
+let user: { token: string; id: string };
+let equipped: string;
+let lastWorkerBare: string;
+
+beforeAll(async () => {
+  fx = await videoFixtures();
+  const files = readdirSync(sharedDataDir('ppe-photos', 'safety-vest-v4', 'images'));
+  const equippedPhotos = EQUIPPED_PREFIXES.map((p) => vest4(files.find((f) => f.startsWith(p))!));
+  equipped = await fx.slideshow('equipped.mp4', [...equippedPhotos, ...equippedPhotos].slice(0, 6).map((photo) => ({ photo, seconds: 2 })));
+  // 12 s: four equipped workers for 9 s, then the bare-headed worker with a vest for the last 3 s.
+  lastWorkerBare = await fx.slideshow('last-bare.mp4', [...equippedPhotos.map((photo) => ({ photo, seconds: 2.25 })), { photo: BARE_HEAD_VEST, seconds: 3 }]);
+  app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { realClock: true });
+  const admin = await app.signUp('admin@baret.test');
+  user = await app.signUp('crew@example.com');
+  await app.request({ method: 'PATCH', url: `/admin/users/${user.id}/quota`, token: admin.token, payload: { lifetime_limit: null, plan_name: 'pro' } });
+}, 120_000);
+afterAll(async () => {
+  await app.close();
+  await fx.dispose();
+});
+
+async function analyse(path: string, params: Record<string, unknown>): Promise<ResultWithViolations> {
+  const res = await submitVideo(app, user.token, path, params);
+  expect(res.statusCode).toBe(202);
+  const job = await waitForJob(app, user.token, (res.json() as { job_id: string }).job_id, undefined, 180_000);
+  expect(job.error).toBeNull();
+  expect(job.status).toBe('done');
+  return job.result as unknown as ResultWithViolations;
+}
+
+describe('violations over the whole video', () => {
+  for (const sampling of ['person', 'uniform'] as const) {
+    it(`${sampling} sampling: the last worker (last 3 s) without a hard hat is a violation, with its time, box and crop`, async () => {
+      const r = await analyse(lastWorkerBare, { job_type: 'auto', sampling, target_composites: 2, frames_per_composite: 4, dedupe_by_equipment: true });
+      const hatGroup = r.required_groups.find((g) => g.includes('pic1'))!;
+      const hat = r.violations.filter((v) => v.group.join() === hatGroup.join());
+      expect(hat.length).toBeGreaterThan(0);
+      for (const v of hat) {
+        expect(v.time_sec).toBeGreaterThanOrEqual(9);
+        expect(v.time_sec).toBeLessThanOrEqual(12);
+        expect(v.worker).toBeGreaterThanOrEqual(1);
+        expect(v.group_name).toMatch(/^Industrial safety helmet/);
+        for (const k of ['x', 'y', 'w', 'h'] as const) {
+          expect(v.box[k]).toBeGreaterThanOrEqual(0);
+          expect(v.box[k]).toBeLessThanOrEqual(1);
+        }
+        const image = await app.request({ method: 'GET', url: v.image_url, token: user.token });
+        expect(image.statusCode).toBe(200);
+        expect(image.headers['content-type']).toBe('image/jpeg');
+        const meta = await sharp(image.rawPayload).metadata();
+        expect(Math.max(meta.width!, meta.height!)).toBeGreaterThanOrEqual(480); // large enough to judge
+      }
+      // A violated group is missing, never satisfied; its evidence is the violation.
+      expect(r.missing_groups).toContainEqual(hatGroup);
+      expect(r.satisfied_equipment).not.toContain('pic1');
+      const proof = r.missing_evidence.find((m) => m.group.join() === hatGroup.join())!;
+      expect(proof.violation).not.toBeNull();
+      expect(proof.image_url).toBe(r.violations[proof.violation!]!.image_url);
+      // Honest job type: the offline analyzer cannot classify.
+      expect(r.job_type_source).toBe('fallback');
+      expect(r.job_type_confidence).toBe(0);
+
+      // Only the owner (or an admin) sees the crop.
+      const stranger = await app.signUp(`stranger-${sampling}@example.com`);
+      expect((await app.request({ method: 'GET', url: hat[0]!.image_url, token: stranger.token })).statusCode).toBe(404);
+    }, 240_000);
+  }
+
+  it('every worker equipped: no violation, hard hat and vest satisfied', async () => {
+    const r = await analyse(equipped, { job_type: 'genel_saha_girisi', sampling: 'person', target_composites: 2, frames_per_composite: 4, dedupe_by_equipment: true });
+    expect(r.violations).toEqual([]);
+    expect(r.satisfied_equipment).toEqual(expect.arrayContaining(['pic1', 'pic23']));
+    expect(r.job_type_source).toBe('manual');
+    expect(r.job_type_confidence).toBeNull();
+  }, 240_000);
+});

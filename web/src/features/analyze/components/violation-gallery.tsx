@@ -1,0 +1,47 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Modal } from '@/components/ui/modal';
+import { Spinner } from '@/components/ui/spinner';
+import { useEvidenceImage } from '@/features/analyze/api/get-evidence-image';
+import { clockTime } from '@/features/analyze/model/result';
+import { useObjectUrl } from '@/hooks/use-object-url';
+import type { Violation } from '@/types/api';
+
+/** One violation: the worker's crop, large, opening full size on click, captioned "group — worker n at 0:10". */
+function ViolationCard({ violation }: { violation: Violation }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const image = useEvidenceImage(violation.image_url);
+  const url = useObjectUrl(image.data);
+  const caption = t('analyze.result.violationCaption', { group: violation.group_name, worker: violation.worker, time: clockTime(violation.time_sec) });
+  return (
+    <figure className="violation">
+      <button type="button" className="violation-frame" onClick={() => setOpen(true)} disabled={!url} aria-label={t('analyze.result.violationOpen', { caption })}>
+        {url ? <img src={url} alt={caption} /> : image.isError ? <span className="muted small">{t('analyze.result.evidenceFailed')}</span> : <Spinner size="sm" />}
+      </button>
+      <figcaption>{caption}</figcaption>
+      <Modal open={open} title={caption} onClose={() => setOpen(false)} size="lg" closeLabel={t('analyze.result.close')}>
+        {url ? <img className="violation-full" src={url} alt={caption} /> : null}
+      </Modal>
+    </figure>
+  );
+}
+
+export function ViolationGallery({ items }: { items: Violation[] }) {
+  const { t } = useTranslation();
+  if (items.length === 0) return null;
+  return (
+    <section className="result-block violations" aria-labelledby="violations-title">
+      <h3 id="violations-title" className="block-title">
+        {t('analyze.result.violations')}
+      </h3>
+      <p className="muted small">{t('analyze.result.violationsHint')}</p>
+      <div className="violation-grid">
+        {items.map((item) => (
+          <ViolationCard key={item.image_url} violation={item} />
+        ))}
+      </div>
+    </section>
+  );
+}
