@@ -24,6 +24,7 @@ import { OfflineAnalyzer } from './engine/offlineAnalyzer.js';
 import { OpenAiAnalyzer, openAiOptionsFromConfig } from './engine/openaiAnalyzer.js';
 import { ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
+import { traceAnalyzer } from './engine/tracedAnalyzer.js';
 import type { VisionAnalyzer } from './engine/types.js';
 import { AnalysisWorker, CANCELS, type CancelDoc } from './worker.js';
 
@@ -62,7 +63,7 @@ export function createAnalysisService(opts: AnalysisOptions) {
     objects: opts.objects,
     bus,
     documents,
-    analyzer,
+    analyzer: traceAnalyzer(analyzer),
     pricing: ModelPricing.fromJson(opts.config.MODEL_PRICING_JSON),
     detect: opts.detect ?? detectPersons,
     log,

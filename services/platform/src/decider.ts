@@ -1,4 +1,5 @@
 import { ConcurrencyError } from './errors.js';
+import { traceHeaders } from './telemetry.js';
 import type { EventStore, ExpectedRevision, RecordedEvent } from './ports/eventStore.js';
 
 /** A domain event or command: a discriminated union member with a payload. */
@@ -66,6 +67,9 @@ export async function handleCommand<State, Command extends Message, Event extend
   options: { retries?: number; metadata?: Record<string, unknown> } = {},
 ): Promise<CommandResult<State, Event>> {
   const retries = options.retries ?? 10;
+  // The trace of the request or message behind the command travels with its events (the relay reads it).
+  const trace = traceHeaders();
+  const metadata = Object.keys(trace).length > 0 ? { ...options.metadata, ...trace } : options.metadata;
   return streamLocks.run(streamId, async () => {
     for (let attempt = 0; ; attempt++) {
       const existing = await store.readStream(streamId);
@@ -77,7 +81,7 @@ export async function handleCommand<State, Command extends Message, Event extend
       try {
         const result = await store.appendToStream(
           streamId,
-          newEvents.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata })),
+          newEvents.map((e) => ({ type: e.type, data: e.data, metadata })),
           { expectedRevision },
         );
         for (const e of newEvents) state = decider.evolve(state, e);

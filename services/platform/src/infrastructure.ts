@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { observeQueueLag } from './metrics.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { FsObjectStore } from './embedded/fsObjectStore.js';
@@ -43,6 +44,8 @@ export async function createEmbeddedInfrastructure(
   const bus = new SqliteMessageBus(db, log);
   const documents = new SqliteDocumentStore(db);
   const objects = await new FsObjectStore(join(config.BARET_DATA_DIR, 'objects')).init();
+  // /metrics reports how far this process's consumer groups are behind.
+  const unobserve = observeQueueLag(() => bus.lag());
   let closed = false;
   return {
     eventStore,
@@ -53,6 +56,7 @@ export async function createEmbeddedInfrastructure(
     close: async () => {
       if (closed) return;
       closed = true;
+      unobserve();
       await bus.close();
       await eventStore.close();
       await objects.close();

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { observeQueueLag } from '../metrics.js';
 import { csv, HAS_EVENT_STORE, type Config, type ServiceName } from '../config.js';
 import { checkReady, type Infrastructure } from '../infrastructure.js';
 import type { EventStore } from '../ports/eventStore.js';
@@ -80,6 +81,8 @@ export async function createDistributedInfrastructure(config: Config, service: S
         log,
       )
     : absent<ObjectStore>(service, 'object store');
+  // /metrics reports how far this process's consumer groups are behind.
+  const unobserve = observeQueueLag(() => bus.lag());
   let closed = false;
   return {
     eventStore,
@@ -90,6 +93,7 @@ export async function createDistributedInfrastructure(config: Config, service: S
     close: async () => {
       if (closed) return;
       closed = true;
+      unobserve();
       await bus.close();
       await eventStore.close();
       await objects.close();
