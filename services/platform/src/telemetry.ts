@@ -29,27 +29,44 @@ export interface Telemetry {
 
 let started: Telemetry | undefined;
 
+/** The span exporters OTEL_TRACES_EXPORTER names (default `otlp`), over the protocol OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL names. */
+async function exportersFromEnv(env: NodeJS.ProcessEnv) {
+  const names = (env.OTEL_TRACES_EXPORTER ?? 'otlp').split(',').map((s) => s.trim()).filter(Boolean);
+  return Promise.all(
+    names.map(async (name) => {
+      if (name === 'console') return new (await import('@opentelemetry/sdk-trace-node')).ConsoleSpanExporter();
+      if (name !== 'otlp') throw new Error(`OTEL_TRACES_EXPORTER=${name} is not supported: use otlp, console or none`);
+      // Endpoint, headers, timeout and compression: the exporter reads OTEL_EXPORTER_OTLP_* itself.
+      const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+      if (protocol === 'http/protobuf') return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+      if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+      throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: use http/protobuf or http/json`);
+    }),
+  );
+}
+
 /**
- * Starts the OpenTelemetry SDK for this process when the environment asks for it (see above);
- * `service` names it `baret-<service>` unless OTEL_SERVICE_NAME (or service.name in
- * OTEL_RESOURCE_ATTRIBUTES) says otherwise. Traces only: metrics are Prometheus (`/metrics`), logs
- * stay pino lines carrying the trace id.
+ * Starts tracing for this process when the environment asks for it (see above): a Node tracer
+ * provider (AsyncLocalStorage context, W3C trace context propagation, the sampler of
+ * OTEL_TRACES_SAMPLER, batches per OTEL_BSP_*) exporting over OTLP/HTTP. The process is named
+ * `baret-<service>` unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) says
+ * otherwise. Traces only: metrics are Prometheus (`/metrics`), logs stay pino lines carrying the
+ * trace id. These parts of the OpenTelemetry SDK load in a fraction of the time of
+ * `@opentelemetry/sdk-node` (docs/adr/0014).
  */
 export async function startTelemetry(service: string, env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
   if (started) return started;
   if (!telemetryWanted(env)) return (started = { enabled: false, shutdown: async () => undefined });
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
-  const named = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
-  const sdk = new NodeSDK({
-    ...(named ? {} : { serviceName: `baret-${service}` }),
-    instrumentations: [],
-    metricReaders: [],
-    logRecordProcessors: [],
-    // Host and process detectors only add attributes; the env detector reads OTEL_RESOURCE_ATTRIBUTES.
-  });
-  sdk.start();
-  const shutdown = () => sdk.shutdown().catch(() => undefined);
-  return (started = { enabled: true, shutdown });
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { detectResources, envDetector, resourceFromAttributes }, exporters] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/resources'),
+    exportersFromEnv(env),
+  ]);
+  // What OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES say wins over the default name.
+  const resource = resourceFromAttributes({ 'service.name': `baret-${service}` }).merge(detectResources({ detectors: [envDetector] }));
+  const provider = new NodeTracerProvider({ resource, spanProcessors: exporters.map((e) => new BatchSpanProcessor(e)) });
+  provider.register();
+  return (started = { enabled: true, shutdown: () => provider.shutdown().catch(() => undefined) });
 }
 
 /** The trace and span ids of the active span, for log lines; empty outside a span. */

@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   activeTraceIds,
@@ -23,10 +22,9 @@ import {
 import { engineInstalled, kafkaLibs, startKafka, waitUntil } from '@baret/platform/testing';
 
 const exporter = new InMemorySpanExporter();
-// No resource detection: a pending host id would hold the spans back from the exporter.
-const sdk = new NodeSDK({ spanProcessors: [new SimpleSpanProcessor(exporter)], autoDetectResources: false, instrumentations: [], metricReaders: [], logRecordProcessors: [] });
-beforeAll(() => sdk.start());
-afterAll(() => sdk.shutdown());
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+beforeAll(() => provider.register());
+afterAll(() => provider.shutdown());
 afterEach(() => exporter.reset());
 
 const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
