@@ -111,7 +111,9 @@ export function createAnalysisService(opts: AnalysisOptions) {
             if (event.type !== 'job_queued') return;
             const job = fromJson(JobQueuedSchema, event.data as JsonValue);
             log.info({ job_id: job.jobId }, 'job received');
+            const started = Date.now();
             await worker.handle(job);
+            log.info({ job_id: job.jobId, elapsed_ms: Date.now() - started }, 'job handled');
           }, signal, { maxAttempts: 3 }),
       },
       {
