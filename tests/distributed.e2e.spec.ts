@@ -195,7 +195,8 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
 
     // The exported spans: one connected trace across the processes, down to the job_completed event.
     const trace = () => otlp.spans.filter((s) => s.traceId === traceId);
-    const completedPublish = (s: ReceivedSpan) => s.name === 'job-events publish' && s.attributes['baret.event.type'] === 'job_completed';
+    // The job service's command that stored job_completed, on the worker's report of the end.
+    const completedPublish = (s: ReceivedSpan) => s.name === 'command record_progress' && (s.attributes['baret.events'] as string[] | undefined)?.includes('job_completed') === true;
     await waitUntil(async () => trace().some(completedPublish), 30_000, () => `spans of the trace: ${trace().map((s) => `${s.service} ${s.name}`).join(', ')}`);
     await waitUntil(
       async () => trace().every((s) => !s.parentSpanId || trace().some((p) => p.spanId === s.parentSpanId)),
@@ -206,9 +207,11 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     expect(spans.filter((s) => !s.parentSpanId).map((s) => `${s.service} ${s.name}`)).toEqual(['baret-gateway POST /analyze']);
     expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['baret-gateway', 'baret-identity', 'baret-job', 'baret-quota', 'baret-analysis']));
     const names = (service: string) => spans.filter((s) => s.service === service).map((s) => s.name);
-    expect(names('baret-job')).toEqual(expect.arrayContaining(['POST /analyze', 'ffprobe', 'video.probe', 'PUT quota/internal/quota/:id/jobs/:id', 'job-events publish', 'analysis-progress process']));
+    expect(names('baret-job')).toEqual(expect.arrayContaining(['POST /analyze', 'ffprobe', 'video.probe', 'PUT quota/internal/quota/:id/jobs/:id', 'command queue_job', 'job-events publish', 'analysis-progress process']));
     expect(names('baret-analysis')).toEqual(expect.arrayContaining(['job-events process', 'video.probe', 'ffprobe', 'ffmpeg', 'model analyze_composite 0']));
-    expect(spans.find(completedPublish)!.service).toBe('baret-job');
+    const completed = spans.find(completedPublish)!;
+    expect(completed.service).toBe('baret-job');
+    expect(spans.find((s) => s.spanId === completed.parentSpanId)!.name).toBe('analysis-progress process');
     // The worker's consumer span continues the job service's publish of job_queued, across Kafka.
     const queued = spans.find((s) => s.name === 'job-events publish' && s.attributes['baret.event.type'] === 'job_queued')!;
     expect(spans.find((s) => s.service === 'baret-analysis' && s.name === 'job-events process' && s.parentSpanId === queued.spanId)).toBeDefined();

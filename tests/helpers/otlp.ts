@@ -12,6 +12,7 @@ export interface ReceivedSpan {
 }
 
 interface OtlpValue {
+  arrayValue?: { values?: OtlpValue[] };
   stringValue?: string;
   intValue?: string | number;
   doubleValue?: number;
@@ -28,7 +29,8 @@ interface OtlpTraces {
   }>;
 }
 
-const valueOf = (v: OtlpValue): unknown => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue;
+const valueOf = (v: OtlpValue): unknown =>
+  v.arrayValue ? (v.arrayValue.values ?? []).map(valueOf) : v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue;
 const attributes = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
 
 /**
