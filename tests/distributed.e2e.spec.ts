@@ -224,6 +224,7 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
       return r.text();
     };
     const value = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? NaN);
+    await expect.poll(async () => value(await metrics(stack.procs.get('job')!.url), 'baret_jobs_finished_total{status="done"}')).toBeGreaterThanOrEqual(1);
     const jobMetrics = await metrics(stack.procs.get('job')!.url);
     expect(value(jobMetrics, 'baret_jobs{status="done"}')).toBeGreaterThanOrEqual(1);
     expect(value(jobMetrics, 'baret_jobs_finished_total{status="done"}')).toBeGreaterThanOrEqual(1);

@@ -57,7 +57,10 @@ describe('/metrics in the embedded run', () => {
     const job = await waitForJob(app, user.token, (res.json() as { job_id: string }).job_id);
     expect(job.status, job.error ?? '').toBe('done');
 
-    const metrics = await app.request({ method: 'GET', url: '/metrics' });
+    // The job service counts the job just after its read model says done.
+    const scrape = () => app.request({ method: 'GET', url: '/metrics' });
+    await expect.poll(async () => value((await scrape()).body, 'baret_jobs_finished_total{status="done"}')).toBe(1);
+    const metrics = await scrape();
     expect(metrics.statusCode).toBe(200);
     expect(metrics.headers['content-type']).toContain('text/plain');
     const text = metrics.body;
