@@ -3,6 +3,7 @@
  * FerretDB for MongoDB, MinIO for S3) and every service as its own OS process, compiled
  * (`npm run build:services`, `node bin/baret.mjs <service>`), behind the gateway.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as Minio from 'minio';
@@ -165,9 +166,21 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
       expect(img.headers.get('content-type')).toBe('image/jpeg');
     }
     await waitUntil(async () => (await mediaKeys(`uploads/${jobId}/`)).length === 0, 10_000, () => 'raw video still in S3');
-    const quota = await call<{ lifetime_used: number }>('/auth/me', { token: user.token });
-    expect((quota.body as unknown as { quota: { lifetime_used: number } }).quota.lifetime_used).toBe(1);
-    // Free plan: the second analysis of the day is refused by the quota service, through the job service, in the client's language.
+    const quota = await call<{ quota: { lifetime_used: number } }>('/auth/me', { token: user.token });
+    expect(quota.body.quota.lifetime_used).toBe(1);
+
+    // Free plan (2 analyses): the third is refused by the quota service, through the job service, in the client's language.
+    await submit(user.token);
+    const third = await multipart({ payload: JSON.stringify({ job_type: 'genel_saha_girisi' }) }, { name: 'pole.mp4', type: 'video/mp4', data: video });
+    for (const [lang, detail] of [
+      ['tr', /^Kullanım limitiniz doldu/],
+      ['en', /^You have reached your usage limit/],
+    ] as const) {
+      const res = await fetch(`${gateway}/analyze`, { method: 'POST', headers: { ...third.headers, authorization: `Bearer ${user.token}`, 'accept-language': lang }, body: third.payload });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(detail);
+    }
   }, 180_000);
 
   it('one trace from POST /analyze through the gateway, the job service, Kafka and the worker to job_completed; /metrics counts the job', async () => {
@@ -238,6 +251,17 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     expect((await call<{ paths: Record<string, unknown> }>('/openapi.json')).body.paths['/metrics']).toBeUndefined();
   }, 180_000);
 
+  it('makes an admin with the operator command, on the identity service\'s own stores', async () => {
+    const ops = await signUp('ops@example.com');
+    expect((await call('/admin/usage', { token: ops.token })).status).toBe(403);
+    const out = execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'baret.mjs'), 'admin', 'promote', 'ops@example.com'], {
+      env: { ...process.env, ...stack.env },
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/ops@example.com is now an admin/);
+    await waitUntil(async () => (await call('/admin/usage', { token: ops.token })).status === 200, 15_000, () => 'promotion not seen by the gateway');
+  }, 60_000);
+
   it('two analysis workers share 6 jobs; a worker killed mid-job does not leave its job stuck', async () => {
     const admin = await signUp('admin@baret.test');
     const user = await signUp('big-crew@example.com');
@@ -275,6 +299,7 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     const survivor: StackProcess = victim === 'analysis' ? 'analysis-2' : 'analysis';
     const job = await waitJob(user.token, slow, 150_000);
     // Done by the survivor (the job resumes from the journal), or in error with its unit back: never stuck.
+    console.info(`worker killed mid-job: the job ended ${job.status}${job.status === 'done' ? ` (resumed by ${survivor})` : ''}`);
     if (job.status === 'done') {
       expect(stack.procs.get(survivor)!.logs.some((l) => l.msg === 'job received' && l.job_id === slow)).toBe(true);
     } else {

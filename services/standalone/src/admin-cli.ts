@@ -1,9 +1,31 @@
 /**
- * Operator commands on the embedded data: `npm run admin -- promote EMAIL`.
- * Safe to run while the server runs (SQLite WAL lets both write).
+ * Operator commands: `npm run admin -- promote EMAIL` (or `node bin/baret.mjs admin promote EMAIL`).
+ * Embedded: on the data dir, safe while the server runs (SQLite WAL lets both write). Distributed
+ * (BARET_MODE=distributed, run where the identity service's settings are, e.g. in its container):
+ * on the identity service's own event store and read models.
  */
-import { ConfigError, createLogger, loadConfig } from '@baret/platform';
+import { ConfigError, createDistributedInfrastructure, createLogger, loadConfig, serviceClients } from '@baret/platform';
+import { createIdentityService } from '@baret/identity';
 import { createStandalone } from './compose.js';
+
+async function promoteDistributed(email: string): Promise<string> {
+  const config = loadConfig(process.env, 'identity');
+  const log = createLogger('warn');
+  const infra = await createDistributedInfrastructure(config, 'identity', log);
+  try {
+    const identity = createIdentityService({
+      eventStore: infra.eventStore,
+      documents: infra.documents,
+      quota: serviceClients(config, 'admin').quota(),
+      adminEmails: '',
+      log,
+      deviceSecret: config.JWT_SECRET,
+    });
+    return (await identity.commands.promote(email)).email;
+  } finally {
+    await infra.close();
+  }
+}
 
 const USAGE = 'usage: npm run admin -- promote EMAIL';
 
@@ -12,6 +34,16 @@ async function main(argv: string[]): Promise<number> {
   if (command !== 'promote' || !email) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
+  }
+  if (process.env.BARET_MODE === 'distributed') {
+    try {
+      process.stdout.write(`${await promoteDistributed(email)} is now an admin.\n`);
+      return 0;
+    } catch (e) {
+      if (e instanceof ConfigError) throw e;
+      process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+      return 1;
+    }
   }
   const config = loadConfig();
   const standalone = await createStandalone({ config, logger: createLogger('warn'), background: false });

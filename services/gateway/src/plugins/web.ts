@@ -7,7 +7,7 @@ import { notFoundProblem } from '@baret/platform';
 
 /** API prefixes: an unknown path under them is a 404 problem, never the web app. */
 // `/contact` is both a page (GET) and an API route (POST): a page load gets the app.
-const API_PREFIXES = ['/auth', '/admin', '/jobs', '/analyze', '/tasks', '/usage', '/docs', '/openapi', '/media', '/uploads'];
+const API_PREFIXES = ['/internal', '/metrics', '/auth', '/admin', '/jobs', '/analyze', '/tasks', '/usage', '/docs', '/openapi', '/media', '/uploads'];
 
 /**
  * Serves the built PWA. Any other GET that accepts HTML gets index.html, so client-side routes

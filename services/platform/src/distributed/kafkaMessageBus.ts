@@ -39,7 +39,16 @@ export class KafkaMessageBus implements MessageBus {
     const kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,
-      logLevel: logLevel.NOTHING,
+      // The client's own warnings and errors (rebalances, lost coordinators) reach the service's log.
+      logLevel: opts.log ? logLevel.WARN : logLevel.NOTHING,
+      logCreator: () => ({ namespace, level, log }) => {
+        const { message, ...extra } = log;
+        // Request-level errors are retried by the client and said again if they end a consumer.
+        if (namespace === 'Connection' || /switched default partitioner|Limiting retries/.test(message)) return;
+        const fields = { kafka: { namespace, ...extra } };
+        if (level === logLevel.ERROR) opts.log?.error(fields, `kafka: ${message}`);
+        else opts.log?.warn(fields, `kafka: ${message}`);
+      },
       retry: { retries: 8, initialRetryTime: 200 },
     });
     const admin = kafka.admin();
@@ -89,14 +98,15 @@ export class KafkaMessageBus implements MessageBus {
 
   async subscribe(group: string, topics: readonly string[], handler: MessageHandler, options: ConsumeOptions = {}): Promise<Subscription> {
     await this.ensureTopics(topics);
-    const consumer = this.kafka.consumer({
-      groupId: group,
-      sessionTimeout: this.opts.sessionTimeoutMs ?? 10_000,
-      heartbeatInterval: Math.max(300, Math.floor((this.opts.sessionTimeoutMs ?? 10_000) / 5)),
-      rebalanceTimeout: 30_000,
-      allowAutoTopicCreation: false,
-    });
-    const sub = new KafkaSubscription(consumer, this, group, topics, handler, options, this.opts.log);
+    const consumer = () =>
+      this.kafka.consumer({
+        groupId: group,
+        sessionTimeout: this.opts.sessionTimeoutMs ?? 10_000,
+        heartbeatInterval: Math.max(300, Math.floor((this.opts.sessionTimeoutMs ?? 10_000) / 5)),
+        rebalanceTimeout: 30_000,
+        allowAutoTopicCreation: false,
+      });
+    const sub = new KafkaSubscription(consumer, this, group, handler, options, this.opts.log);
     await sub.start(topics);
     this.subscriptions.add(sub);
     return { close: async () => (this.subscriptions.delete(sub), sub.close()) };
@@ -141,29 +151,66 @@ class KafkaSubscription {
   private readonly stopping = new AbortController();
   /** The message being handled (and committed), awaited by close. */
   private inflight: Promise<void> = Promise.resolve();
+  private consumer: Consumer;
+  topics: readonly string[] = [];
 
   constructor(
-    private readonly consumer: Consumer,
+    private readonly makeConsumer: () => Consumer,
     private readonly bus: KafkaMessageBus,
     readonly group: string,
-    readonly topics: readonly string[],
     private readonly handler: MessageHandler,
     private readonly options: ConsumeOptions,
     private readonly log?: Logger,
-  ) {}
+  ) {
+    this.consumer = makeConsumer();
+  }
 
   async start(topics: readonly string[]): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [...topics], fromBeginning: true });
-    await this.consumer.run({
+    this.topics = topics;
+    const consumer = this.consumer;
+    // kafkajs restarts a consumer after retriable failures only; after another (e.g. "the
+    // coordinator is not aware of this member" once a rebalance outran a long handler) it stays
+    // down, and the group would lose a member silently. Start a fresh one instead.
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || this.stopping.signal.aborted) return;
+      this.log?.warn({ err: payload.error, group: payload.groupId }, 'Kafka consumer stopped after an error: starting a new one');
+      void this.restart(consumer);
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: 1,
-      eachMessage: ({ topic, partition, message }) => {
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        // kafkajs heartbeats between messages only: a handler that runs longer than the session
+        // timeout (an analysis job) would be taken for dead and its partitions moved. Keep the
+        // session alive while the handler works.
+        const beat = setInterval(() => void heartbeat().catch(() => undefined), 1000);
         const handled = this.handle(topic, partition, message);
         this.inflight = handled.catch(() => undefined);
-        return handled;
+        try {
+          await handled;
+        } finally {
+          clearInterval(beat);
+        }
       },
     });
+  }
+
+  private async restart(crashed: Consumer): Promise<void> {
+    await crashed.disconnect().catch(() => undefined);
+    for (let attempt = 1; !this.stopping.signal.aborted; attempt++) {
+      await sleep(Math.min(10_000, 500 * 2 ** attempt), this.stopping.signal);
+      if (this.stopping.signal.aborted) return;
+      this.consumer = this.makeConsumer();
+      try {
+        await this.start(this.topics);
+        return;
+      } catch (err) {
+        this.log?.warn({ err, attempt }, 'Kafka consumer could not start again; retrying');
+        await this.consumer.disconnect().catch(() => undefined);
+      }
+    }
   }
 
   private async handle(topic: string, partition: number, message: KafkaMessage): Promise<void> {
@@ -176,8 +223,16 @@ class KafkaSubscription {
     };
     // The handler runs in the trace the message carries.
     await consumeSpan('kafka', incoming, this.group, () => this.deliver(incoming));
-    // Only now is the message done for this group.
-    await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    // Only now is the message done for this group. A commit refused because the group is
+    // rebalancing is no failure of the message: whoever owns the partition next gets it again
+    // (at least once), and this consumer goes on rejoining.
+    try {
+      await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    } catch (err) {
+      const type = (err as { type?: string }).type ?? '';
+      if (!/REBALANCE_IN_PROGRESS|UNKNOWN_MEMBER_ID|ILLEGAL_GENERATION|NOT_COORDINATOR/.test(type)) throw err;
+      this.log?.warn({ err, topic, offset: incoming.offset }, 'offset not committed: the group is rebalancing; the message will be handled again');
+    }
   }
 
   private async deliver(incoming: Omit<IncomingMessage, 'attempt'>): Promise<void> {
