@@ -13,6 +13,7 @@ import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startTestApp } from './helpers/app.js';
 import { distributedEngines, startDistributedStack, type DistributedStack, type StackProcess } from './helpers/distributed.js';
 import { multipart } from './helpers/jobs.js';
+import { startOtlpReceiver, type ReceivedSpan } from './helpers/otlp.js';
 import { api } from './helpers/process.js';
 
 const installed = Object.entries(distributedEngines()).every(([engine, ok]) => engineInstalled('distributed end-to-end', ok, engine));
@@ -31,6 +32,7 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
   let gateway: string;
   let fx: Awaited<ReturnType<typeof videoFixtures>>;
   let video: Buffer;
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
   const start = async (name: StackProcess) => stack.start(name);
   const stop = (name: StackProcess, signal?: NodeJS.Signals) => stack.stop(name, signal);
   const port = (name: StackProcess) => new URL(stack.env[`${name.toUpperCase()}_URL`]!).port;
@@ -84,9 +86,19 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     video = readFileSync((await fx.photos('site.mp4', 6)).path);
     mkdirSync(join(fx.dir, 'web'));
     writeFileSync(join(fx.dir, 'web', 'index.html'), '<!doctype html><title>Baret</title>');
+    // Every process exports its spans here (OTLP/HTTP JSON), in batches 200 ms apart.
+    otlp = await startOtlpReceiver();
     stack = await startDistributedStack({
       workers: 2,
-      env: { BARET_ADMIN_EMAILS: 'admin@baret.test', KAFKA_SESSION_TIMEOUT_MS: '6000', RATE_LIMIT_PER_MINUTE: '100000', WEB_DIST_DIR: join(fx.dir, 'web') },
+      env: {
+        BARET_ADMIN_EMAILS: 'admin@baret.test',
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
+        RATE_LIMIT_PER_MINUTE: '100000',
+        WEB_DIST_DIR: join(fx.dir, 'web'),
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+      },
       // Warnings and errors of every process reach the test's output.
       onLine: (name, line) => {
         if (/"level":"(warn|error|fatal)"/.test(line) || !line.startsWith('{')) process.stderr.write(`[${name}] ${line.slice(0, 2000)}\n`);
@@ -99,6 +111,7 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
 
   afterAll(async () => {
     await stack?.close();
+    await otlp?.close();
     await fx?.dispose();
   }, 120_000);
 
@@ -168,6 +181,74 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
       expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
       expect(((await res.json()) as { detail: string }).detail).toMatch(detail);
     }
+  }, 180_000);
+
+  it('one trace from POST /analyze through the gateway, the job service, Kafka and the worker to job_completed; /metrics counts the job', async () => {
+    const user = await signUp('traced@example.com');
+    const form = await multipart(
+      { payload: JSON.stringify({ job_type: 'genel_saha_girisi', sampling: 'uniform', target_composites: 2, frames_per_composite: 2 }) },
+      { name: 'pole.mp4', type: 'video/mp4', data: video },
+    );
+    const res = await fetch(`${gateway}/analyze`, { method: 'POST', headers: { ...form.headers, authorization: `Bearer ${user.token}` }, body: form.payload });
+    expect(res.status).toBe(202);
+    const requestId = res.headers.get('x-request-id');
+    const jobId = ((await res.json()) as { job_id: string }).job_id;
+    expect((await waitJob(user.token, jobId)).status).toBe('done');
+
+    // The gateway's request log line names the trace; the job service and the worker log in the same one.
+    const gatewayLines = stack.procs.get('gateway')!.logs.filter((l) => l.request_id === requestId);
+    expect(gatewayLines.find((l) => l.msg === 'incoming request')).toMatchObject({ req: { method: 'POST', url: '/analyze' } });
+    const traceId = gatewayLines.find((l) => l.msg === 'request completed')?.trace_id as string;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(stack.procs.get('job')!.logs.find((l) => l.msg === 'job queued' && l.job_id === jobId)?.trace_id).toBe(traceId);
+    const worker = workerOf(jobId)!;
+    const workerLines = stack.procs.get(worker)!.logs.filter((l) => l.job_id === jobId);
+    expect(workerLines.map((l) => l.msg)).toEqual(expect.arrayContaining(['job received', 'job handled']));
+    expect(new Set(workerLines.map((l) => l.trace_id))).toEqual(new Set([traceId]));
+
+    // The exported spans: one connected trace across the processes, down to the job_completed event.
+    const trace = () => otlp.spans.filter((s) => s.traceId === traceId);
+    // The job service's command that stored job_completed, on the worker's report of the end.
+    const completedPublish = (s: ReceivedSpan) => s.name === 'command record_progress' && (s.attributes['baret.events'] as string[] | undefined)?.includes('job_completed') === true;
+    await waitUntil(async () => trace().some(completedPublish), 30_000, () => `spans of the trace: ${trace().map((s) => `${s.service} ${s.name}`).join(', ')}`);
+    await waitUntil(
+      async () => trace().every((s) => !s.parentSpanId || trace().some((p) => p.spanId === s.parentSpanId)),
+      10_000,
+      () => 'a span of the trace has a parent that was never exported',
+    );
+    const spans = trace();
+    expect(spans.filter((s) => !s.parentSpanId).map((s) => `${s.service} ${s.name}`)).toEqual(['baret-gateway POST /analyze']);
+    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['baret-gateway', 'baret-identity', 'baret-job', 'baret-quota', 'baret-analysis']));
+    const names = (service: string) => spans.filter((s) => s.service === service).map((s) => s.name);
+    expect(names('baret-job')).toEqual(expect.arrayContaining(['POST /analyze', 'ffprobe', 'video.probe', 'PUT quota/internal/quota/:id/jobs/:id', 'command queue_job', 'job-events publish', 'analysis-progress process']));
+    expect(names('baret-analysis')).toEqual(expect.arrayContaining(['job-events process', 'video.probe', 'ffprobe', 'ffmpeg', 'model analyze_composite 0']));
+    const completed = spans.find(completedPublish)!;
+    expect(completed.service).toBe('baret-job');
+    expect(spans.find((s) => s.spanId === completed.parentSpanId)!.name).toBe('analysis-progress process');
+    // The worker's consumer span continues the job service's publish of job_queued, across Kafka.
+    const queued = spans.find((s) => s.name === 'job-events publish' && s.attributes['baret.event.type'] === 'job_queued')!;
+    expect(spans.find((s) => s.service === 'baret-analysis' && s.name === 'job-events process' && s.parentSpanId === queued.spanId)).toBeDefined();
+
+    // /metrics: open, Prometheus text, counting the job on the job service and the request on the gateway.
+    const metrics = async (base: string) => {
+      const r = await fetch(`${base}/metrics`);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toContain('text/plain');
+      return r.text();
+    };
+    const value = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? NaN);
+    await expect.poll(async () => value(await metrics(stack.procs.get('job')!.url), 'baret_jobs_finished_total{status="done"}')).toBeGreaterThanOrEqual(1);
+    const jobMetrics = await metrics(stack.procs.get('job')!.url);
+    expect(value(jobMetrics, 'baret_jobs{status="done"}')).toBeGreaterThanOrEqual(1);
+    expect(value(jobMetrics, 'baret_jobs_finished_total{status="done"}')).toBeGreaterThanOrEqual(1);
+    expect(value(jobMetrics, 'baret_job_stage_duration_seconds_count{stage="sampling"}')).toBeGreaterThanOrEqual(1);
+    expect(value(jobMetrics, 'baret_upload_bytes_total{kind="multipart"}')).toBeGreaterThanOrEqual(video.length);
+    const gatewayMetrics = await metrics(gateway);
+    expect(value(gatewayMetrics, 'baret_http_request_duration_seconds_count{method="POST",route="/analyze",status_code="202"}')).toBeGreaterThanOrEqual(1);
+    const workerMetrics = await metrics(stack.procs.get(worker)!.url);
+    expect(value(workerMetrics, 'baret_queue_lag{group="analysis",topic="job-events"}')).toBeGreaterThanOrEqual(0);
+    // Open like /healthz, but not part of the public API.
+    expect((await call<{ paths: Record<string, unknown> }>('/openapi.json')).body.paths['/metrics']).toBeUndefined();
   }, 180_000);
 
   it('makes an admin with the operator command, on the identity service\'s own stores', async () => {

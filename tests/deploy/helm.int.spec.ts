@@ -242,6 +242,15 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     expect(egress).not.toContain('"port":2113');
   });
 
+  it('lets every service send spans to the OpenTelemetry collector (OTLP/HTTP) only when an endpoint is configured', () => {
+    for (const s of SERVICES) {
+      const otel = (ms: Manifest[]) => find(ms, 'NetworkPolicy', `rel-baret-${s}`).spec.egress.filter((r: any) => r.ports.some((p: any) => p.port === 4318));
+      expect(otel(rendered.default!.manifests), s).toEqual([]);
+      expect(otel(rendered.production!.manifests), s).toEqual([{ ports: [{ port: 4318, protocol: 'TCP' }], to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'observability' } } }] }]);
+      expect(envOf(rendered.production!.manifests, s)).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability:4318', OTEL_SERVICE_NAME: `baret-${s}` });
+    }
+  });
+
   it('trusts X-Forwarded-For at the gateway only behind the Ingress', () => {
     expect(envOf(rendered.default!.manifests, 'gateway').TRUST_PROXY).toBe('false');
     expect(envOf(rendered.production!.manifests, 'gateway').TRUST_PROXY).toBe('true');

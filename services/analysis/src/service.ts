@@ -24,6 +24,7 @@ import { OfflineAnalyzer, type CellJudge } from './engine/offlineAnalyzer.js';
 import { OpenAiAnalyzer, openAiOptionsFromConfig } from './engine/openaiAnalyzer.js';
 import { ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
+import { traceAnalyzer } from './engine/tracedAnalyzer.js';
 import type { VisionAnalyzer } from './engine/types.js';
 import { AnalysisWorker, CANCELS, type CancelDoc } from './worker.js';
 
@@ -68,7 +69,7 @@ export function createAnalysisService(opts: AnalysisOptions) {
     objects: opts.objects,
     bus,
     documents,
-    analyzer,
+    analyzer: traceAnalyzer(analyzer),
     pricing: ModelPricing.fromJson(opts.config.MODEL_PRICING_JSON),
     detect: opts.detect ?? pool.detect,
     log,
@@ -116,7 +117,9 @@ export function createAnalysisService(opts: AnalysisOptions) {
             if (event.type !== 'job_queued') return;
             const job = fromJson(JobQueuedSchema, event.data as JsonValue);
             log.info({ job_id: job.jobId }, 'job received');
+            const started = Date.now();
             await worker.handle(job);
+            log.info({ job_id: job.jobId, elapsed_ms: Date.now() - started }, 'job handled');
           }, signal, { maxAttempts: 3 }),
       },
       {

@@ -8,6 +8,7 @@ import {
   repoRoot,
   serve,
   ServiceClient,
+  startTelemetry,
   type Config,
 } from '@baret/platform';
 import { buildGateway } from './app.js';
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  // Traces first (off unless OTEL_* names an exporter, docs/adr/0014).
+  const telemetry = await startTelemetry('gateway');
   const log = createLogger(config.LOG_LEVEL).child({ service: 'gateway' });
   const secret = config.SERVICE_SECRET!;
   const upstreams: Upstream[] = [
@@ -51,7 +54,7 @@ async function main(): Promise<void> {
     mediaDir: join(config.BARET_DATA_DIR, 'media'),
     version: baretVersion(),
   });
-  const address = await serve(app, { host: config.HOST, port: config.PORT, log, graceMs: config.SHUTDOWN_GRACE_MS });
+  const address = await serve(app, { host: config.HOST, port: config.PORT, log, graceMs: config.SHUTDOWN_GRACE_MS, onShutdown: telemetry.shutdown });
   log.info({ address }, `Baret gateway is running on ${address}`);
 }
 

@@ -39,6 +39,7 @@ import { parsePayload } from './params.js';
 import { ObjectStoreDataStore } from './resumable/tusStore.js';
 import { JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
 import { cleanFilename, type ReceivedUpload } from './upload.js';
+import { recordFinishedJob, reportJobsByStatus } from './metrics.js';
 
 
 export interface JobOptions {
@@ -57,6 +58,9 @@ export interface JobOptions {
   log: Logger;
   clock?: () => Date;
 }
+
+/** The events that end a job (counted in /metrics). */
+const JOB_ENDS = new Set(['job_completed', 'job_failed', 'job_cancelled']);
 
 /** Every object key a job owns: its raw video and everything the analysis saved for it. */
 export const jobPrefixes = (jobId: string): string[] => [`uploads/${jobId}/`, `jobs/${jobId}/`];
@@ -84,6 +88,9 @@ export function createJobService(opts: JobOptions) {
     const result = await handleCommand(eventStore, jobStream(jobId), jobDecider, command, { metadata });
     await projectInline([jobsProjection], result.recorded, documents);
     await afterEvents(jobId, result.state, result.newEvents);
+    if (result.newEvents.some((e) => JOB_ENDS.has(e.type))) {
+      recordFinishedJob(await eventStore.readStream(jobStream(jobId)), await jobs.get(jobId));
+    }
     return result;
   };
 
@@ -250,6 +257,8 @@ export function createJobService(opts: JobOptions) {
           await recordProgress({ job_id: p.jobId, event_id: p.eventId, type: p.type, data: p.data ?? {}, at: p.at });
         }, signal),
     },
+    // /metrics: jobs by status, from the read model.
+    { name: 'job:metrics', run: (signal) => reportJobsByStatus(jobs, signal) },
     {
       name: 'job:user-deleted',
       run: (signal) =>

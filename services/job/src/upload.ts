@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { PayloadTooLargeError, ValidationError } from '@baret/platform';
+import { PayloadTooLargeError, uploadBytes, ValidationError } from '@baret/platform';
 
 export interface ReceivedUpload {
   /** A temporary file holding the video; the caller removes it with `discard`. */
@@ -56,6 +56,7 @@ export async function receiveForm(request: FastifyRequest, maxBytes: number, scr
         let size = 0;
         part.file.on('data', (chunk: Buffer) => {
           size += chunk.length;
+          uploadBytes.inc({ kind: 'multipart' }, chunk.length);
         });
         await pipeline(part.file, createWriteStream(path));
         file = { path, filename: cleanFilename(part.filename), mimetype: part.mimetype, size };

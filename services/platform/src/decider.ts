@@ -1,4 +1,5 @@
 import { ConcurrencyError } from './errors.js';
+import { traceHeaders, withSpan } from './telemetry.js';
 import type { EventStore, ExpectedRevision, RecordedEvent } from './ports/eventStore.js';
 
 /** A domain event or command: a discriminated union member with a payload. */
@@ -66,28 +67,35 @@ export async function handleCommand<State, Command extends Message, Event extend
   options: { retries?: number; metadata?: Record<string, unknown> } = {},
 ): Promise<CommandResult<State, Event>> {
   const retries = options.retries ?? 10;
-  return streamLocks.run(streamId, async () => {
-    for (let attempt = 0; ; attempt++) {
-      const existing = await store.readStream(streamId);
-      let state = fold(decider, existing);
-      const decided = decider.decide(command, state);
-      const newEvents = Array.isArray(decided) ? decided : [decided];
-      if (newEvents.length === 0) return { state, newEvents, recorded: [], nextExpectedRevision: existing.length - 1 };
-      const expectedRevision: ExpectedRevision = existing.length === 0 ? 'no_stream' : existing.length - 1;
-      try {
-        const result = await store.appendToStream(
-          streamId,
-          newEvents.map((e) => ({ type: e.type, data: e.data, metadata: options.metadata })),
-          { expectedRevision },
-        );
-        for (const e of newEvents) state = decider.evolve(state, e);
-        const recorded = await store.readStream(streamId, { fromRevision: existing.length });
-        return { state, newEvents, recorded, nextExpectedRevision: result.nextExpectedRevision };
-      } catch (e) {
-        if (!(e instanceof ConcurrencyError) || attempt >= retries) throw e;
-        await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1)));
+  // One span per command, naming the events it stored; the trace travels with the events (the relay reads it).
+  return withSpan(`command ${command.type}`, { attributes: { 'baret.stream_id': streamId } }, async (span) => {
+    const trace = traceHeaders();
+    const metadata = Object.keys(trace).length > 0 ? { ...options.metadata, ...trace } : options.metadata;
+    const result = await streamLocks.run(streamId, async (): Promise<CommandResult<State, Event>> => {
+      for (let attempt = 0; ; attempt++) {
+        const existing = await store.readStream(streamId);
+        let state = fold(decider, existing);
+        const decided = decider.decide(command, state);
+        const newEvents = Array.isArray(decided) ? decided : [decided];
+        if (newEvents.length === 0) return { state, newEvents, recorded: [], nextExpectedRevision: existing.length - 1 };
+        const expectedRevision: ExpectedRevision = existing.length === 0 ? 'no_stream' : existing.length - 1;
+        try {
+          const appended = await store.appendToStream(
+            streamId,
+            newEvents.map((e) => ({ type: e.type, data: e.data, metadata })),
+            { expectedRevision },
+          );
+          for (const e of newEvents) state = decider.evolve(state, e);
+          const recorded = await store.readStream(streamId, { fromRevision: existing.length });
+          return { state, newEvents, recorded, nextExpectedRevision: appended.nextExpectedRevision };
+        } catch (e) {
+          if (!(e instanceof ConcurrencyError) || attempt >= retries) throw e;
+          await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1)));
+        }
       }
-    }
+    });
+    span.setAttribute('baret.events', result.newEvents.map((e) => e.type));
+    return result;
   });
 }
 

@@ -35,3 +35,5 @@ export { KafkaMessageBus, type KafkaOptions } from './distributed/kafkaMessageBu
 export { KurrentEventStore } from './distributed/kurrentEventStore.js';
 export * from './process.js';
 export { createDistributedInfrastructure, connectWithRetry, OWNED_CATEGORIES } from './distributed/infrastructure.js';
+export * from './telemetry.js';
+export * from './metrics.js';

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { observeQueueLag } from './metrics.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { FsObjectStore } from './embedded/fsObjectStore.js';
@@ -38,6 +39,8 @@ export function assemble(
   afterClose?: () => void,
 ): Infrastructure {
   const { eventStore, bus, documents, objects } = ports;
+  // /metrics reports how far this process's consumer groups are behind.
+  const unobserve = observeQueueLag(() => bus.lag?.() ?? Promise.resolve([]));
   let closed = false;
   return {
     ...ports,
@@ -45,6 +48,7 @@ export function assemble(
     close: async () => {
       if (closed) return;
       closed = true;
+      unobserve();
       await bus.close();
       await eventStore.close();
       await objects.close();

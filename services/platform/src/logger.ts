@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { activeTraceIds } from './telemetry.js';
 
 /** Paths whose values never reach a log line. */
 export const REDACT_PATHS = [
@@ -36,6 +37,8 @@ export function loggerOptions(level: string, name = 'baret'): LoggerOptions {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    // A line written inside a span names it (trace_id, span_id): logs and traces meet (docs/adr/0014).
+    mixin: activeTraceIds,
   };
 }
 

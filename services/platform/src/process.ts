@@ -18,6 +18,7 @@ import { runRelay, type Checkpoint } from './relay.js';
 import { clearScratchDir, prepareScratchDir } from './scratch.js';
 import type { BackgroundTask, ServiceModule } from './service.js';
 import { scratchDirOf } from './config.js';
+import { startTelemetry } from './telemetry.js';
 
 /** A public route of a service, as the gateway learns it (`GET /internal/routes`). */
 export interface PublicRoute {
@@ -128,7 +129,10 @@ export async function runService(name: ServiceName, setup: (ctx: ServiceContext)
     }
     throw e;
   }
+  // Traces first: every span of the process needs the SDK (off unless OTEL_* names an exporter).
+  const telemetry = await startTelemetry(name);
   const log = createLogger(config.LOG_LEVEL).child({ service: name });
+  if (telemetry.enabled) log.info({ otel_service: process.env.OTEL_SERVICE_NAME ?? `baret-${name}` }, 'traces exported (OpenTelemetry)');
   const scratchDir = scratchDirOf(config);
   prepareScratchDir(scratchDir);
   process.on('exit', () => clearScratchDir(scratchDir));
@@ -189,6 +193,7 @@ export async function runService(name: ServiceName, setup: (ctx: ServiceContext)
       await Promise.all(running);
       await service.close?.();
       await infra.close();
+      await telemetry.shutdown();
     },
   });
   log.info({ address, service: name }, `Baret ${name} is running on ${address}`);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Collection } from './ports/documentStore.js';
 import type { EventStore, RecordedEvent } from './ports/eventStore.js';
 import type { MessageBus } from './ports/messageBus.js';
+import { extractContext, hasTraceContext, SpanKind, withSpan } from './telemetry.js';
 
 /** The category of a stream id "job-123" is "job"; the bus topic of its events is "job-events". */
 export const streamCategory = (streamId: string): string => streamId.split('-')[0] ?? streamId;
@@ -96,9 +97,21 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   log?.info({ relay: name, from }, 'relay started');
   for await (const event of eventStore.subscribeToAll({ fromPosition: from, signal })) {
     if (filter(event)) {
-      await bus.publish(topicOf(event.streamId), [
-        { key: event.streamId, value: encodeEnvelope(event, schemas), headers: { 'event-type': event.type } },
-      ]);
+      const topic = topicOf(event.streamId);
+      const publish = () => bus.publish(topic, [{ key: event.streamId, value: encodeEnvelope(event, schemas), headers: { 'event-type': event.type } }]);
+      // An event stored with a trace context (the request or message behind its command) is
+      // published in a span of that trace, whose context the bus puts in the message's headers.
+      if (hasTraceContext(event.metadata)) {
+        await withSpan(
+          `${topic} publish`,
+          {
+            kind: SpanKind.PRODUCER,
+            parent: extractContext(event.metadata),
+            attributes: { 'messaging.operation.type': 'send', 'messaging.destination.name': topic, 'baret.event.type': event.type, 'baret.stream_id': event.streamId },
+          },
+          publish,
+        );
+      } else await publish();
     }
     await checkpoints.put(name, { position: event.position });
   }

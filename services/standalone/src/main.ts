@@ -1,4 +1,4 @@
-import { clearScratchDir, ConfigError, createLogger, loadConfig, scratchDirOf } from '@baret/platform';
+import { clearScratchDir, ConfigError, createLogger, loadConfig, scratchDirOf, startTelemetry } from '@baret/platform';
 import { serve } from '@baret/gateway';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -25,6 +25,8 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  // Off by default: only when OTEL_* names an exporter (docs/adr/0014).
+  const telemetry = await startTelemetry('embedded');
   const logger = createLogger(config.LOG_LEVEL);
   const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
   const webDir = config.WEB_DIST_DIR ? resolve(config.WEB_DIST_DIR) : join(repoRoot, 'web', 'dist');
@@ -38,7 +40,10 @@ async function main(): Promise<void> {
     host: config.HOST,
     port: config.PORT,
     log: logger,
-    onShutdown: standalone.stop,
+    onShutdown: async () => {
+      await standalone.stop();
+      await telemetry.shutdown();
+    },
     graceMs: config.SHUTDOWN_GRACE_MS,
   });
   logger.info({ address, dataDir: config.BARET_DATA_DIR, mode: config.BARET_MODE }, `Baret is running on ${address}`);

@@ -2,7 +2,7 @@ import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { SERVICE_HEADER, sendProblem, ServiceClient, signServiceToken, type PublicRoute, type ServiceManifest } from '@baret/platform';
+import { SERVICE_HEADER, sendProblem, ServiceClient, signServiceToken, traceHeaders, type PublicRoute, type ServiceManifest } from '@baret/platform';
 
 export interface Upstream {
   name: string;
@@ -40,7 +40,7 @@ export async function fetchManifests(upstreams: readonly Upstream[], secret: str
 }
 
 /** Hop-by-hop and credential headers that never go upstream as the client sent them. */
-const STRIPPED = ['authorization', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', SERVICE_HEADER];
+const STRIPPED = ['authorization', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'traceparent', 'tracestate', SERVICE_HEADER];
 
 /**
  * The public API of the distributed run: every public route of every service, registered here with
@@ -67,6 +67,8 @@ export const proxyPlugin = fp<{ upstreams: UpstreamRoutes[]; secret: string }>(
             out['x-forwarded-for'] = request.ip;
             out['x-forwarded-proto'] = request.protocol;
             out['x-request-id'] = request.id;
+            // The service's span continues the gateway's request span (docs/adr/0014).
+            Object.assign(out, traceHeaders());
             return out;
           },
           rewriteHeaders: (headers) => {

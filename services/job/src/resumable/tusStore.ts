@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { DataStore, ERRORS, Upload } from '@tus/utils';
-import { NotFoundError, ValidationError, type ObjectStore } from '@baret/platform';
+import { NotFoundError, uploadBytes, ValidationError, type ObjectStore } from '@baret/platform';
 
 /**
  * A tus `DataStore` written against the ObjectStore port, so resumable uploads work on the
@@ -154,7 +154,14 @@ export class ObjectStoreDataStore extends DataStore {
     const info = await this.info(id);
     const key = chunkKey(id, offset);
     let received = 0;
-    await this.objects.put(key, Readable.from(counted(stream, (n) => (received += n))), { contentType: 'application/octet-stream' });
+    await this.objects.put(
+      key,
+      Readable.from(counted(stream, (n) => {
+        received += n;
+        uploadBytes.inc({ kind: 'resumable' }, n);
+      })),
+      { contentType: 'application/octet-stream' },
+    );
     if (received === 0) await this.objects.delete(key);
     const next = offset + received;
     this.log?.info({ upload_id: id, offset, bytes: received, upload_offset: next, size: info.size }, 'resumable upload chunk stored');

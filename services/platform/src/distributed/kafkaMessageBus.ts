@@ -1,5 +1,7 @@
 import { Kafka, logLevel, type Admin, type Consumer, type KafkaMessage, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { ConsumerLag } from '../metrics.js';
+import { consumeSpan, withTraceHeaders } from '../telemetry.js';
 import { deadLetterTopic, type ConsumeOptions, type IncomingMessage, type MessageBus, type MessageHandler, type OutgoingMessage, type Subscription } from '../ports/messageBus.js';
 
 export interface KafkaOptions {
@@ -94,7 +96,8 @@ export class KafkaMessageBus implements MessageBus {
     await this.producer.send({
       topic,
       acks: -1,
-      messages: messages.map((m) => ({ key: m.key, value: Buffer.from(m.value), headers: m.headers })),
+      // The active trace goes along in the headers (W3C traceparent), unless a message names its own.
+      messages: messages.map((m) => ({ key: m.key, value: Buffer.from(m.value), headers: withTraceHeaders(m.headers) })),
     });
   }
 
@@ -108,7 +111,7 @@ export class KafkaMessageBus implements MessageBus {
         rebalanceTimeout: 30_000,
         allowAutoTopicCreation: false,
       });
-    const sub = new KafkaSubscription(consumer, this, handler, options, this.opts.maxHandlerMs ?? 30 * 60_000, this.opts.log);
+    const sub = new KafkaSubscription(consumer, this, group, handler, options, this.opts.maxHandlerMs ?? 30 * 60_000, this.opts.log);
     await sub.start(topics);
     this.subscriptions.add(sub);
     return { close: async () => (this.subscriptions.delete(sub), sub.close()) };
@@ -116,6 +119,29 @@ export class KafkaMessageBus implements MessageBus {
 
   async ping(): Promise<void> {
     await this.admin.describeCluster();
+  }
+
+  /** The lag of every group this process consumes as: the end offsets minus the group's committed ones. */
+  async lag(): Promise<ConsumerLag[]> {
+    const out: ConsumerLag[] = [];
+    const seen = new Set<string>();
+    for (const sub of this.subscriptions) {
+      if (seen.has(sub.group)) continue;
+      seen.add(sub.group);
+      const committed = await this.admin.fetchOffsets({ groupId: sub.group, topics: [...sub.topics] });
+      for (const { topic, partitions } of committed) {
+        const ends = await this.admin.fetchTopicOffsets(topic);
+        let lag = 0;
+        for (const end of ends) {
+          const done = partitions.find((p) => p.partition === end.partition)?.offset ?? '-1';
+          // Nothing committed yet: the group reads from the start, so all still there is lag.
+          const from = Number(done) >= 0 ? Number(done) : Number(end.low);
+          lag += Math.max(0, Number(end.high) - from);
+        }
+        out.push({ group: sub.group, topic, lag });
+      }
+    }
+    return out;
   }
 
   async close(): Promise<void> {
@@ -131,11 +157,12 @@ class KafkaSubscription {
   /** The message being handled (and committed), awaited by close. */
   private inflight: Promise<void> = Promise.resolve();
   private consumer: Consumer;
-  private topics: readonly string[] = [];
+  topics: readonly string[] = [];
 
   constructor(
     private readonly makeConsumer: () => Consumer,
     private readonly bus: KafkaMessageBus,
+    readonly group: string,
     private readonly handler: MessageHandler,
     private readonly options: ConsumeOptions,
     private readonly maxHandlerMs: number,
@@ -204,6 +231,22 @@ class KafkaSubscription {
       headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v ?? '')])),
       offset: `${partition}:${message.offset}`,
     };
+    // The handler runs in the trace the message carries.
+    await consumeSpan('kafka', incoming, this.group, () => this.deliver(incoming));
+    // Only now is the message done for this group. A commit refused because the group is
+    // rebalancing is no failure of the message: whoever owns the partition next gets it again
+    // (at least once), and this consumer goes on rejoining.
+    try {
+      await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    } catch (err) {
+      const type = (err as { type?: string }).type ?? '';
+      if (!/REBALANCE_IN_PROGRESS|UNKNOWN_MEMBER_ID|ILLEGAL_GENERATION|NOT_COORDINATOR/.test(type)) throw err;
+      this.log?.warn({ err, topic, offset: incoming.offset }, 'offset not committed: the group is rebalancing; the message will be handled again');
+    }
+  }
+
+  private async deliver(incoming: Omit<IncomingMessage, 'attempt'>): Promise<void> {
+    const { topic } = incoming;
     const maxAttempts = this.options.maxAttempts ?? 5;
     const delay = this.options.retryDelayMs ?? 200;
     for (let attempt = 1; ; attempt++) {
@@ -221,16 +264,6 @@ class KafkaSubscription {
         }
         await sleep(delay * 2 ** (attempt - 1), this.stopping.signal);
       }
-    }
-    // Only now is the message done for this group. A commit refused because the group is
-    // rebalancing is no failure of the message: whoever owns the partition next gets it again
-    // (at least once), and this consumer goes on rejoining.
-    try {
-      await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-    } catch (err) {
-      const type = (err as { type?: string }).type ?? '';
-      if (!/REBALANCE_IN_PROGRESS|UNKNOWN_MEMBER_ID|ILLEGAL_GENERATION|NOT_COORDINATOR/.test(type)) throw err;
-      this.log?.warn({ err, topic, offset: incoming.offset }, 'offset not committed: the group is rebalancing; the message will be handled again');
     }
   }
 

@@ -8,6 +8,8 @@ import {
   type OutgoingMessage,
   type Subscription,
 } from '../ports/messageBus.js';
+import type { ConsumerLag } from '../metrics.js';
+import { consumeSpan, withTraceHeaders } from '../telemetry.js';
 import { Notifier } from './notifier.js';
 import type { SqliteDatabase } from './sqlite.js';
 
@@ -33,7 +35,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  */
 export class SqliteMessageBus implements MessageBus {
   private readonly notifier = new Notifier();
-  private readonly activeGroups = new Set<string>();
+  private readonly activeGroups = new Map<string, readonly string[]>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly stmts;
   private readonly publishTx: (topic: string, messages: readonly OutgoingMessage[]) => void;
@@ -64,6 +66,7 @@ export class SqliteMessageBus implements MessageBus {
       committed: db.prepare<[string, string], { offset: number }>(
         'SELECT "offset" FROM bus_offsets WHERE group_id = ? AND topic = ?',
       ),
+      behind: db.prepare<[string, number], { n: number }>('SELECT COUNT(*) AS n FROM bus_log WHERE topic = ? AND "offset" > ?'),
       commit: db.prepare(
         `INSERT INTO bus_offsets (group_id, topic, "offset") VALUES (?, ?, ?)
          ON CONFLICT (group_id, topic) DO UPDATE SET "offset" = excluded."offset"`,
@@ -71,7 +74,8 @@ export class SqliteMessageBus implements MessageBus {
     };
     this.publishTx = db.transaction((topic: string, messages: readonly OutgoingMessage[]) => {
       for (const m of messages) {
-        this.stmts.insert.run(topic, m.key, Buffer.from(m.value), JSON.stringify(m.headers ?? {}));
+        // The active trace goes along in the headers (W3C traceparent), unless a message names its own.
+        this.stmts.insert.run(topic, m.key, Buffer.from(m.value), JSON.stringify(withTraceHeaders(m.headers) ?? {}));
       }
     });
   }
@@ -96,7 +100,7 @@ export class SqliteMessageBus implements MessageBus {
     if (this.activeGroups.has(group)) {
       return Promise.reject(new Error(`group ${group} already has a consumer in this process`));
     }
-    this.activeGroups.add(group);
+    this.activeGroups.set(group, topics);
     const maxAttempts = options.maxAttempts ?? 5;
     const retryDelayMs = options.retryDelayMs ?? 200;
     const controller = new AbortController();
@@ -142,7 +146,8 @@ export class SqliteMessageBus implements MessageBus {
       while (!signal.aborted) {
         const rows = next.all(...topics.flatMap((t) => [t, offsets.get(t) ?? 0]));
         for (const row of rows) {
-          const handled = await handleWithRetries(row);
+          const headers = JSON.parse(row.headers) as Record<string, string>;
+          const handled = await consumeSpan('sqlite', { topic: row.topic, headers, offset: String(row.offset) }, group, () => handleWithRetries(row));
           if (!handled) return; // closed mid-message: not committed, delivered again next time
           this.stmts.commit.run(group, row.topic, row.offset);
           offsets.set(row.topic, row.offset);
@@ -164,6 +169,18 @@ export class SqliteMessageBus implements MessageBus {
     };
     this.subscriptions.add(subscription);
     return Promise.resolve(subscription);
+  }
+
+  /** Messages not yet committed by each group consuming in this process. */
+  lag(): Promise<ConsumerLag[]> {
+    const out: ConsumerLag[] = [];
+    for (const [group, topics] of this.activeGroups) {
+      for (const topic of topics) {
+        const committed = this.stmts.committed.get(group, topic)?.offset ?? 0;
+        out.push({ group, topic, lag: this.stmts.behind.get(topic, committed)?.n ?? 0 });
+      }
+    }
+    return Promise.resolve(out);
   }
 
   ping(): Promise<void> {

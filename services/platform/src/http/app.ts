@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { finiteNumbers } from './schemas.js';
+import { observe } from './observability.js';
 import { problemPlugin, sendProblem } from './problem.js';
 
 /** Uploads (multipart /analyze, tus /uploads) may take long; only the idle timeout applies to them. */
@@ -42,7 +43,7 @@ export interface HttpAppOptions {
  * The HTTP core every Baret server shares (the gateway, and each service process of the
  * distributed run): request ids, problem+json errors (router errors included), schema validation
  * that refuses non-finite numbers, and the timeouts that keep slow clients from holding
- * connections.
+ * connections; a trace span and latency histogram per request, and `/metrics` (docs/adr/0014).
  */
 export async function createHttpApp(
   config: Pick<Config, 'TRUST_PROXY' | 'HTTP_IDLE_TIMEOUT_MS' | 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_BODY_TIMEOUT_MS'>,
@@ -80,5 +81,6 @@ export async function createHttpApp(
   bodyDeadline(app, config.HTTP_BODY_TIMEOUT_MS);
 
   await app.register(problemPlugin);
+  observe(app);
   return app;
 }

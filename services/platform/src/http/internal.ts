@@ -3,6 +3,7 @@ import type { QuotaClient, QuotaView, ReservationOutcome, TaskCatalogClient, Use
 import { UnauthorizedError } from '../errors.js';
 import type { AuthResolvers, Principal } from './auth.js';
 import { SERVICE_HEADER, signServiceToken } from './serviceToken.js';
+import { SpanKind, traceHeaders, withSpan } from '../telemetry.js';
 
 /** API keys are told from JWTs by this prefix (identity issues them). */
 export const API_KEY_PREFIX = 'baret_';
@@ -37,8 +38,17 @@ export class ServiceClient {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  /** The JSON body of a 2xx answer; `null` for a 404 when `allow404`. */
-  async call<T>(method: string, path: string, body?: unknown, opts: { allow404?: boolean; attempts?: number } = {}): Promise<T | null> {
+  /** The JSON body of a 2xx answer; `null` for a 404 when `allow404`. One client span, its context sent along. */
+  call<T>(method: string, path: string, body?: unknown, opts: { allow404?: boolean; attempts?: number } = {}): Promise<T | null> {
+    const route = path.split('?')[0]!.replace(/\/[^/]*[0-9@%][^/]*/g, '/:id');
+    return withSpan(
+      `${method} ${this.service}${route}`,
+      { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, 'server.address': this.service, 'url.path': path.split('?')[0] } },
+      () => this.send<T>(method, path, body, opts),
+    );
+  }
+
+  private async send<T>(method: string, path: string, body: unknown, opts: { allow404?: boolean; attempts?: number }): Promise<T | null> {
     const attempts = opts.attempts ?? 4;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
@@ -47,6 +57,7 @@ export class ServiceClient {
           method,
           headers: {
             [SERVICE_HEADER]: signServiceToken(this.secret, { iss: this.caller }),
+            ...traceHeaders(),
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),

@@ -3,8 +3,10 @@
  * displayed (rotation applied, non-square pixels made square)?
  */
 import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
 import { UnsupportedMediaTypeError } from '../errors.js';
 import type { ProbedVideo as VideoInfo } from '../clients.js';
+import { withSpan } from '../telemetry.js';
 
 /** Binary paths; overridable for machines where ffmpeg lives elsewhere. */
 export const FFPROBE_PATH = process.env.FFPROBE_PATH ?? 'ffprobe';
@@ -66,6 +68,20 @@ export function runProcess(
   args: string[],
   opts: { signal?: AbortSignal; onStdout?: (chunk: Buffer) => void } = {},
 ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+  // One span per ffmpeg/ffprobe run (docs/adr/0014): frame sampling and probing show in the job's trace.
+  const name = basename(cmd);
+  return withSpan(name, { attributes: { 'process.executable.name': name, 'process.command_args': args.join(' ').slice(0, 1000) } }, async (span) => {
+    const result = await spawnCollect(cmd, args, opts);
+    span.setAttribute('process.exit.code', result.code ?? -1);
+    return result;
+  });
+}
+
+function spawnCollect(
+  cmd: string,
+  args: string[],
+  opts: { signal?: AbortSignal; onStdout?: (chunk: Buffer) => void },
+): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
     const out: Buffer[] = [];
@@ -105,7 +121,15 @@ function rotationOf(stream: FfprobeStream): number {
  * Probes a file with ffprobe. Throws `NotAVideoError` when it has no decodable video stream, is a
  * still image, or has no positive duration.
  */
-export async function probeVideo(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
+export function probeVideo(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
+  return withSpan('video.probe', {}, async (span) => {
+    const video = await probe(path, signal);
+    span.setAttributes({ 'baret.video.duration_s': video.durationSec, 'baret.video.width': video.width, 'baret.video.height': video.height });
+    return video;
+  });
+}
+
+async function probe(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
   const { code, stdout, stderr } = await runProcess(
     FFPROBE_PATH,
     ['-v', 'error', '-protocol_whitelist', 'file', '-print_format', 'json', '-show_format', '-show_streams', path],

@@ -51,6 +51,8 @@ export interface MessageBus {
   ): Promise<Subscription>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Messages each consumer group of this process has not handled yet, per topic (for /metrics). */
+  lag?(): Promise<Array<{ group: string; topic: string; lag: number }>>;
 }
 
 export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;
