@@ -7,14 +7,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The detector's worker thread (services/analysis/src/engine/detectorPool.ts) loads
+// `detectorThread.js` from beside the bundle that starts it: every bundle that holds the analysis.
+const detectorThread = { out: 'detectorThread', in: 'services/analysis/src/engine/detectorThread.ts' };
 const entries = {
   identity: ['main'],
   quota: ['main'],
   job: ['main'],
-  analysis: ['main'],
+  analysis: ['main', detectorThread],
   notification: ['main'],
   gateway: ['main'],
-  standalone: ['main', 'admin-cli'],
+  standalone: ['main', 'admin-cli', detectorThread],
 };
 
 /** Bare imports other than the workspace's own packages stay imports of node_modules. */
@@ -31,7 +34,7 @@ await Promise.all(
     const outdir = join(root, 'services', service, 'dist');
     rmSync(outdir, { recursive: true, force: true });
     await build({
-      entryPoints: names.map((n) => join(root, 'services', service, 'src', `${n}.ts`)),
+      entryPoints: names.map((n) => (typeof n === 'string' ? { out: n, in: join(root, 'services', service, 'src', `${n}.ts`) } : { out: n.out, in: join(root, n.in) })),
       outdir,
       bundle: true,
       platform: 'node',
