@@ -20,7 +20,7 @@ export async function sizeOf(file: string): Promise<{ width: number; height: num
 }
 
 /** Detections for every photo (from the cache where present), in pixels of the original photo. */
-export async function detectAll(photos: TrainingPhoto[], log = (s: string) => process.stderr.write(s)): Promise<Detections> {
+export async function detectAll(photos: TrainingPhoto[], log: (s: string) => void = (s) => process.stderr.write(s)): Promise<Detections> {
   const cache = (await readJsonCache<Detections>('detections.json')) ?? {};
   const todo = photos.filter((p) => !(photoKey(p) in cache));
   if (todo.length > 0) await warmUpDetector();
