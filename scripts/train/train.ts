@@ -18,7 +18,7 @@ import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { buildSamples, calibrate, rng, type Sample } from './samples.js';
 
 const SEED = 11;
-const EPOCHS = Number(process.env.BARET_TRAIN_EPOCHS ?? 60);
+const EPOCHS = Number(process.env.BARET_TRAIN_EPOCHS ?? 40);
 const HIDDEN = 32;
 const BATCH = 64;
 
@@ -153,7 +153,7 @@ async function main(): Promise<void> {
   const bare = curve(headModel, hold(head), 1);
   const vest = curve(torsoModel, hold(torso), 0);
   const none = curve(torsoModel, hold(torso), 1);
-  const picks = { hat: pick(hat, 0.95), bare: pick(bare, 0.9), vest: pick(vest, 0.93), none: pick(none, 0.93) };
+  const picks = { hat: pick(hat, 0.95), bare: pick(bare, 0.9), vest: pick(vest, 0.9), none: pick(none, 0.9) };
   const accuracy = (m: MlpModel, list: Sample[]): number =>
     list.filter((s) => {
       const p = predictMlp(m, s.features);

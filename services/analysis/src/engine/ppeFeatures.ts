@@ -140,10 +140,11 @@ function category(r: number, g: number, b: number): number {
 
 /**
  * Features of a crop: per cell of a `rows`×`cols` grid the mean L*, a*, b* and the spread of L*;
- * per horizontal band (`bands` of them) the fraction of each colour category; and a 4×4-cell,
+ * per horizontal band (`bands` of them) the fraction of each colour category; a `thumb`×`thumb`
+ * thumbnail of L*, a*, b*; and a 4×4-cell,
  * 9-bin histogram of oriented gradients of the lightness, each cell normalised.
  */
-export function cropFeatures(crop: Crop, grid: { rows: number; cols: number; bands: number }): Float32Array {
+export function cropFeatures(crop: Crop, grid: { rows: number; cols: number; bands: number; thumb: number }): Float32Array {
   const { width, height, data } = crop;
   const n = width * height;
   const L = new Float32Array(n);
@@ -194,6 +195,26 @@ export function cropFeatures(crop: Crop, grid: { rows: number; cols: number; ban
     const total = (y1 - y0) * width;
     for (const c of counts) out.push(c / total);
   }
+  // A thumbnail of the lightness and colour (thumb × thumb cells of L*, a*, b*).
+  const t = grid.thumb;
+  for (let ty = 0; ty < t; ty++) {
+    for (let tx = 0; tx < t; tx++) {
+      let sl = 0;
+      let sa = 0;
+      let sb = 0;
+      let k = 0;
+      for (let y = Math.floor((ty * height) / t); y < Math.floor(((ty + 1) * height) / t); y++) {
+        for (let x = Math.floor((tx * width) / t); x < Math.floor(((tx + 1) * width) / t); x++) {
+          const p = y * width + x;
+          sl += L[p]!;
+          sa += A[p]!;
+          sb += B[p]!;
+          k++;
+        }
+      }
+      out.push(sl / k / 100, sa / k / 100, sb / k / 100);
+    }
+  }
   // Histogram of oriented gradients (unsigned, 9 bins) on L*, 4×4 cells.
   const bins = 9;
   const cellsX = 4;
@@ -222,12 +243,12 @@ export function cropFeatures(crop: Crop, grid: { rows: number; cols: number; ban
   return Float32Array.from(out);
 }
 
-/** The head's features: a 4×3 colour grid, 4 colour bands (crown to chin), gradients. */
+/** The head's features: a 4×3 colour grid, 4 colour bands (crown to chin), an 8×8 thumbnail, gradients. */
 export function headFeatures(img: RawImage, rect: Rect, flip = false): Float32Array {
-  return cropFeatures(resampleCrop(img, rect, HEAD_CROP.width, HEAD_CROP.height, flip), { rows: 4, cols: 3, bands: 4 });
+  return cropFeatures(resampleCrop(img, rect, HEAD_CROP.width, HEAD_CROP.height, flip), { rows: 4, cols: 3, bands: 4, thumb: 8 });
 }
 
 /** The torso's features: a 3×2 colour grid, 3 colour bands, gradients. */
 export function torsoFeatures(img: RawImage, rect: Rect, flip = false): Float32Array {
-  return cropFeatures(resampleCrop(img, rect, TORSO_CROP.width, TORSO_CROP.height, flip), { rows: 3, cols: 2, bands: 3 });
+  return cropFeatures(resampleCrop(img, rect, TORSO_CROP.width, TORSO_CROP.height, flip), { rows: 3, cols: 2, bands: 3, thumb: 0 });
 }
