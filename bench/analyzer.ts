@@ -16,7 +16,9 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { detectPersonsRaw, warmUpDetector, type RawImage } from '../services/analysis/src/engine/detector.js';
 import { analyzePersons, analyzePersonsByColour } from '../services/analysis/src/engine/ppe.js';
-import { formatTable, MEASURES, measureFolder, tally, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
+import { listTrainingPhotos, SUBSETS } from '../scripts/train/data.js';
+import { sizeOf } from '../scripts/train/detect.js';
+import { formatTable, labelTextFor, MEASURES, measureFolder, measurePhotos, tally, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
 
 export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? sharedDataDir('ppe-photos');
 
@@ -56,6 +58,23 @@ export async function measureAnalyzer(judge: Judge = 'learned', datasets = Objec
   }
   byDataset.all = tally(images, [...MEASURES]);
   return { judge, images, byDataset, msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length) };
+}
+
+/**
+ * The same image-level measures on the hold-out fold of the training photos (15 % by name hash,
+ * never trained on, used only to pick the thresholds): a second unseen set on which neither judge
+ * was calibrated (the colour thresholds were calibrated on ppe-photos).
+ */
+export async function measureTrainingHoldout(judge: Judge): Promise<Awaited<ReturnType<typeof measurePhotos>>> {
+  await warmUpDetector();
+  const photos = (await listTrainingPhotos(sizeOf)).filter((p) => p.fold === 'holdout');
+  const labelled = [];
+  for (const p of photos) {
+    const c = SUBSETS[p.subset]!;
+    const labelText = await labelTextFor(path.join(path.dirname(path.dirname(p.imagePath)), 'labels'), p.file);
+    labelled.push({ image: p.imagePath, labelText, classes: { helmet: c.helmet, bareHead: c.bare, vest: c.vest ?? undefined, noVest: c.noVest ?? undefined } });
+  }
+  return measurePhotos(labelled, judge);
 }
 
 /** Whether the figures meet a target (n/a counts as not met). */
@@ -109,6 +128,15 @@ export async function runAnalyzerBench(): Promise<{ before: JudgeResult; after: 
     console.log(`${m.padEnd(20)} ${`${t.precision}/${t.recall}`.padEnd(11)} ${pct(b?.precision)} /${pct(b?.recall)}  ${pct(a?.precision)} /${pct(a?.recall)}  ${meets(a, m) ? 'yes' : 'NO'}`);
   }
   console.log(`time per image (detector + judge): before ${before.msPerImage.toFixed(0)} ms, after ${after.msPerImage.toFixed(0)} ms`);
+  const holdBefore = await measureTrainingHoldout('colour');
+  const holdAfter = await measureTrainingHoldout('learned');
+  console.log(`\ntraining hold-out fold (${holdAfter.images.length} photos of ppe-training, never trained on; hi-vis only where labelled):`);
+  console.log(`${'measure'.padEnd(20)} ${'before P / R'.padEnd(14)} ${'after P / R'.padEnd(14)}`);
+  for (const m of MEASURES) {
+    const b = holdBefore.measures[m];
+    const a = holdAfter.measures[m];
+    console.log(`${m.padEnd(20)} ${pct(b?.precision)} /${pct(b?.recall)}  ${pct(a?.precision)} /${pct(a?.recall)}`);
+  }
   const w = await msPerWorker();
   console.log(`judge alone per worker crop (${w.workers} workers): learned ${w.learned.toFixed(2)} ms, colour ${w.colour.toFixed(2)} ms`);
   return { before, after };

@@ -123,6 +123,38 @@ export async function labelTextFor(labelsDir: string, imageFile: string): Promis
   return readFile(path.join(labelsDir, imageFile.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
 }
 
+/** One photo to measure: its path, its label text and the class ids of its label set. */
+export interface LabelledPhoto {
+  image: string;
+  labelText: string;
+  classes: ClassIds;
+}
+
+/** Runs photos through the analyzer and measures them (measures: those every photo's classes allow). */
+export async function measurePhotos(
+  photos: LabelledPhoto[],
+  judgeName: Judge = 'learned',
+  onProgress?: (done: number, total: number, file: string) => void,
+): Promise<FolderResult> {
+  const judge = JUDGES[judgeName];
+  const images: ImageOutcome[] = [];
+  for (const [i, photo] of photos.entries()) {
+    const measures = measuresFor(photo.classes);
+    const truth = truthOf(photo.labelText, photo.classes);
+    const frame = await asJobFrame(photo.image);
+    const started = performance.now();
+    const persons = await analyzePpeRaw(frame, judge);
+    const ms = performance.now() - started;
+    images.push({ file: path.basename(photo.image), truth, predicted: predictionOf(persons, measures), persons: persons.length, ms });
+    onProgress?.(i + 1, photos.length, path.basename(photo.image));
+  }
+  return {
+    measures: tally(images, [...MEASURES]),
+    images,
+    msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length),
+  };
+}
+
 /** Runs every image of `imagesDir` through the analyzer and measures it against `labelsDir`. */
 export async function measureFolder(opts: {
   imagesDir: string;
@@ -132,27 +164,15 @@ export async function measureFolder(opts: {
   limit?: number;
   onProgress?: (done: number, total: number, file: string) => void;
 }): Promise<FolderResult> {
-  const measures = measuresFor(opts.classes);
   const files = (await readdir(opts.imagesDir))
     .filter((f) => /\.(jpe?g|png|webp|bmp|tiff?)$/i.test(f))
     .sort()
     .slice(0, opts.limit ?? Infinity);
-  const judge = JUDGES[opts.judge ?? 'learned'];
-  const images: ImageOutcome[] = [];
-  for (const [i, file] of files.entries()) {
-    const truth = truthOf(await labelTextFor(opts.labelsDir, file), opts.classes);
-    const frame = await asJobFrame(path.join(opts.imagesDir, file));
-    const started = performance.now();
-    const persons = await analyzePpeRaw(frame, judge);
-    const ms = performance.now() - started;
-    images.push({ file, truth, predicted: predictionOf(persons, measures), persons: persons.length, ms });
-    opts.onProgress?.(i + 1, files.length, file);
-  }
-  return {
-    measures: tally(images, measures),
-    images,
-    msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length),
-  };
+  const photos: LabelledPhoto[] = [];
+  for (const file of files) photos.push({ image: path.join(opts.imagesDir, file), labelText: await labelTextFor(opts.labelsDir, file), classes: opts.classes });
+  const result = await measurePhotos(photos, opts.judge, opts.onProgress);
+  const measures = measuresFor(opts.classes);
+  return { ...result, measures: Object.fromEntries(Object.entries(result.measures).filter(([m]) => measures.includes(m as MeasureName))) };
 }
 
 function pct(v: number | null): string {

@@ -416,9 +416,9 @@ function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'
  * worn on the torso (`seen` / `absent` / `unknown`). Boxes are in pixels of the input image;
  * `scores` holds the measurements behind each verdict (in working pixels).
  */
-export async function analyzePpe(jpeg: Buffer): Promise<{ width: number; height: number; persons: PpePerson[] }> {
+export async function analyzePpe(jpeg: Buffer, judge: (img: RawImage, persons: PersonDetection[]) => PpePerson[] = analyzePersons): Promise<{ width: number; height: number; persons: PpePerson[] }> {
   const decoded = await decodeImage(jpeg);
   const persons = await detectPersonsRaw(decoded.work);
-  const analysed = analyzePersons(decoded.work, persons).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
+  const analysed = judge(decoded.work, persons).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
   return { width: decoded.width, height: decoded.height, persons: analysed };
 }
