@@ -1,9 +1,11 @@
 /**
- * Measures the offline analyzer on the labelled PPE photographs (`../shared/data/ppe-photos`,
- * see its README). Each image goes through the same code path as a job: it becomes a one-cell
- * `Composite` and `OfflineAnalyzer.analyzeComposite` judges it. Image-level truth from the YOLO
- * labels: "hard hat seen" = a helmet box, "bare head seen" = a no_helmet box, "vest seen" = a vest
- * box (safety-vest-v4 class 1, safety-gear-test class 1 apron).
+ * Measures the offline analyzer on the labelled PPE photographs (`../shared/data/ppe-photos`, see
+ * its README; never trained on). Each photo goes through the code path of a job's frame
+ * (scripts/eval/measure.ts: JPEG → RGB → `analyzePpeRaw`, the detector and PPE judge of
+ * `OfflineAnalyzer`), once with the earlier colour thresholds ("before") and once with the learned
+ * classifier ("after"). Image-level precision and recall for hard hat worn / not worn and hi-vis
+ * worn / not worn, per data set and overall, against the targets of issue 11; then the cost of the
+ * classifier per worker crop.
  *
  * Run alone with `npx tsx bench/analyzer.ts`, or through `npm run bench`.
  */
@@ -12,163 +14,132 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
-import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { OfflineAnalyzer } from '../services/analysis/src/engine/offlineAnalyzer.js';
-import type { Composite } from '../services/analysis/src/engine/types.js';
+import { detectPersonsRaw, warmUpDetector, type RawImage } from '../services/analysis/src/engine/detector.js';
+import { analyzePersons, analyzePersonsByColour } from '../services/analysis/src/engine/ppe.js';
+import { listTrainingPhotos, SUBSETS } from '../scripts/train/data.js';
+import { sizeOf } from '../scripts/train/detect.js';
+import { formatTable, labelTextFor, MEASURES, measureFolder, measurePhotos, tally, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
 
 export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? sharedDataDir('ppe-photos');
 
-/** Label classes per data set: which YOLO class ids mean helmet, bare head, vest. */
-const DATASETS: Record<string, { helmet: number; bare: number; vest: number }> = {
-  'safety-vest-v4': { helmet: 0, bare: 2, vest: 1 },
-  'safety-gear-test': { helmet: 0, bare: 3, vest: 1 },
+/** Label classes per data set (ppe-photos README). safety-gear-test's "apron" is its hi-vis vest. */
+export const DATASETS: Record<string, Required<ClassIds>> = {
+  'safety-vest-v4': { helmet: 0, bareHead: 2, vest: 1, noVest: 3 },
+  'safety-gear-test': { helmet: 0, bareHead: 3, vest: 1, noVest: 4 },
 };
 
-const HAT = 'bench-hard-hat';
-const VEST = 'bench-hi-vis';
-const OTHER = 'bench-gloves';
+/** Issue 11's targets: precision and recall floors. */
+export const TARGETS: Record<MeasureName, { precision: number; recall: number }> = {
+  'hard hat worn': { precision: 0.9, recall: 0.9 },
+  'hard hat not worn': { precision: 0.85, recall: 0.8 },
+  'hi-vis worn': { precision: 0.9, recall: 0.9 },
+  'hi-vis not worn': { precision: 0.85, recall: 0.85 },
+};
 
-type Measure = 'hard hat seen' | 'bare head seen' | 'vest seen' | 'hard hat missing (product rule)';
-const MEASURES: Measure[] = ['hard hat seen', 'bare head seen', 'vest seen', 'hard hat missing (product rule)'];
-
-interface Counts {
-  tp: number;
-  fp: number;
-  fn: number;
-  tn: number;
+export interface JudgeResult {
+  judge: Judge;
+  images: Array<ImageOutcome & { dataset: string }>;
+  byDataset: Record<string, Partial<Record<MeasureName, MeasureFigures>>>;
+  msPerImage: number;
 }
 
-/** One image's truth and prediction. */
-export interface ImageOutcome {
-  dataset: string;
-  file: string;
-  truth: Record<Measure, boolean>;
-  predicted: Record<Measure, boolean>;
-  persons: number;
-  ms: number;
-}
-
-/** Precision and recall per measure, per data set and overall. */
-export interface AnalyzerBenchResult {
-  initMs: number;
-  images: ImageOutcome[];
-  table: Array<{ dataset: string; measure: Measure; precision: number; recall: number } & Counts>;
-  msPerImage: { mean: number; p50: number; p95: number };
-}
-
-function truthOf(labels: string, cls: { helmet: number; bare: number; vest: number }): Record<Measure, boolean> {
-  const ids = new Set(
-    labels
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .map((l) => Number(l.split(/\s+/)[0])),
-  );
-  return {
-    'hard hat seen': ids.has(cls.helmet),
-    'bare head seen': ids.has(cls.bare),
-    'vest seen': ids.has(cls.vest),
-    // The product marks the hard hat missing only when a bare head and no hat is seen.
-    'hard hat missing (product rule)': ids.has(cls.bare) && !ids.has(cls.helmet),
-  };
-}
-
-/** Builds the one-cell composite a job would hand to the analyzer for this photograph. */
-async function oneCellComposite(file: string): Promise<Composite> {
-  const { data, info } = await sharp(await readFile(file)).rotate().jpeg({ quality: 90 }).toBuffer({ resolveWithObject: true });
-  return {
-    index: 0,
-    jpeg: data,
-    width: info.width,
-    height: info.height,
-    cells: [{ frameIndex: 0, timeSec: 0, x: 0, y: 0, width: info.width, height: info.height }],
-  };
-}
-
-function ratio(a: number, b: number): number {
-  return b === 0 ? Number.NaN : a / b;
-}
-
-/** Runs every labelled image through the offline analyzer and scores it. */
-export async function measureAnalyzer(photosDir = PHOTOS_DIR, datasets = Object.keys(DATASETS), limit = Infinity): Promise<AnalyzerBenchResult> {
-  const { initMs } = await warmUpDetector();
-  const analyzer = new OfflineAnalyzer({ hardHatCodes: [HAT], hiVisCodes: [VEST], fallbackTaskSlug: 'bench' });
-  const equipment = [HAT, VEST, OTHER].map((code) => ({ code, title: code }));
-  const images: ImageOutcome[] = [];
+/** Runs the labelled photos of the given data sets through the analyzer with one judge. */
+export async function measureAnalyzer(judge: Judge = 'learned', datasets = Object.keys(DATASETS), photosDir = PHOTOS_DIR, limit?: number): Promise<JudgeResult> {
+  await warmUpDetector();
+  const images: JudgeResult['images'] = [];
+  const byDataset: JudgeResult['byDataset'] = {};
   for (const dataset of datasets) {
-    const cls = DATASETS[dataset];
-    if (!cls) throw new Error(`unknown data set ${dataset}`);
+    const classes = DATASETS[dataset];
+    if (!classes) throw new Error(`unknown data set ${dataset}`);
     const dir = path.join(photosDir, dataset);
-    const files = (await readdir(path.join(dir, 'images'))).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().slice(0, limit);
-    for (const file of files) {
-      const labels = await readFile(path.join(dir, 'labels', file.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
-      const composite = await oneCellComposite(path.join(dir, 'images', file));
-      const started = performance.now();
-      const analysis = await analyzer.analyzeComposite(composite, { equipment });
-      const ms = performance.now() - started;
-      const seen = new Set(analysis.seen.map((s) => s.code));
-      images.push({
-        dataset,
-        file,
-        truth: truthOf(labels, cls),
-        predicted: {
-          'hard hat seen': seen.has(HAT),
-          'bare head seen': analysis.findings.some((f) => f.hardHat === 'bare'),
-          'vest seen': seen.has(VEST),
-          'hard hat missing (product rule)': analysis.missing.includes(HAT),
-        },
-        persons: analysis.persons ?? 0,
-        ms,
-      });
-    }
+    const r = await measureFolder({ imagesDir: path.join(dir, 'images'), labelsDir: path.join(dir, 'labels'), classes, judge, limit });
+    byDataset[dataset] = r.measures;
+    images.push(...r.images.map((i) => ({ ...i, dataset })));
   }
-  const table: AnalyzerBenchResult['table'] = [];
-  for (const dataset of [...datasets, 'all']) {
-    const subset = images.filter((i) => dataset === 'all' || i.dataset === dataset);
-    for (const measure of MEASURES) {
-      const c: Counts = { tp: 0, fp: 0, fn: 0, tn: 0 };
-      for (const i of subset) {
-        const t = i.truth[measure];
-        const p = i.predicted[measure];
-        if (t && p) c.tp++;
-        else if (p) c.fp++;
-        else if (t) c.fn++;
-        else c.tn++;
-      }
-      table.push({ dataset, measure, precision: ratio(c.tp, c.tp + c.fp), recall: ratio(c.tp, c.tp + c.fn), ...c });
-    }
+  byDataset.all = tally(images, [...MEASURES]);
+  return { judge, images, byDataset, msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length) };
+}
+
+/**
+ * The same image-level measures on the hold-out fold of the training photos (15 % by name hash,
+ * never trained on, used only to pick the thresholds): a second unseen set on which neither judge
+ * was calibrated (the colour thresholds were calibrated on ppe-photos).
+ */
+export async function measureTrainingHoldout(judge: Judge): Promise<Awaited<ReturnType<typeof measurePhotos>>> {
+  await warmUpDetector();
+  const photos = (await listTrainingPhotos(sizeOf)).filter((p) => p.fold === 'holdout');
+  const labelled = [];
+  for (const p of photos) {
+    const c = SUBSETS[p.subset]!;
+    const labelText = await labelTextFor(path.join(path.dirname(path.dirname(p.imagePath)), 'labels'), p.file);
+    labelled.push({ image: p.imagePath, labelText, classes: { helmet: c.helmet, bareHead: c.bare, vest: c.vest ?? undefined, noVest: c.noVest ?? undefined } });
   }
-  const times = images.map((i) => i.ms).sort((a, b) => a - b);
-  const at = (q: number): number => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0;
-  return {
-    initMs,
-    images,
-    table,
-    msPerImage: { mean: times.reduce((s, t) => s + t, 0) / Math.max(1, times.length), p50: at(0.5), p95: at(0.95) },
+  return measurePhotos(labelled, judge);
+}
+
+/** Whether the figures meet a target (n/a counts as not met). */
+export function meets(f: MeasureFigures | undefined, m: MeasureName): boolean {
+  return !!f && f.precision !== null && f.recall !== null && f.precision >= TARGETS[m].precision && f.recall >= TARGETS[m].recall;
+}
+
+async function rawOf(file: string): Promise<RawImage> {
+  const { data, info } = await sharp(await readFile(file)).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+/** Milliseconds per worker of each judge alone (detections made once, then judged 5 times). */
+export async function msPerWorker(photosDir = PHOTOS_DIR, count = 30): Promise<{ workers: number; learned: number; colour: number }> {
+  const dir = path.join(photosDir, 'safety-vest-v4', 'images');
+  const files = (await readdir(dir)).sort().slice(0, count);
+  const frames: Array<{ img: RawImage; persons: Awaited<ReturnType<typeof detectPersonsRaw>> }> = [];
+  for (const f of files) {
+    const img = await rawOf(path.join(dir, f));
+    frames.push({ img, persons: await detectPersonsRaw(img) });
+  }
+  const workers = frames.reduce((s, f) => s + f.persons.length, 0);
+  const time = (judge: typeof analyzePersons): number => {
+    const started = performance.now();
+    for (let r = 0; r < 5; r++) for (const f of frames) judge(f.img, f.persons);
+    return (performance.now() - started) / (5 * Math.max(1, workers));
   };
+  time(analyzePersons);
+  return { workers, learned: time(analyzePersons), colour: time(analyzePersonsByColour) };
 }
 
-function pct(v: number): string {
-  return Number.isNaN(v) ? '  n/a' : `${(100 * v).toFixed(0).padStart(4)}%`;
+function pct(v: number | null | undefined): string {
+  return v === null || v === undefined ? '  n/a' : `${(100 * v).toFixed(0).padStart(4)}%`;
 }
 
-/** Prints the offline analyzer's precision/recall table and timings (used by `npm run bench`). */
-export async function runAnalyzerBench(): Promise<AnalyzerBenchResult> {
-  const result = await measureAnalyzer();
-  console.log('\n## Offline analyzer (human centernet+movenet on tfjs-wasm, colour heuristics)');
-  console.log(`photos: ${PHOTOS_DIR} — ${result.images.length} images, one-cell composites through OfflineAnalyzer.analyzeComposite`);
-  console.log(`detector init (wasm backend, models, warm-up): ${result.initMs.toFixed(0)} ms`);
-  console.log(
-    `time per image: mean ${result.msPerImage.mean.toFixed(0)} ms, p50 ${result.msPerImage.p50.toFixed(0)} ms, p95 ${result.msPerImage.p95.toFixed(0)} ms`,
-  );
-  console.log(`\n${'data set'.padEnd(18)} ${'measure'.padEnd(32)} precision  recall   tp  fp  fn  tn`);
-  for (const r of result.table) {
-    console.log(
-      `${r.dataset.padEnd(18)} ${r.measure.padEnd(32)} ${pct(r.precision)}     ${pct(r.recall)}  ${[r.tp, r.fp, r.fn, r.tn].map((n) => String(n).padStart(3)).join(' ')}`,
-    );
+/** Prints before/after figures for every data set and measure (used by `npm run bench`). */
+export async function runAnalyzerBench(): Promise<{ before: JudgeResult; after: JudgeResult }> {
+  const { initMs } = await warmUpDetector();
+  console.log('\n## Offline analyzer on labelled photos: colour thresholds (before) vs learned classifier (after)');
+  console.log(`photos: ${PHOTOS_DIR} (validation set, never trained on); detector init ${initMs.toFixed(0)} ms`);
+  const before = await measureAnalyzer('colour');
+  const after = await measureAnalyzer('learned');
+  for (const dataset of [...Object.keys(DATASETS), 'all']) {
+    console.log(`\n${formatTable(after.byDataset[dataset]!, `${dataset} (after)`)}`);
   }
-  console.log('"bare head seen" counts any worker judged bare-headed; the product reports the hard hat missing only when no hat is seen in the composite (last measure).');
-  return result;
+  console.log(`\n${'measure'.padEnd(20)} ${'target P/R'.padEnd(11)} ${'before P / R'.padEnd(14)} ${'after P / R'.padEnd(14)} met (after, all photos)`);
+  for (const m of MEASURES) {
+    const b = before.byDataset.all![m];
+    const a = after.byDataset.all![m];
+    const t = TARGETS[m];
+    console.log(`${m.padEnd(20)} ${`${t.precision}/${t.recall}`.padEnd(11)} ${pct(b?.precision)} /${pct(b?.recall)}  ${pct(a?.precision)} /${pct(a?.recall)}  ${meets(a, m) ? 'yes' : 'NO'}`);
+  }
+  console.log(`time per image (detector + judge): before ${before.msPerImage.toFixed(0)} ms, after ${after.msPerImage.toFixed(0)} ms`);
+  const holdBefore = await measureTrainingHoldout('colour');
+  const holdAfter = await measureTrainingHoldout('learned');
+  console.log(`\ntraining hold-out fold (${holdAfter.images.length} photos of ppe-training, never trained on; hi-vis only where labelled):`);
+  console.log(`${'measure'.padEnd(20)} ${'before P / R'.padEnd(14)} ${'after P / R'.padEnd(14)}`);
+  for (const m of MEASURES) {
+    const b = holdBefore.measures[m];
+    const a = holdAfter.measures[m];
+    console.log(`${m.padEnd(20)} ${pct(b?.precision)} /${pct(b?.recall)}  ${pct(a?.precision)} /${pct(a?.recall)}`);
+  }
+  const w = await msPerWorker();
+  console.log(`judge alone per worker crop (${w.workers} workers): learned ${w.learned.toFixed(2)} ms, colour ${w.colour.toFixed(2)} ms`);
+  return { before, after };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectPersons, type RawImage, warmUpDetector } from './detector.js';
-import { analyzePersons, analyzePpe, headGeometry, rgbToHsv, rgbToLab } from './ppe.js';
+import { analyzePersons, analyzePersonsByColour, analyzePpe, headGeometry, rgbToHsv, rgbToLab, type PpePerson } from './ppe.js';
+import { loadPpeModel } from './ppeModel.js';
 import type { Keypoint, PersonDetection } from './types.js';
 
 const FLUO_YELLOW = '#d7ff1e';
@@ -41,6 +42,13 @@ const DRAWN_PERSON: PersonDetection = {
   ],
 };
 
+/** A person too small to judge (head and torso below the minimum sizes). */
+const TINY_PERSON: PersonDetection = {
+  box: [10, 10, 6, 16],
+  score: 0.5,
+  keypoints: [k('leftEye', 13, 12), k('rightEye', 12, 12), k('nose', 12.5, 13), k('leftShoulder', 14, 16), k('rightShoulder', 11, 16), k('leftHip', 14, 22), k('rightHip', 11, 22)],
+};
+
 describe('colour helpers', () => {
   it('converts RGB to HSV and Lab', () => {
     expect(rgbToHsv(255, 0, 0)).toEqual({ h: 0, s: 1, v: 1 });
@@ -62,10 +70,10 @@ describe('colour helpers', () => {
   });
 });
 
-describe('analyzePersons on drawn workers (synthetic SVG)', () => {
+describe('analyzePersonsByColour (the earlier colour thresholds) on drawn workers (synthetic SVG)', () => {
   it('sees a yellow hard hat and a fluorescent torso', async () => {
     const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
-    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    const [p] = analyzePersonsByColour(img, [DRAWN_PERSON]);
     expect(p!.hardHat).toBe('seen');
     expect(p!.hiVis).toBe('seen');
     expect(p!.scores.hiVisYellow).toBeGreaterThan(0.8);
@@ -73,7 +81,7 @@ describe('analyzePersons on drawn workers (synthetic SVG)', () => {
 
   it('sees a bare head (dark hair) and no hi-vis on a grey torso', async () => {
     const img = await drawWorker({ crown: '#2a1d14', torso: GREY });
-    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    const [p] = analyzePersonsByColour(img, [DRAWN_PERSON]);
     expect(p!.hardHat).toBe('bare');
     expect(p!.hiVis).toBe('absent');
     expect(p!.scores.hiVis).toBe(0);
@@ -81,7 +89,7 @@ describe('analyzePersons on drawn workers (synthetic SVG)', () => {
 
   it('sees a white helmet and an orange torso', async () => {
     const img = await drawWorker({ crown: '#f4f4f0', torso: '#ff6a00' });
-    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    const [p] = analyzePersonsByColour(img, [DRAWN_PERSON]);
     expect(p!.hardHat).toBe('seen');
     expect(p!.hiVis).toBe('seen');
     expect(p!.scores.hiVisOrange).toBeGreaterThan(0.8);
@@ -89,14 +97,33 @@ describe('analyzePersons on drawn workers (synthetic SVG)', () => {
 
   it('answers unknown when the person is too small to judge', async () => {
     const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
-    const tiny: PersonDetection = {
-      box: [10, 10, 6, 16],
-      score: 0.5,
-      keypoints: [k('leftEye', 13, 12), k('rightEye', 12, 12), k('nose', 12.5, 13), k('leftShoulder', 14, 16), k('rightShoulder', 11, 16), k('leftHip', 14, 22), k('rightHip', 11, 22)],
-    };
-    const [p] = analyzePersons(img, [tiny]);
+    const [p] = analyzePersonsByColour(img, [TINY_PERSON]);
     expect(p!.hardHat).toBe('unknown');
     expect(p!.hiVis).toBe('unknown');
+  });
+});
+
+describe('analyzePersons (the learned classifier)', () => {
+  it('reports probabilities, a -1..1 hard-hat score and the judge', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    const s = p!.scores;
+    expect(s.judge).toBe('learned');
+    expect(s.hatProbability! + s.bareProbability!).toBeCloseTo(1, 6);
+    expect(s.hardHat).toBeCloseTo(s.hatProbability! - s.bareProbability!, 6);
+    expect(s.hiVis).toBe(s.hiVisProbability);
+    const T = loadPpeModel().thresholds;
+    expect(p!.hardHat).toBe(s.hatProbability! >= T.hatSeen ? 'seen' : s.bareProbability! >= T.bareSeen ? 'bare' : 'unknown');
+  });
+
+  it('answers unknown, without probabilities, for a person too small or placed by the box alone', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const [small, boxOnly] = analyzePersons(img, [TINY_PERSON, { ...DRAWN_PERSON, keypoints: [] }]);
+    expect(small!.hardHat).toBe('unknown');
+    expect(small!.hiVis).toBe('unknown');
+    expect(small!.scores.hatProbability).toBeUndefined();
+    expect(boxOnly!.hardHat).toBe('unknown');
+    expect(boxOnly!.scores.hatProbability).toBeUndefined();
   });
 });
 
@@ -130,15 +157,24 @@ describe('analyzePpe on a photograph with a painted torso', () => {
     return sharp(photo).composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 92 }).toBuffer();
   }
 
-  it('reports hi-vis seen on a fluorescent-yellow torso and absent on a grey one', async () => {
-    const yellow = await analyzePpe(await painted(FLUO_YELLOW));
-    const grey = await analyzePpe(await painted(GREY));
-    const worker = (r: typeof yellow) =>
-      r.persons.find((p) => p.box[0] <= torso.x + torso.w / 2 && p.box[0] + p.box[2] >= torso.x + torso.w / 2);
+  it('colour thresholds: hi-vis seen on a fluorescent-yellow torso and absent on a grey one', async () => {
+    const yellow = await analyzePpe(await painted(FLUO_YELLOW), analyzePersonsByColour);
+    const grey = await analyzePpe(await painted(GREY), analyzePersonsByColour);
     expect(worker(yellow)?.hiVis).toBe('seen');
     expect(worker(grey)?.hiVis).toBe('absent');
-    // The head is untouched: the worker's yellow hard hat is seen in both.
+  });
+
+  it('learned classifier: a grey torso is not hi-vis, and the untouched yellow hard hat is seen in both', async () => {
+    // A flat painted rectangle has no vest texture: the learned torso model answers `unknown` for
+    // the yellow one (measured), which is why only the grey one is asserted here.
+    const yellow = await analyzePpe(await painted(FLUO_YELLOW));
+    const grey = await analyzePpe(await painted(GREY));
+    expect(worker(grey)?.hiVis).not.toBe('seen');
     expect(worker(yellow)?.hardHat).toBe('seen');
     expect(worker(grey)?.hardHat).toBe('seen');
   });
+
+  function worker(r: Awaited<ReturnType<typeof analyzePpe>>): PpePerson | undefined {
+    return r.persons.find((p) => p.box[0] <= torso.x + torso.w / 2 && p.box[0] + p.box[2] >= torso.x + torso.w / 2);
+  }
 });

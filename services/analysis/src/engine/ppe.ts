@@ -1,14 +1,20 @@
 /**
- * Colour heuristics for personal protective equipment on detected persons: a hard hat on the head
- * region and high-visibility clothing on the torso region. Regions come from body keypoints
- * (eyes, ears, nose, shoulders, hips) with fallbacks from the person box.
+ * Personal protective equipment on detected persons: a hard hat on the head and high-visibility
+ * clothing on the torso. Regions come from body keypoints (eyes, ears, nose, shoulders, hips) with
+ * fallbacks from the person box.
  *
- * These are hand-written image statistics, not a trained PPE model: they answer `unknown` when a
- * region is too small or its evidence is ambiguous, and the thresholds were calibrated on the
- * labelled photographs in `../shared/data/ppe-photos` (see `bench/analyzer.ts`).
+ * The verdicts come from a learned classifier (`ppeModel.ts`, trained by `npm run train` on
+ * `../shared/data/ppe-training`, see `services/analysis/models/MODEL_CARD.md`): a head crop is
+ * judged hard hat / bare / cannot tell, a torso crop hi-vis / none / cannot tell. The earlier
+ * hand-written colour thresholds stay available as {@link analyzePersonsByColour} for comparison
+ * (`npm run bench`); their colour statistics are still reported in `scores`.
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
+import { headCropRect, headFeatures, rgbToHsv, rgbToLab, torsoFeatures, type Rect } from './ppeFeatures.js';
+import { loadPpeModel, predictMlp } from './ppeModel.js';
+
+export { rgbToHsv, rgbToLab };
 import type { Keypoint, PersonDetection } from './types.js';
 
 /** Hard-hat verdict for one person. */
@@ -32,7 +38,10 @@ export interface PpeScores {
   hairPixels: number;
   /** Crown band: how uniform the colour is (1 = one flat colour). Reported only: it did not separate hats from hair on the labelled photographs. */
   uniformity: number;
-  /** Hard-hat score: `hatPixels − ½ (skinPixels + hairPixels)`, −1..1 (see {@link PPE_THRESHOLDS}). */
+  /**
+   * Hard-hat score, −1..1: with the learned model `p(hat) − p(bare)`; with the colour thresholds
+   * `hatPixels − ½ (skinPixels + hairPixels)` (see {@link PPE_THRESHOLDS}).
+   */
   hardHat: number;
   /** Torso height in working pixels. */
   torsoHeightPx: number;
@@ -40,8 +49,16 @@ export interface PpeScores {
   hiVisYellow: number;
   /** Torso box: fluorescent orange/red-orange pixels. */
   hiVisOrange: number;
-  /** Hi-vis score: `hiVisYellow + hiVisOrange` (see {@link PPE_THRESHOLDS}). */
+  /** Hi-vis score, 0..1: with the learned model `p(hi-vis)`; with the colour thresholds `hiVisYellow + hiVisOrange`. */
   hiVis: number;
+  /** Which judge gave the verdicts. */
+  judge: 'learned' | 'colour';
+  /** Learned model: probability that the head wears a hard hat (absent when the head was not judged). */
+  hatProbability?: number;
+  /** Learned model: probability that the head is bare. */
+  bareProbability?: number;
+  /** Learned model: probability that the torso wears hi-vis clothing (absent when the torso was not judged). */
+  hiVisProbability?: number;
 }
 
 /** PPE findings for one detected person. */
@@ -75,51 +92,6 @@ interface Hsv {
   h: number;
   s: number;
   v: number;
-}
-
-/** RGB (0..255) to HSV with hue in degrees (0..360) and s, v in 0..1. */
-export function rgbToHsv(r: number, g: number, b: number): Hsv {
-  const max = Math.max(r, g, b);
-  const min = Math.min(r, g, b);
-  const d = max - min;
-  let h = 0;
-  if (d > 0) {
-    if (max === r) h = 60 * (((g - b) / d) % 6);
-    else if (max === g) h = 60 * ((b - r) / d + 2);
-    else h = 60 * ((r - g) / d + 4);
-  }
-  if (h < 0) h += 360;
-  return { h, s: max === 0 ? 0 : d / max, v: max / 255 };
-}
-
-function srgbToLinear(c: number): number {
-  const x = c / 255;
-  return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-}
-
-function labF(t: number): number {
-  return t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116;
-}
-
-/** sRGB (0..255) to CIE L*a*b* (D65). */
-export function rgbToLab(r: number, g: number, b: number): [number, number, number] {
-  const R = srgbToLinear(r);
-  const G = srgbToLinear(g);
-  const B = srgbToLinear(b);
-  const x = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047;
-  const y = 0.2126 * R + 0.7152 * G + 0.0722 * B;
-  const z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
-  const fx = labF(x);
-  const fy = labF(y);
-  const fz = labF(z);
-  return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
-}
-
-interface Rect {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
 }
 
 function clipRect(r: Rect, img: RawImage): Rect | null {
@@ -289,7 +261,7 @@ function isFluoOrange(c: Hsv): boolean {
 }
 
 /** Torso box in working pixels, from shoulders and hips, or from the person box. */
-function torsoRect(person: PersonDetection, head: HeadGeometry): Rect {
+export function torsoRect(person: PersonDetection, head: HeadGeometry): Rect {
   const [bx, by, bw, bh] = person.box;
   const ls = kp(person, 'leftShoulder');
   const rs = kp(person, 'rightShoulder');
@@ -327,31 +299,78 @@ function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hi
   return { hiVisYellow, hiVisOrange, hiVis: hiVisYellow + hiVisOrange };
 }
 
-/** PPE verdicts for persons already detected on a decoded working copy (working pixels). */
+/** The regions and colour statistics both judges report. */
+function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores; hs: ReturnType<typeof headStats>; ts: ReturnType<typeof torsoStats> } {
+  const head = headGeometry(person);
+  const hs = headStats(img, head);
+  const torso = torsoRect(person, head);
+  const ts = torsoStats(img, torso);
+  const scores: PpeScores = {
+    person: person.score,
+    headWidthPx: head.width,
+    headFrom: head.from,
+    hatPixels: hs?.hatPixels ?? 0,
+    skinPixels: hs?.skinPixels ?? 0,
+    hairPixels: hs?.hairPixels ?? 0,
+    uniformity: hs?.uniformity ?? 0,
+    hardHat: hs?.hardHat ?? 0,
+    torsoHeightPx: Math.max(0, torso.y1 - torso.y0),
+    hiVisYellow: ts?.hiVisYellow ?? 0,
+    hiVisOrange: ts?.hiVisOrange ?? 0,
+    hiVis: ts?.hiVis ?? 0,
+    judge: 'colour',
+  };
+  return { head, torso, scores, hs, ts };
+}
+
+/** Whether the head is large enough and placed by keypoints (a box-only guess is never judged). */
+function headJudgeable(head: HeadGeometry): boolean {
+  return head.width >= PPE_THRESHOLDS.minHeadWidthPx && head.from !== 'box';
+}
+
+/**
+ * PPE verdicts for persons already detected on a decoded working copy (working pixels), by the
+ * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`, the head is
+ * `bare` when p(bare) reaches `bareSeen`, otherwise `unknown` (also for small heads and heads
+ * placed from the box alone); likewise hi-vis `seen` / `absent` / `unknown` on the torso.
+ */
 export function analyzePersons(img: RawImage, persons: PersonDetection[]): PpePerson[] {
+  const model = loadPpeModel();
+  const T = model.thresholds;
+  return persons.map((person) => {
+    const { head, torso, scores } = measure(img, person);
+    scores.judge = 'learned';
+    let hardHat: HardHatVerdict = 'unknown';
+    scores.hardHat = 0;
+    if (headJudgeable(head)) {
+      const [pHat, pBare] = predictMlp(model.head, headFeatures(img, headCropRect(head.cx, head.eyeY, head.width))) as [number, number];
+      scores.hatProbability = pHat;
+      scores.bareProbability = pBare;
+      scores.hardHat = pHat - pBare;
+      if (pHat >= T.hatSeen) hardHat = 'seen';
+      else if (pBare >= T.bareSeen) hardHat = 'bare';
+    }
+    let hiVis: HiVisVerdict = 'unknown';
+    scores.hiVis = 0;
+    if (scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx) {
+      const [pVest, pNone] = predictMlp(model.torso, torsoFeatures(img, torso)) as [number, number];
+      scores.hiVisProbability = pVest;
+      scores.hiVis = pVest;
+      if (pVest >= T.vestSeen) hiVis = 'seen';
+      else if (pNone >= T.vestAbsent) hiVis = 'absent';
+    }
+    return { box: person.box, hardHat, hiVis, scores };
+  });
+}
+
+/** The earlier colour-threshold verdicts (kept for comparison in `npm run bench` and `npm run eval -- --judge colour`). */
+export function analyzePersonsByColour(img: RawImage, persons: PersonDetection[]): PpePerson[] {
   const T = PPE_THRESHOLDS;
   return persons.map((person) => {
-    const head = headGeometry(person);
-    const hs = headStats(img, head);
-    const torso = torsoRect(person, head);
-    const ts = torsoStats(img, torso);
-    const torsoHeightPx = Math.max(0, torso.y1 - torso.y0);
-    const scores: PpeScores = {
-      person: person.score,
-      headWidthPx: head.width,
-      headFrom: head.from,
-      hatPixels: hs?.hatPixels ?? 0,
-      skinPixels: hs?.skinPixels ?? 0,
-      hairPixels: hs?.hairPixels ?? 0,
-      uniformity: hs?.uniformity ?? 0,
-      hardHat: hs?.hardHat ?? 0,
-      torsoHeightPx,
-      hiVisYellow: ts?.hiVisYellow ?? 0,
-      hiVisOrange: ts?.hiVisOrange ?? 0,
-      hiVis: ts?.hiVis ?? 0,
-    };
+    const { head, scores, hs, ts } = measure(img, person);
+    const torsoHeightPx = scores.torsoHeightPx;
     let hardHat: HardHatVerdict = 'unknown';
-    if (hs && head.width >= T.minHeadWidthPx && head.from !== 'box') {
+    if (hs && headJudgeable(head)) {
       if (hs.hardHat >= T.hatSeen) hardHat = 'seen';
       else if (hs.hardHat <= T.hatBare && hs.skinPixels + hs.hairPixels >= 0.5) hardHat = 'bare';
     }
@@ -367,8 +386,9 @@ export function analyzePersons(img: RawImage, persons: PersonDetection[]): PpePe
 /**
  * Detects persons on an already decoded RGB image and judges their PPE (see {@link analyzePpe});
  * boxes are in pixels of `img`. Images larger than the detector's working size are downscaled.
+ * `judge` gives the verdicts (the learned classifier unless told otherwise).
  */
-export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
+export async function analyzePpeRaw(img: RawImage, judge: (img: RawImage, persons: PersonDetection[]) => PpePerson[] = analyzePersons): Promise<PpePerson[]> {
   let work = img;
   let scale = 1;
   const longest = Math.max(img.width, img.height);
@@ -383,7 +403,7 @@ export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
     scale = img.width / width;
   }
   const persons = await detectPersonsRaw(work);
-  return analyzePersons(work, persons).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
+  return judge(work, persons).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
 }
 
 function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
@@ -396,9 +416,9 @@ function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'
  * worn on the torso (`seen` / `absent` / `unknown`). Boxes are in pixels of the input image;
  * `scores` holds the measurements behind each verdict (in working pixels).
  */
-export async function analyzePpe(jpeg: Buffer): Promise<{ width: number; height: number; persons: PpePerson[] }> {
+export async function analyzePpe(jpeg: Buffer, judge: (img: RawImage, persons: PersonDetection[]) => PpePerson[] = analyzePersons): Promise<{ width: number; height: number; persons: PpePerson[] }> {
   const decoded = await decodeImage(jpeg);
   const persons = await detectPersonsRaw(decoded.work);
-  const analysed = analyzePersons(decoded.work, persons).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
+  const analysed = judge(decoded.work, persons).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
   return { width: decoded.width, height: decoded.height, persons: analysed };
 }

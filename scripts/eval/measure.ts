@@ -1,0 +1,197 @@
+/**
+ * Image-level measures of the offline analyzer on a folder of YOLO-labelled photos (`npm run eval`,
+ * `npm run bench`). Each photo goes through the path a job's frame takes in the offline analyzer:
+ * JPEG → RGB → `analyzePpeRaw` (the same person detector and PPE judge as `OfflineAnalyzer`).
+ *
+ * Truth per image: "hard hat worn" when it has a hard-hat box; "hard hat not worn" when it has a
+ * bare-head box and no hard-hat box; likewise for hi-vis with the vest / no-vest classes.
+ * Prediction per image, the same rule on the analyzer's workers: "worn" when a worker's item is
+ * `seen`; "not worn" when a worker's item is `bare` / `absent` and no worker's is `seen`.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { RawImage } from '../../services/analysis/src/engine/detector.js';
+import { analyzePersons, analyzePersonsByColour, analyzePpeRaw, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
+import { parseYoloLabels } from '../yolo.js';
+
+export const MEASURES = ['hard hat worn', 'hard hat not worn', 'hi-vis worn', 'hi-vis not worn'] as const;
+export type MeasureName = (typeof MEASURES)[number];
+
+/** Class ids of a label set; a measure whose classes are absent is left out. */
+export interface ClassIds {
+  helmet?: number;
+  bareHead?: number;
+  vest?: number;
+  noVest?: number;
+}
+
+export type Verdicts = Partial<Record<MeasureName, boolean>>;
+
+/** Which measures the given classes allow. */
+export function measuresFor(cls: ClassIds): MeasureName[] {
+  const out: MeasureName[] = [];
+  if (cls.helmet !== undefined) out.push('hard hat worn');
+  if (cls.bareHead !== undefined) out.push('hard hat not worn');
+  if (cls.vest !== undefined) out.push('hi-vis worn');
+  if (cls.noVest !== undefined) out.push('hi-vis not worn');
+  return out;
+}
+
+/** Image-level truth from a label file's text (boxes or polygons; other classes ignored). */
+export function truthOf(labelText: string, cls: ClassIds): Verdicts {
+  const ids = new Set(parseYoloLabels(labelText).map((o) => o.cls));
+  const has = (c: number | undefined): boolean => c !== undefined && ids.has(c);
+  const out: Verdicts = {};
+  for (const m of measuresFor(cls)) {
+    if (m === 'hard hat worn') out[m] = has(cls.helmet);
+    else if (m === 'hard hat not worn') out[m] = has(cls.bareHead) && !has(cls.helmet);
+    else if (m === 'hi-vis worn') out[m] = has(cls.vest);
+    else out[m] = has(cls.noVest) && !has(cls.vest);
+  }
+  return out;
+}
+
+/** Image-level prediction from the analyzer's workers, for the given measures. */
+export function predictionOf(persons: Pick<PpePerson, 'hardHat' | 'hiVis'>[], measures: MeasureName[]): Verdicts {
+  const hat = persons.some((p) => p.hardHat === 'seen');
+  const bare = persons.some((p) => p.hardHat === 'bare');
+  const vest = persons.some((p) => p.hiVis === 'seen');
+  const noVest = persons.some((p) => p.hiVis === 'absent');
+  const all: Record<MeasureName, boolean> = {
+    'hard hat worn': hat,
+    'hard hat not worn': bare && !hat,
+    'hi-vis worn': vest,
+    'hi-vis not worn': noVest && !vest,
+  };
+  return Object.fromEntries(measures.map((m) => [m, all[m]]));
+}
+
+export interface MeasureFigures {
+  precision: number | null;
+  recall: number | null;
+  tp: number;
+  fp: number;
+  fn: number;
+}
+
+/** Precision and recall per measure over images (null where undefined: nothing predicted / nothing true). */
+export function tally(outcomes: Array<{ truth: Verdicts; predicted: Verdicts }>, measures: MeasureName[]): Partial<Record<MeasureName, MeasureFigures>> {
+  const out: Partial<Record<MeasureName, MeasureFigures>> = {};
+  for (const m of measures) {
+    let tp = 0;
+    let fp = 0;
+    let fn = 0;
+    for (const o of outcomes) {
+      const t = o.truth[m] === true;
+      const p = o.predicted[m] === true;
+      if (t && p) tp++;
+      else if (p) fp++;
+      else if (t) fn++;
+    }
+    out[m] = { precision: tp + fp === 0 ? null : tp / (tp + fp), recall: tp + fn === 0 ? null : tp / (tp + fn), tp, fp, fn };
+  }
+  return out;
+}
+
+export type Judge = 'learned' | 'colour';
+const JUDGES = { learned: analyzePersons, colour: analyzePersonsByColour } as const;
+
+/** Decodes a photo the way a job's frame reaches the analyzer: a JPEG (quality 90) decoded to RGB. */
+async function asJobFrame(file: string): Promise<RawImage> {
+  const jpeg = await sharp(await readFile(file)).rotate().jpeg({ quality: 90 }).toBuffer();
+  const { data, info } = await sharp(jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+export interface ImageOutcome {
+  file: string;
+  truth: Verdicts;
+  predicted: Verdicts;
+  persons: number;
+  ms: number;
+}
+
+export interface FolderResult {
+  measures: Partial<Record<MeasureName, MeasureFigures>>;
+  images: ImageOutcome[];
+  msPerImage: number;
+}
+
+/** Label file of an image: same stem, `.txt`, in the labels folder (missing = no objects). */
+export async function labelTextFor(labelsDir: string, imageFile: string): Promise<string> {
+  return readFile(path.join(labelsDir, imageFile.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
+}
+
+/** One photo to measure: its path, its label text and the class ids of its label set. */
+export interface LabelledPhoto {
+  image: string;
+  labelText: string;
+  classes: ClassIds;
+}
+
+/** Runs photos through the analyzer and measures them (measures: those every photo's classes allow). */
+export async function measurePhotos(
+  photos: LabelledPhoto[],
+  judgeName: Judge = 'learned',
+  onProgress?: (done: number, total: number, file: string) => void,
+): Promise<FolderResult> {
+  const judge = JUDGES[judgeName];
+  const images: ImageOutcome[] = [];
+  for (const [i, photo] of photos.entries()) {
+    const measures = measuresFor(photo.classes);
+    const truth = truthOf(photo.labelText, photo.classes);
+    const frame = await asJobFrame(photo.image);
+    const started = performance.now();
+    const persons = await analyzePpeRaw(frame, judge);
+    const ms = performance.now() - started;
+    images.push({ file: path.basename(photo.image), truth, predicted: predictionOf(persons, measures), persons: persons.length, ms });
+    onProgress?.(i + 1, photos.length, path.basename(photo.image));
+  }
+  return {
+    measures: tally(images, [...MEASURES]),
+    images,
+    msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length),
+  };
+}
+
+/** Runs every image of `imagesDir` through the analyzer and measures it against `labelsDir`. */
+export async function measureFolder(opts: {
+  imagesDir: string;
+  labelsDir: string;
+  classes: ClassIds;
+  judge?: Judge;
+  limit?: number;
+  onProgress?: (done: number, total: number, file: string) => void;
+}): Promise<FolderResult> {
+  const files = (await readdir(opts.imagesDir))
+    .filter((f) => /\.(jpe?g|png|webp|bmp|tiff?)$/i.test(f))
+    .sort()
+    .slice(0, opts.limit ?? Infinity);
+  const photos: LabelledPhoto[] = [];
+  for (const file of files) photos.push({ image: path.join(opts.imagesDir, file), labelText: await labelTextFor(opts.labelsDir, file), classes: opts.classes });
+  const result = await measurePhotos(photos, opts.judge, opts.onProgress);
+  const measures = measuresFor(opts.classes);
+  return { ...result, measures: Object.fromEntries(Object.entries(result.measures).filter(([m]) => measures.includes(m as MeasureName))) };
+}
+
+function pct(v: number | null): string {
+  return v === null ? '   n/a' : `${(100 * v).toFixed(1).padStart(5)}%`;
+}
+
+/** A readable table of the measures. */
+export function formatTable(measures: FolderResult['measures'], title = ''): string {
+  const lines = [`${title.padEnd(20)}${'measure'.padEnd(20)}precision  recall     tp   fp   fn`];
+  for (const m of MEASURES) {
+    const f = measures[m];
+    if (!f) continue;
+    lines.push(`${''.padEnd(20)}${m.padEnd(20)}${pct(f.precision)}    ${pct(f.recall)}  ${[f.tp, f.fp, f.fn].map((n) => String(n).padStart(4)).join(' ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** A one-line progress bar for stderr. */
+export function progressBar(done: number, total: number, label = '', width = 30): string {
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${label}`.slice(0, 120).padEnd(120);
+}

@@ -1,0 +1,78 @@
+/**
+ * The learned PPE classifier at run time: two small multilayer perceptrons (head: hard hat / bare;
+ * torso: hi-vis / none) over the features of `ppeFeatures.ts`, with weights trained by
+ * `npm run train` (scripts/train/) and committed in `services/analysis/models/ppe-classifier.json`
+ * (see MODEL_CARD.md there). The forward pass is plain TypeScript: synchronous, no tfjs backend,
+ * a fraction of a millisecond per crop, usable in any thread.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** One dense layer: `weights[out][in]`, `bias[out]`. */
+export interface DenseLayer {
+  weights: number[][];
+  bias: number[];
+}
+
+/** A standardise → dense(relu)… → dense(softmax) classifier. */
+export interface MlpModel {
+  classes: string[];
+  featureMean: number[];
+  featureStd: number[];
+  layers: DenseLayer[];
+}
+
+/** The committed model file. */
+export interface PpeModelFile {
+  version: number;
+  head: MlpModel & { classes: ['hat', 'bare'] };
+  torso: MlpModel & { classes: ['vest', 'none'] };
+  /** Probability cut-offs of the verdicts, chosen on the training data's hold-out fold. */
+  thresholds: {
+    /** p(hat) at or above which a hard hat is `seen`. */
+    hatSeen: number;
+    /** p(bare) at or above which the head is `bare`. */
+    bareSeen: number;
+    /** p(vest) at or above which hi-vis is `seen`. */
+    vestSeen: number;
+    /** p(none) at or above which hi-vis is `absent`. */
+    vestAbsent: number;
+  };
+  /** Figures measured by the training script (reported in the model card). */
+  metrics?: Record<string, unknown>;
+}
+
+/** Where the committed weights live (next to the package's `src/`). */
+export const MODEL_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'models', 'ppe-classifier.json');
+
+let cached: PpeModelFile | null = null;
+
+/** Loads (once) the committed model. */
+export function loadPpeModel(file = MODEL_PATH): PpeModelFile {
+  if (cached && file === MODEL_PATH) return cached;
+  const model = JSON.parse(readFileSync(file, 'utf8')) as PpeModelFile;
+  if (model.version !== 1) throw new Error(`unsupported PPE model version ${String(model.version)}`);
+  if (file === MODEL_PATH) cached = model;
+  return model;
+}
+
+/** Class probabilities of `features` under `model` (softmax of the last layer). */
+export function predictMlp(model: MlpModel, features: ArrayLike<number>): number[] {
+  let x: number[] = Array.from(features, (v, i) => (v - model.featureMean[i]!) / model.featureStd[i]!);
+  model.layers.forEach((layer, li) => {
+    const last = li === model.layers.length - 1;
+    const y = new Array<number>(layer.bias.length);
+    for (let o = 0; o < layer.bias.length; o++) {
+      const w = layer.weights[o]!;
+      let s = layer.bias[o]!;
+      for (let i = 0; i < x.length; i++) s += w[i]! * x[i]!;
+      y[o] = last ? s : Math.max(0, s);
+    }
+    x = y;
+  });
+  const max = Math.max(...x);
+  const e = x.map((v) => Math.exp(v - max));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / sum);
+}
