@@ -33,6 +33,8 @@ const JobItemSchema = Type.Object({
   estimated_cost: Type.Union([Type.Number(), Type.Null()]),
   currency: Str,
   error: NullableStr,
+  job_type: Type.Optional(Str),
+  job_display_name: Type.Optional(NullableStr),
   user_email: Type.Optional(Str),
   user_full_name: Type.Optional(NullableStr),
 });
@@ -77,6 +79,12 @@ interface Deps {
   scratchDir?: string;
 }
 
+function jobTypeName(job: JobDoc, lang: Lang): string | null {
+  const names = job.result?.names?.[lang] ?? job.result?.names?.en;
+  const name = names?.job_display_name;
+  return typeof name === 'string' ? name : null;
+}
+
 /** A job as lists show it; its error text in the reader's language. */
 function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
   return {
@@ -88,6 +96,9 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
     estimated_cost: job.estimated_cost,
     currency: job.currency,
     error: job.error === null ? null : localizeMessage(job.error, lang),
+    // The task the job ran as (the chosen one, or the one found once classified), named in the reader's language.
+    job_type: typeof job.result?.job_type === 'string' ? job.result.job_type : job.params.job_type,
+    job_display_name: jobTypeName(job, lang),
     ...(withUser ? { user_email: job.user_email, user_full_name: job.user_full_name } : {}),
   };
 }

@@ -225,6 +225,8 @@ describe('job polling', () => {
 
     // free plan: JSON download disabled with the upgrade hint
     expect(within(result).getByRole('button', { name: 'JSON indir' })).toBeDisabled();
+    // the job's own page is one click away
+    expect(within(result).getByRole('link', { name: 'Raporu aç' })).toHaveAttribute('href', expect.stringMatching(/^\/dashboard\/jobs\/.+/));
     expect(within(result).getByText('JSON indirme Pro ve Kurumsal planlarda kullanılabilir.')).toBeInTheDocument();
 
     await waitFor(() => expect(meCalls).toBeGreaterThan(meBefore));

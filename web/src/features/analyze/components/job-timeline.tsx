@@ -22,7 +22,7 @@ function detail(entry: LogEntry): string | null {
   return null;
 }
 
-export function JobTimeline({ logs }: { logs: LogEntry[] }) {
+export function JobTimeline({ logs }: { logs: LogEntry[]; running?: boolean }) {
   const { t, i18n } = useTranslation();
   if (logs.length === 0) return <p className="muted small">{t('analyze.timeline.waiting')}</p>;
   return (
