@@ -1,6 +1,5 @@
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
 
 import { StatusBadge, type DisplayStatus } from '@/components/status-badge';
 import { Alert } from '@/components/ui/alert';
