@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -79,6 +79,18 @@ describe('analyze form', () => {
     expect(await screen.findByText('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.')).toBeInTheDocument();
     await chooseVideo(u);
     expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled();
+  });
+
+  it('opens the video picker with Enter as well as a click', async () => {
+    renderApp('/dashboard', { user: user() });
+    const picker = await screen.findByLabelText('Video seçin');
+    let opened = 0;
+    picker.addEventListener('click', () => opened++);
+    picker.focus();
+    fireEvent.keyDown(picker, { key: 'Enter' });
+    expect(opened).toBe(1);
+    fireEvent.keyDown(picker, { key: 'a' });
+    expect(opened).toBe(1);
   });
 
   it('disables start until a video is chosen; remove clears it; non-video files are refused', async () => {
