@@ -79,6 +79,13 @@ describe('analyze form', () => {
     expect(await screen.findByText('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.')).toBeInTheDocument();
     await chooseVideo(u);
     expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled();
+    // instead of only "contact an admin": the way to the upgrade request
+    expect(screen.getByRole('link', { name: 'Pro yükseltme talebi gönderin' })).toHaveAttribute('href', '/pricing#upgrade');
+  });
+
+  it('says how many analyses are left on which plan (translated)', async () => {
+    renderApp('/dashboard', { user: user({ quota: quota({ lifetime_used: 1 }) }) });
+    expect(await screen.findByText('Ücretsiz planında 1 analiz hakkınız kaldı.')).toBeInTheDocument();
   });
 
   it('opens the video picker with Enter as well as a click', async () => {
@@ -237,6 +244,10 @@ describe('job polling', () => {
 
     // free plan: JSON download disabled with the upgrade hint
     expect(within(result).getByRole('button', { name: 'JSON indir' })).toBeDisabled();
+    // the same video is not sent again by accident: a new video or an explicit "analyze again"
+    expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled();
+    await u.click(screen.getByRole('button', { name: 'Yeniden analiz et' }));
+    expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeEnabled();
     // the job's own page is one click away
     expect(within(result).getByRole('link', { name: 'Raporu aç' })).toHaveAttribute('href', expect.stringMatching(/^\/dashboard\/jobs\/.+/));
     expect(within(result).getByText('JSON indirme Pro ve Kurumsal planlarda kullanılabilir.')).toBeInTheDocument();

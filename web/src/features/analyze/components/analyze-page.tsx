@@ -102,6 +102,7 @@ export function AnalyzePage() {
       }
       const started = outcome.job;
       setActiveJobId(started.job_id);
+      dispatch({ type: 'Submitted' });
       // On narrow screens the job panel sits below the form: bring it into view.
       if (window.innerWidth < 1100) document.getElementById('job-panel-title')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
     } catch (error) {
@@ -155,6 +156,7 @@ export function AnalyzePage() {
           busy={busy}
           progress={progress}
           startError={startError}
+          quota={user?.quota}
           onSubmit={() => void onStart()}
         />
         <section className="card job-panel" aria-labelledby="job-panel-title">
