@@ -222,6 +222,8 @@ describe('job polling', () => {
     await waitFor(() => expect(calls).toHaveLength(2));
     expect(await screen.findByText('Çalışıyor')).toBeInTheDocument();
     expect(screen.getByText('İş başladı')).toBeInTheDocument();
+    // progress within the step
+    expect(screen.getByRole('progressbar', { name: 'Videodan kareler örnekleniyor' })).toBeInTheDocument();
 
     await act(() => vi.advanceTimersByTimeAsync(2500));
     await waitFor(() => expect(calls).toHaveLength(3));

@@ -37,6 +37,7 @@ export function AnalyzePage() {
   const [queuedNotice, setQueuedNotice] = useState(false);
   const [recent, setRecent] = useState<JobDetail[]>(() => loadRecentJobs(user?.id));
   const handledJobs = useRef(new Set<string>());
+  const scrollToPanel = useRef(false);
   const [resumeChecked, setResumeChecked] = useState(false);
 
   const poll = useJobPolling(activeJobId);
@@ -59,6 +60,16 @@ export function AnalyzePage() {
       }),
     [],
   );
+
+  // On narrow screens (phones) the job panel sits below the form: once a job starts, bring it into
+  // view, after the panel has rendered the job (so nothing moves under the scroll).
+  useEffect(() => {
+    if (!scrollToPanel.current || !activeJobId) return;
+    scrollToPanel.current = false;
+    if (!window.matchMedia?.('(max-width: 1099px)').matches) return;
+    const reduced = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    document.getElementById('job-panel')?.scrollIntoView({ behavior: reduced ? 'auto' : 'smooth', block: 'start' });
+  }, [activeJobId]);
 
   // Manual mode chosen before the task list arrived: pick the first task once it does.
   const firstTask = taskList[0]?.slug ?? null;
@@ -103,8 +114,7 @@ export function AnalyzePage() {
       const started = outcome.job;
       setActiveJobId(started.job_id);
       dispatch({ type: 'Submitted' });
-      // On narrow screens the job panel sits below the form: bring it into view.
-      if (window.innerWidth < 1100) document.getElementById('job-panel-title')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      scrollToPanel.current = true;
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
         setStartError(error.detail ? { text: error.detail } : { key: 'errors.quotaExceeded' });
@@ -159,7 +169,7 @@ export function AnalyzePage() {
           quota={user?.quota}
           onSubmit={() => void onStart()}
         />
-        <section className="card job-panel" aria-labelledby="job-panel-title">
+        <section id="job-panel" className="card job-panel" aria-labelledby="job-panel-title">
           <div className="job-panel-head">
             <h2 id="job-panel-title" className="card-title">
               {shownJob ? jobDisplayName(shownJob) : t('analyze.panel.title')}

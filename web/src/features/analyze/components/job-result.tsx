@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge } from '@/components/ui/badge';
 import { EvidenceGallery } from '@/features/analyze/components/evidence-gallery';
 import { requiredRows, type GroupStatus } from '@/features/analyze/model/result';
-import { formatCost, jobDurationSeconds, splitDuration } from '@/lib/format';
+import { durationText, formatCost, jobDurationSeconds } from '@/lib/format';
 import type { JobDetail } from '@/types/api';
 
 const STATUS_TONE = { present: 'success', missing: 'danger', notChecked: 'neutral' } as const;
@@ -20,9 +20,7 @@ function StatusCell({ status }: { status: GroupStatus }) {
 
 export function useDurationText(seconds: number | null): string {
   const { t } = useTranslation();
-  if (seconds === null) return '—';
-  const parts = splitDuration(seconds);
-  return parts.minutes > 0 ? t('duration.minutesSeconds', { minutes: parts.minutes, seconds: parts.seconds }) : t('duration.seconds', { seconds: parts.seconds });
+  return seconds === null ? '—' : durationText(t, seconds);
 }
 
 export function JobResultView({ job }: { job: JobDetail }) {
