@@ -6,6 +6,9 @@ import { requiredRows, type GroupStatus } from '@/features/analyze/model/result'
 import { durationText, formatCost, jobDurationSeconds } from '@/lib/format';
 import type { JobDetail } from '@/types/api';
 
+/** The offline analyzer names itself "baret-offline…" in model_used. */
+export const isOfflineModel = (model: string | null | undefined) => (model ?? '').startsWith('baret-offline');
+
 const STATUS_TONE = { present: 'success', missing: 'danger', notChecked: 'neutral' } as const;
 
 function StatusCell({ status }: { status: GroupStatus }) {
@@ -103,7 +106,14 @@ export function JobResultView({ job }: { job: JobDetail }) {
           <h3 id="notchecked-title" className="block-title">
             {t('analyze.result.notChecked')}
           </h3>
-          <p className="muted small">{t('analyze.result.notCheckedHint')}</p>
+          {isOfflineModel(result.model_used) ? (
+            <div className="muted small offline-why">
+              <p>{t('analyze.result.offlineWhy')}</p>
+              <p>{t('analyze.result.offlineHow')}</p>
+            </div>
+          ) : (
+            <p className="muted small">{t('analyze.result.notCheckedHint')}</p>
+          )}
           <ul className="chip-list">
             {notChecked.map((name) => (
               <li key={name} className="chip">
