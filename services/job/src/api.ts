@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import {
+  ForbiddenError,
   IdParams,
   localizeMessage,
   NotFoundError,
@@ -18,6 +19,7 @@ import {
 } from '@baret/platform';
 import type { JobDoc, StoredResult, UsageDoc } from './readModels/jobs.js';
 import { uploadIdOf } from './params.js';
+import { renderJobReport } from './report/pdf.js';
 import { receiveForm, type ReceivedUpload } from './upload.js';
 
 const Str = Type.String();
@@ -77,7 +79,13 @@ interface Deps {
   maxUploadBytes: number;
   /** Where uploads are received (the scratch folder). */
   scratchDir?: string;
+  /** The plan a user is on (the PDF report is for pro and enterprise). */
+  planOf(userId: string): Promise<string>;
+  clock?: () => Date;
 }
+
+/** Plans that may download reports (the web app gates the JSON download the same way). */
+const REPORT_PLANS = new Set(['pro', 'enterprise']);
 
 function jobTypeName(job: JobDoc, lang: Lang): string | null {
   const names = job.result?.names?.[lang] ?? job.result?.names?.en;
@@ -228,6 +236,51 @@ export const jobRoutes =
           .header('content-length', head.size)
           .header('cache-control', 'private, max-age=3600')
           .send(await deps.objects.get(key));
+      },
+    );
+
+    app.get(
+      '/jobs/:id/report.pdf',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['jobs'],
+          summary: 'The job’s report as a PDF, in Turkish or English (owner or admin; Pro and Enterprise plans)',
+          description: 'Job, date, video name, job type, required / worn / missing / not checked equipment, violations with their evidence crops, evidence frames, duration, model and cost.',
+          security: bearer,
+          params: IdParams,
+          querystring: Type.Object({ lang: Type.Optional(Type.Union([Type.Literal('tr'), Type.Literal('en')])) }),
+          produces: ['application/pdf'],
+          response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'PDF document' }), ...problems(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const job = await deps.visibleJob(principal, request.params.id);
+        if (!principal.isAdmin && !REPORT_PLANS.has((await deps.planOf(principal.userId)).trim().toLowerCase())) {
+          throw new ForbiddenError('The PDF report is available on the Pro and Enterprise plans.');
+        }
+        const lang = request.query.lang ?? preferredLang(request.headers['accept-language']);
+        // Images the result points to (evidence frames, violation crops) are read through this
+        // service's own routes, as the caller: the same authorization, wherever they are stored.
+        const { host: _host, 'content-length': _length, accept: _accept, ...headers } = request.headers;
+        const image = async (url: string): Promise<Buffer | null> => {
+          if (!url.startsWith(`/jobs/${job.id}/`)) return null;
+          const res = await app.inject({ method: 'GET', url, headers: { ...headers, accept: 'image/*' } });
+          return res.statusCode === 200 && /^image\/(jpeg|png)/.test(String(res.headers['content-type'])) ? res.rawPayload : null;
+        };
+        const pdf = await renderJobReport({
+          job: { ...listItem(job, principal.isAdmin, lang), result: presentResult(job, lang) },
+          lang,
+          image,
+          now: deps.clock?.() ?? new Date(),
+        });
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="baret-job-${job.id}-${lang}.pdf"`)
+          .header('cache-control', 'private, no-store')
+          .send(pdf);
       },
     );
 

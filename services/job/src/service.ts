@@ -282,7 +282,20 @@ export function createJobService(opts: JobOptions) {
       { name: 'jobs', description: 'Upload a video and follow its analysis' },
       { name: 'admin', description: 'Administration (admins only)' },
     ],
-    routes: jobRoutes({ submit, submitResumable, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes, scratchDir: opts.scratchDir }),
+    routes: jobRoutes({
+      submit,
+      submitResumable,
+      visibleJob,
+      cancel,
+      remove,
+      jobs,
+      usage,
+      objects,
+      maxUploadBytes: opts.maxUploadBytes,
+      scratchDir: opts.scratchDir,
+      planOf: async (userId) => (await opts.quota.getQuota(userId)).plan_name,
+      clock,
+    }),
     tasks,
   };
 
