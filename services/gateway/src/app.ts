@@ -152,7 +152,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   if (opts.uploads) await app.register(tusPlugin, { uploads: opts.uploads, maxBytes: config.UPLOAD_MAX_BYTES });
 
   if (opts.mediaDir) await app.register(mediaPlugin, { root: opts.mediaDir });
-  if (opts.webDir) await app.register(webPlugin, { root: opts.webDir });
+  if (opts.webDir) await app.register(webPlugin, { root: opts.webDir, mediaDir: opts.mediaDir });
   else app.setNotFoundHandler(notFoundProblem);
 
   return app;
