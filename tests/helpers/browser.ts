@@ -107,13 +107,16 @@ export const EXPECTED_PROBLEMS = [/\/media\/demo\.mov\)?$/, /\/favicon\.ico\)?$/
  * errors, console errors (CSP violations among them) and HTTP answers ≥ 400, except those
  * matching `ignore` (default: EXPECTED_PROBLEMS).
  */
-export async function openBrowser(options: { viewport?: { width: number; height: number }; ignore?: RegExp[]; locale?: string } = {}): Promise<BrowserSession> {
+export async function openBrowser(
+  options: { viewport?: { width: number; height: number }; ignore?: RegExp[]; locale?: string; /** lets a test inject a script tag (axe-core) past the page's CSP */ bypassCSP?: boolean } = {},
+): Promise<BrowserSession> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'baret-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: CHROMIUM_ARGS,
     viewport: options.viewport ?? { width: 1280, height: 900 },
     reducedMotion: 'reduce',
+    ...(options.bypassCSP ? { bypassCSP: true } : {}),
     ...(options.locale ? { locale: options.locale } : {}),
   });
   const page = context.pages()[0] ?? (await context.newPage());

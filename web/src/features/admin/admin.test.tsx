@@ -83,7 +83,7 @@ describe('admin page', () => {
     renderApp('/dashboard/admin', { user: admin() });
     const u = userEvent.setup();
     await screen.findByText('Ayşe Yılmaz', { selector: '.quota-user-name' });
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     const field = screen.getByRole('textbox', { name: 'Daily limit for Ayşe Yılmaz (ayse@example.com)' });
     await u.type(field, '1.5');
     expect(screen.getByText('Use whole numbers ≥ 0')).toBeInTheDocument();
@@ -155,13 +155,13 @@ describe('admin page', () => {
     );
     renderApp('/dashboard/admin', { user: admin() });
     const u = userEvent.setup();
-    await u.click(await screen.findByRole('button', { name: 'mehmet@example.com kullanıcısını sil' }));
+    await u.click(await screen.findByRole('button', { name: 'Kullanıcıyı sil (mehmet@example.com)' }));
     const dialog = screen.getByRole('dialog', { name: 'Bu kullanıcı silinsin mi?' });
     expect(dialog).toHaveTextContent('mehmet@example.com ve tüm işleri kalıcı olarak silinecek.');
     await u.click(within(dialog).getByRole('button', { name: 'Kullanıcıyı sil' }));
     expect(await screen.findByText('Kullanıcı silinemedi.')).toBeInTheDocument();
     fail = false;
-    await u.click(screen.getByRole('button', { name: 'mehmet@example.com kullanıcısını sil' }));
+    await u.click(screen.getByRole('button', { name: 'Kullanıcıyı sil (mehmet@example.com)' }));
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Kullanıcıyı sil' }));
     await waitFor(() => expect(deleted).toEqual(['u2']));
   });
@@ -169,8 +169,8 @@ describe('admin page', () => {
   it('has no delete button on the admin’s own row', async () => {
     rows.push({ user_id: 'a1', email: 'admin@example.com', full_name: 'Admin Kişi', quota: quota({ plan_name: 'enterprise', lifetime_limit: null }) });
     renderApp('/dashboard/admin', { user: admin() });
-    expect(await screen.findByRole('button', { name: 'mehmet@example.com kullanıcısını sil' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: /admin@example.com kullanıcısını sil/ })).not.toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Kullanıcıyı sil (mehmet@example.com)' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Kullanıcıyı sil \(admin@example.com\)/ })).not.toBeInTheDocument();
     expect(screen.getByText('Siz')).toBeInTheDocument();
   });
 
@@ -202,9 +202,9 @@ describe('admin page', () => {
     const requests = screen.getByRole('region', { name: /Yükseltme talepleri/ });
     expect(await within(requests).findByText('ayse@example.com')).toBeInTheDocument();
     expect(within(requests).getByText('Nereden: Fiyatlandırma sayfası')).toBeInTheDocument();
-    await userEvent.setup().click(within(contacts).getByRole('button', { name: 'can@example.com mesajını ilgilenildi olarak işaretle' }));
+    await userEvent.setup().click(within(contacts).getByRole('button', { name: 'İlgilenildi olarak işaretle (can@example.com)' }));
     await waitFor(() => expect(marks).toEqual([{ id: 'm2', handled: true }]));
-    expect(await within(contacts).findByRole('button', { name: 'can@example.com mesajını yeniden aç' })).toBeInTheDocument();
+    expect(await within(contacts).findByRole('button', { name: 'Yeniden aç (can@example.com)' })).toBeInTheDocument();
   });
 
   it('reports failed loads', async () => {

@@ -32,7 +32,7 @@ describe('login form', () => {
     expect(screen.getByRole('button', { name: 'Giriş yap' })).toBeEnabled();
     expect(screen.getByLabelText('E-posta')).toBeEnabled();
 
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByText('Login failed. Please check your details.')).toBeInTheDocument();
     expect(screen.queryByText('Giriş başarısız. Lütfen bilgilerinizi kontrol edin.')).not.toBeInTheDocument();
     expect(window.localStorage.getItem(STORAGE_KEYS.language)).toBe('en');
@@ -76,7 +76,7 @@ describe('register form', () => {
     await fill(u, { email: 'new@example.com', password: 'longenough1', confirm: 'longenough2' });
     await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
     expect(screen.getByText('Şifreler eşleşmiyor.')).toBeInTheDocument();
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByText('Passwords do not match.')).toBeInTheDocument();
     expect(calls).toBe(0);
   });

@@ -114,24 +114,24 @@ describe('history for admins', () => {
     );
     renderApp('/dashboard/history', { user: admin() });
     await screen.findByText('pole.mp4');
-    expect(screen.getByRole('button', { name: 'c-333 işini iptal et' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'c-333 işini sil' })).not.toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'a-111 işini sil' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'a-111 işini iptal et' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'İşi iptal et (c-333)' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'İşi sil (c-333)' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'İşi sil (a-111)' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'İşi iptal et (a-111)' })).not.toBeInTheDocument();
 
     const u = userEvent.setup();
-    await u.click(screen.getByRole('button', { name: 'c-333 işini iptal et' }));
+    await u.click(screen.getByRole('button', { name: 'İşi iptal et (c-333)' }));
     const dialog = screen.getByRole('dialog', { name: 'Bu iş iptal edilsin mi?' });
     await u.click(within(dialog).getByRole('button', { name: 'Vazgeç' }));
     expect(actions).toEqual([]);
-    await u.click(screen.getByRole('button', { name: 'c-333 işini iptal et' }));
+    await u.click(screen.getByRole('button', { name: 'İşi iptal et (c-333)' }));
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi iptal et' }));
     await waitFor(() => expect(actions).toEqual(['cancel c-333']));
     // the row says "cancelling…" at once, without a second cancel button
     expect(screen.getByText('İptal ediliyor…')).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'c-333 işini iptal et' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'İşi iptal et (c-333)' })).not.toBeInTheDocument();
 
-    await u.click(screen.getByRole('button', { name: 'a-111 işini sil' }));
+    await u.click(screen.getByRole('button', { name: 'İşi sil (a-111)' }));
     expect(screen.getByRole('dialog', { name: 'Bu iş silinsin mi?' })).toHaveTextContent('a-111');
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi sil' }));
     await waitFor(() => expect(actions).toEqual(['cancel c-333', 'delete a-111']));
@@ -145,7 +145,7 @@ describe('history for admins', () => {
     );
     renderApp('/dashboard/history', { user: admin() });
     const u = userEvent.setup();
-    await u.click(await screen.findByRole('button', { name: 'c-333 işini iptal et' }));
+    await u.click(await screen.findByRole('button', { name: 'İşi iptal et (c-333)' }));
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi iptal et' }));
     expect(await screen.findByText('İptal ediliyor…')).toBeInTheDocument();
     stopped = true;
@@ -160,7 +160,7 @@ describe('history for admins', () => {
     );
     renderApp('/dashboard/history', { user: admin() });
     const u = userEvent.setup();
-    await u.click(await screen.findByRole('button', { name: 'b-222 işini sil' }));
+    await u.click(await screen.findByRole('button', { name: 'İşi sil (b-222)' }));
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi sil' }));
     expect(await screen.findByText('İşlem tamamlanamadı. Lütfen tekrar deneyin.')).toBeInTheDocument();
   });

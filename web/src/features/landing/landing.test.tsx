@@ -97,9 +97,9 @@ describe('theme and language', () => {
     renderApp('/');
     const u = userEvent.setup();
     await screen.findByRole('heading', { level: 1 });
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByText('Analyze, Monitor, Protect')).toBeInTheDocument();
     expect(screen.getAllByRole('link', { name: 'Start free' }).length).toBeGreaterThan(0);
-    expect(screen.getAllByRole('button', { name: 'English' })[0]).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getAllByRole('button', { name: 'EN English' })[0]).toHaveAttribute('aria-pressed', 'true');
   });
 });

@@ -37,7 +37,7 @@ describe('pricing', () => {
     renderApp('/pricing');
     const u = userEvent.setup();
     await screen.findByRole('listitem', { name: 'Pro' });
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByRole('listitem', { name: 'Pro' })).toHaveTextContent('99 USD/month');
   });
 
