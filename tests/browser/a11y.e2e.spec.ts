@@ -21,12 +21,19 @@ interface AxeViolation {
   nodes: Array<{ target: unknown[] }>;
 }
 
+/** What the page's globals hold once axe is injected (the tests are typed for Node, without the DOM library). */
+interface BrowserGlobals {
+  axe?: { run: (context: unknown, options: object) => Promise<{ violations: AxeViolation[] }> };
+  document: unknown;
+}
+
 /** Serious and critical violations on the page as it is now. */
 async function axe(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
+  // (the tests are typed for Node: the browser's globals are reached through globalThis)
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ path: AXE });
   const violations = await page.evaluate(async () => {
-    const run = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe.run;
-    return (await run(document, { resultTypes: ['violations'] })).violations;
+    const { axe: engine, document } = globalThis as unknown as BrowserGlobals;
+    return (await engine!.run(document, { resultTypes: ['violations'] })).violations;
   });
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -37,11 +44,11 @@ async function axe(page: Page): Promise<string[]> {
 async function audit(page: Page, base: string, paths: string[]): Promise<Record<string, string[]>> {
   const found: Record<string, string[]> = {};
   for (const theme of ['dark', 'light']) {
-    await page.evaluate(([key, value]) => window.localStorage.setItem(key!, value!), [THEME_KEY, theme]);
+    await page.evaluate(([key, value]) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(key!, value!), [THEME_KEY, theme]);
     for (const path of paths) {
       await page.goto(`${base}${path}`, { waitUntil: 'networkidle' });
       await page.getByRole('heading', { level: 1 }).first().waitFor();
-      await expect.poll(() => page.evaluate(() => document.body.className)).toContain(theme);
+      await expect.poll(() => page.locator('body').getAttribute('class')).toContain(theme);
       const problems = await axe(page);
       if (problems.length > 0) found[`${theme} ${path}`] = problems;
     }
