@@ -97,10 +97,10 @@ export interface BrowserSession {
 }
 
 /**
- * Problems that are expected: the landing page asks (HEAD) whether a demo video is configured,
- * and the server has none; Chromium asks for /favicon.ico.
+ * Problems that are expected: Chromium asks for /favicon.ico. (The landing page no longer asks for
+ * a demo video the server does not have: index.html says whether there is one.)
  */
-export const EXPECTED_PROBLEMS = [/\/media\/demo\.mov\)?$/, /\/favicon\.ico\)?$/];
+export const EXPECTED_PROBLEMS = [/\/favicon\.ico\)?$/];
 
 /**
  * A fresh Chromium profile (its own user-data dir) with one page. `problems` collects page
