@@ -76,6 +76,12 @@ describe('the PDF report of a job', () => {
     console.log(`PDF report (tr): ${res.rawPayload.length} bytes, ${pages.length} page(s), ${images} image(s)`);
   });
 
+  it('lists the job with its job type and the type’s name in the reader’s language (history rows show it)', async () => {
+    const res = await app.request({ method: 'GET', url: '/jobs?limit=5', token: pro.token, headers: { 'accept-language': 'tr' } });
+    const row = (res.json() as Array<Record<string, unknown>>).find((j) => j.job_id === job.job_id);
+    expect(row).toMatchObject({ job_type: 'genel_saha_girisi', job_display_name: 'Çalışma sahasına giriş' });
+  });
+
   it('renders in English when asked', async () => {
     const res = await app.request({ method: 'GET', url: `/jobs/${job.job_id}/report.pdf?lang=en`, token: pro.token });
     expect(res.statusCode).toBe(200);
