@@ -39,6 +39,8 @@ describe('the team inbox: contact messages and upgrade requests for admins', () 
     });
     expect(items.map((i) => i.message)).toEqual(['The second message, newer.', 'The first message, older.']);
     expect(items[0]).toMatchObject({ kind: 'contact', name: 'Mehmet', email: 'mehmet@example.com', subject: 'Demo', handled: false });
+    // dated when sent
+    expect(Math.abs(Date.parse(items[0]!.created_at) - Date.now())).toBeLessThan(60_000);
     expect((await inbox('contact', user.token)).statusCode).toBe(403);
     expect((await app.request({ method: 'GET', url: '/admin/inbox' })).statusCode).toBe(401);
   });

@@ -26,8 +26,12 @@ export const INBOX = 'notification_inbox';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 
-/** Projects a contact or upgrade event into the inbox; idempotent (a redelivered event keeps its mark). */
-export async function projectInbox(inbox: Collection<InboxDoc>, type: string, data: Record<string, unknown>): Promise<void> {
+/**
+ * Projects a contact or upgrade event into the inbox, dated when the event was recorded;
+ * idempotent (a redelivered event keeps its mark).
+ */
+export async function projectInbox(inbox: Collection<InboxDoc>, event: { type: string; data: Record<string, unknown>; createdAt: Date }): Promise<void> {
+  const { type, data } = event;
   const kind = type === 'contact_message_submitted' ? 'contact' : type === 'upgrade_requested' ? 'upgrade_request' : null;
   const id = str(kind === 'contact' ? data.message_id : data.request_id);
   if (!kind || !id || (await inbox.get(id))) return;
@@ -40,7 +44,7 @@ export async function projectInbox(inbox: Collection<InboxDoc>, type: string, da
     message: str(data.message),
     origin: str(data.origin),
     user_id: str(data.user_id),
-    created_at: str(data.submitted_at) ?? str(data.requested_at) ?? new Date(0).toISOString(),
+    created_at: event.createdAt.toISOString(),
     handled_at: null,
     handled_by: null,
   });

@@ -130,7 +130,7 @@ export function createNotificationService(opts: NotificationOptions) {
           runConsumer(bus, 'notification', ['contact-events', 'upgrade-events'], async (message) => {
             const event = decodeEnvelope(message.value);
             const d = event.data as Record<string, string | undefined>;
-            await projectInbox(inbox, event.type, event.data as Record<string, unknown>);
+            await projectInbox(inbox, event);
             if (event.type === 'contact_message_submitted') {
               await deliver(event.id, 'contact', {
                 to: opts.teamEmail,
