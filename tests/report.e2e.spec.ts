@@ -27,6 +27,7 @@ let fx: Awaited<ReturnType<typeof videoFixtures>>;
 let app: TestApp;
 let dir: string;
 let pro: { token: string; id: string };
+let admin: { token: string; id: string };
 let free: { token: string; id: string };
 let job: JobDetail;
 let video: string;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'baret-pdf-'));
   video = (await fx.photos('ppe.mp4', 12)).path;
   app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { realClock: true });
-  const admin = await app.signUp('admin@baret.test');
+  admin = await app.signUp('admin@baret.test');
   pro = await app.signUp('pro@example.com');
   free = await app.signUp('free@example.com');
   await app.request({ method: 'PATCH', url: `/admin/users/${pro.id}/quota`, token: admin.token, payload: { plan_name: 'pro' } });
@@ -80,6 +81,15 @@ describe('the PDF report of a job', () => {
     const res = await app.request({ method: 'GET', url: '/jobs?limit=5', token: pro.token, headers: { 'accept-language': 'tr' } });
     const row = (res.json() as Array<Record<string, unknown>>).find((j) => j.job_id === job.job_id);
     expect(row).toMatchObject({ job_type: 'genel_saha_girisi', job_display_name: 'Çalışma sahasına giriş' });
+  });
+
+  it('lets an admin find it by its job type’s name in either language', async () => {
+    for (const q of ['sahasına giriş', 'general site', 'genel_saha']) {
+      const res = await app.request({ method: 'GET', url: `/admin/jobs?q=${encodeURIComponent(q)}`, token: admin.token });
+      expect((res.json() as Array<{ job_id: string }>).map((j) => j.job_id), q).toContain(job.job_id);
+    }
+    const none = await app.request({ method: 'GET', url: '/admin/jobs?q=trafo', token: admin.token });
+    expect(none.json()).toEqual([]);
   });
 
   it('renders in English when asked', async () => {

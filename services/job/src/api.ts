@@ -84,6 +84,9 @@ interface Deps {
   clock?: () => Date;
 }
 
+/** What the admin job search looks in: what the history rows show. */
+const ADMIN_SEARCH_FIELDS = ['id', 'user_email', 'user_full_name', 'input_filename', 'model_used', 'status', 'result.job_type', 'result.names.tr.job_display_name', 'result.names.en.job_display_name'] as const;
+
 /** Plans that may download reports (the web app gates the JSON download the same way). */
 const REPORT_PLANS = new Set(['pro', 'enterprise']);
 
@@ -290,7 +293,7 @@ export const jobRoutes =
         preHandler: app.requireAdmin,
         schema: {
           tags: ['admin'],
-          summary: 'Every user’s jobs, newest first, searchable by id, email, file name, model or status',
+          summary: 'Every user’s jobs, newest first, searchable by id, email, file name, model, status or job type',
           security: bearer,
           querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), q: Type.Optional(Type.String({ maxLength: 200 })) }),
           response: { 200: Type.Array(JobItemSchema), ...problems(400, 401, 403) },
@@ -299,7 +302,8 @@ export const jobRoutes =
       async (request) => {
         const q = request.query.q?.trim();
         const found = await deps.jobs.find({
-          ...(q ? { search: { text: q, fields: ['id', 'user_email', 'user_full_name', 'input_filename', 'model_used', 'status'] } } : {}),
+          // the job type as rows show it too: its slug and its name in either language
+          ...(q ? { search: { text: q, fields: [...ADMIN_SEARCH_FIELDS] } } : {}),
           orderBy: [{ field: 'created_at', direction: 'desc' }],
           limit: request.query.limit,
         });
