@@ -169,7 +169,7 @@ export function AnalyzePage() {
           quota={user?.quota}
           onSubmit={() => void onStart()}
         />
-        <section id="job-panel" className="card job-panel" aria-labelledby="job-panel-title">
+        <section id="job-panel" className={activeJobId ? 'card job-panel following' : 'card job-panel'} aria-labelledby="job-panel-title">
           <div className="job-panel-head">
             <h2 id="job-panel-title" className="card-title">
               {shownJob ? jobDisplayName(shownJob) : t('analyze.panel.title')}
