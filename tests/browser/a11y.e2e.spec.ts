@@ -7,8 +7,7 @@ import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { videoFixtures } from '../../services/analysis/test/fixtures/videos.js';
-import { ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
+import { startBrowserSuite, withBrowser, type BrowserServer } from '../helpers/browser.js';
 import { TEXT, register, startAnalysis, watchJobToDone } from './flows.js';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -56,21 +55,15 @@ async function audit(page: Page, base: string, paths: string[]): Promise<Record<
   return found;
 }
 
+let suite: Awaited<ReturnType<typeof startBrowserSuite>>;
 let server: BrowserServer;
-let fixtures: Awaited<ReturnType<typeof videoFixtures>>;
 let video: string;
 
 beforeAll(async () => {
-  const built = ensureWebBuilt();
-  fixtures = await videoFixtures();
-  video = (await fixtures.photos('erisilebilirlik.mp4', 4)).path;
-  await built;
-  server = await startServerForBrowser({ BARET_ADMIN_EMAILS: 'admin@baret.test' });
+  suite = await startBrowserSuite({ video: 'erisilebilirlik.mp4', env: { BARET_ADMIN_EMAILS: 'admin@baret.test' } });
+  ({ server, video } = suite);
 }, 180_000);
-afterAll(async () => {
-  await server?.stop();
-  await fixtures?.dispose();
-});
+afterAll(async () => suite?.stop());
 
 const PUBLIC = ['/', '/how-it-works', '/ppe-equipment', '/pricing', '/contact', '/login', '/register'];
 const DASHBOARD = ['/dashboard', '/dashboard/history', '/dashboard/api-keys', '/dashboard/profile'];

@@ -4,25 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { videoFixtures } from '../../services/analysis/test/fixtures/videos.js';
-import { ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
+import { startBrowserSuite, withBrowser, type BrowserServer } from '../helpers/browser.js';
 import { TEXT, register, startAnalysis, watchJobToDone } from './flows.js';
 
+let suite: Awaited<ReturnType<typeof startBrowserSuite>>;
 let server: BrowserServer;
-let fixtures: Awaited<ReturnType<typeof videoFixtures>>;
 let video: string;
 
 beforeAll(async () => {
-  const built = ensureWebBuilt();
-  fixtures = await videoFixtures();
-  video = (await fixtures.photos('telefon.mp4', 4)).path;
-  await built;
-  server = await startServerForBrowser();
+  suite = await startBrowserSuite({ video: 'telefon.mp4' });
+  ({ server, video } = suite);
 }, 180_000);
-afterAll(async () => {
-  await server?.stop();
-  await fixtures?.dispose();
-});
+afterAll(async () => suite?.stop());
 
 describe('the analyze page on a phone', () => {
   it('scrolls to the job panel after Start and needs "analyze again" to re-send the video', async () => {

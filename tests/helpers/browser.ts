@@ -169,3 +169,24 @@ export async function withBrowser(name: string, fn: (session: BrowserSession) =>
     await session.close();
   }
 }
+
+/**
+ * The usual setup of a browser test file: the web app built, a short video of workers, and the
+ * real server. Call in beforeAll; `stop` in afterAll.
+ */
+export async function startBrowserSuite(options: { video: string; env?: Record<string, string> }): Promise<{ server: BrowserServer; video: string; stop(): Promise<void> }> {
+  const { videoFixtures } = await import('../../services/analysis/test/fixtures/videos.js');
+  const built = ensureWebBuilt();
+  const fixtures = await videoFixtures();
+  const video = (await fixtures.photos(options.video, 4)).path;
+  await built;
+  const server = await startServerForBrowser(options.env);
+  return {
+    server,
+    video,
+    stop: async () => {
+      await server.stop();
+      await fixtures.dispose();
+    },
+  };
+}
