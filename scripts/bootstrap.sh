@@ -11,6 +11,8 @@ command -v ffprobe >/dev/null 2>&1 || packages+=(ffmpeg)
 if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null 2>&1 || packages+=(chromium)
   [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || packages+=(fonts-dejavu-core)
+  # pdftoppm / pdftotext / pdfimages: the PDF report's test turns its pages into PNG and text
+  command -v pdftoppm >/dev/null 2>&1 || packages+=(poppler-utils)
 fi
 if [ ${#packages[@]} -gt 0 ]; then
   SUDO=""

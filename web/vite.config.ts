@@ -2,6 +2,7 @@ import { fileURLToPath, URL } from 'node:url';
 
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 import { VitePWA } from 'vite-plugin-pwa';
 
 export default defineConfig({
@@ -43,8 +44,12 @@ export default defineConfig({
       },
       devOptions: { enabled: false },
     }),
+    // Brotli and gzip copies of every text asset, served as they are by the gateway
+    // (@fastify/static preCompressed): no compression work per request.
+    compression({ algorithms: ['brotliCompress', 'gzip'], threshold: 512 }),
   ],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
   server: { port: 5173, proxy: { '^/(auth|admin|jobs|analyze|tasks|usage|contact|healthz|media|uploads)': 'http://localhost:8080' } },
-  build: { outDir: 'dist', sourcemap: true },
+  // No source maps in the build: nothing of the sources is served publicly.
+  build: { outDir: 'dist', sourcemap: false },
 });

@@ -35,7 +35,7 @@ describe('the web app in English, against the real server', () => {
       'en-main-flow',
       async ({ page }) => {
         await page.goto(server.url);
-        await page.getByRole('group', { name: 'Dil' }).getByRole('button', { name: 'English' }).click();
+        await page.getByRole('group', { name: 'Dil' }).getByRole('button', { name: 'EN English' }).click();
         await visible(page.getByRole('link', { name: 'Sign up' }).first());
         expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang)).toBe('en');
 

@@ -87,7 +87,7 @@ describe('the web app in Turkish, against the real server', () => {
       await register(page, server.url, t, member);
       await appNav(page, t.apiNav).click();
       const card = await visible(quotaCard(page, t));
-      await visible(card.getByText('free', { exact: true }));
+      await visible(card.getByText(t.planFree, { exact: true }));
       await visible(card.getByText(t.lifetimeLeft2));
 
       await withBrowser('tr-admin-quota-admin', async ({ page: admin }) => {
@@ -96,14 +96,14 @@ describe('the web app in Turkish, against the real server', () => {
       });
 
       await card.getByRole('button', { name: t.refreshQuota }).click();
-      await visible(card.getByText('pro', { exact: true }));
+      await visible(card.getByText(t.planPro, { exact: true }));
       await visible(card.getByText(t.dailyOfTen));
       await visible(card.getByText(t.lifetimeUnlimited));
 
       await appNav(page, t.profileNav).click();
       await page.reload();
       const plan = await visible(page.getByRole('region', { name: t.planTitle }));
-      await visible(plan.getByText('pro', { exact: true }));
+      await visible(plan.getByText(t.planPro, { exact: true }));
     });
   }, 90_000);
 

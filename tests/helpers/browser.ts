@@ -97,23 +97,26 @@ export interface BrowserSession {
 }
 
 /**
- * Problems that are expected: the landing page asks (HEAD) whether a demo video is configured,
- * and the server has none; Chromium asks for /favicon.ico.
+ * Problems that are expected: Chromium asks for /favicon.ico. (The landing page no longer asks for
+ * a demo video the server does not have: index.html says whether there is one.)
  */
-export const EXPECTED_PROBLEMS = [/\/media\/demo\.mov\)?$/, /\/favicon\.ico\)?$/];
+export const EXPECTED_PROBLEMS = [/\/favicon\.ico\)?$/];
 
 /**
  * A fresh Chromium profile (its own user-data dir) with one page. `problems` collects page
  * errors, console errors (CSP violations among them) and HTTP answers ≥ 400, except those
  * matching `ignore` (default: EXPECTED_PROBLEMS).
  */
-export async function openBrowser(options: { viewport?: { width: number; height: number }; ignore?: RegExp[]; locale?: string } = {}): Promise<BrowserSession> {
+export async function openBrowser(
+  options: { viewport?: { width: number; height: number }; ignore?: RegExp[]; locale?: string; /** lets a test inject a script tag (axe-core) past the page's CSP */ bypassCSP?: boolean } = {},
+): Promise<BrowserSession> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'baret-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: CHROMIUM_ARGS,
     viewport: options.viewport ?? { width: 1280, height: 900 },
     reducedMotion: 'reduce',
+    ...(options.bypassCSP ? { bypassCSP: true } : {}),
     ...(options.locale ? { locale: options.locale } : {}),
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -165,4 +168,25 @@ export async function withBrowser(name: string, fn: (session: BrowserSession) =>
   } finally {
     await session.close();
   }
+}
+
+/**
+ * The usual setup of a browser test file: the web app built, a short video of workers, and the
+ * real server. Call in beforeAll; `stop` in afterAll.
+ */
+export async function startBrowserSuite(options: { video: string; env?: Record<string, string> }): Promise<{ server: BrowserServer; video: string; stop(): Promise<void> }> {
+  const { videoFixtures } = await import('../../services/analysis/test/fixtures/videos.js');
+  const built = ensureWebBuilt();
+  const fixtures = await videoFixtures();
+  const video = (await fixtures.photos(options.video, 4)).path;
+  await built;
+  const server = await startServerForBrowser(options.env);
+  return {
+    server,
+    video,
+    stop: async () => {
+      await server.stop();
+      await fixtures.dispose();
+    },
+  };
 }

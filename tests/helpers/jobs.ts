@@ -26,6 +26,7 @@ export interface JobDetail {
   estimated_cost: number | null;
   currency: string;
   input_filename: string;
+  created_at: string;
   logs: Array<{ event: string; timestamp: string; data?: Record<string, unknown> }>;
   result: Record<string, unknown> | null;
 }

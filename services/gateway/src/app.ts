@@ -98,7 +98,7 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
   if (opts.proxy) await app.register(proxyPlugin, opts.proxy);
 
   if (opts.mediaDir) await app.register(mediaPlugin, { root: opts.mediaDir });
-  if (opts.webDir) await app.register(webPlugin, { root: opts.webDir });
+  if (opts.webDir) await app.register(webPlugin, { root: opts.webDir, mediaDir: opts.mediaDir });
   else app.setNotFoundHandler(notFoundProblem);
 
   return app;

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
+  ForbiddenError,
   IdParams,
   localizeMessage,
   NotFoundError,
@@ -18,6 +19,7 @@ import {
 } from '@baret/platform';
 import type { JobDoc, StoredResult, UsageDoc } from './readModels/jobs.js';
 import { uploadIdOf } from './params.js';
+import { renderJobReport } from './report/pdf.js';
 import { receiveForm, type ReceivedUpload } from './upload.js';
 
 const Str = Type.String();
@@ -33,6 +35,8 @@ const JobItemSchema = Type.Object({
   estimated_cost: Type.Union([Type.Number(), Type.Null()]),
   currency: Str,
   error: NullableStr,
+  job_type: Type.Optional(Str),
+  job_display_name: Type.Optional(NullableStr),
   user_email: Type.Optional(Str),
   user_full_name: Type.Optional(NullableStr),
 });
@@ -112,6 +116,21 @@ interface Deps {
   maxUploadBytes: number;
   /** Where uploads are received (the scratch folder). */
   scratchDir?: string;
+  /** The plan a user is on (the PDF report is for pro and enterprise). */
+  planOf(userId: string): Promise<string>;
+  clock?: () => Date;
+}
+
+/** What the admin job search looks in: what the history rows show. */
+const ADMIN_SEARCH_FIELDS = ['id', 'user_email', 'user_full_name', 'input_filename', 'model_used', 'status', 'result.job_type', 'result.names.tr.job_display_name', 'result.names.en.job_display_name'] as const;
+
+/** Plans that may download reports (the web app gates the JSON download the same way). */
+const REPORT_PLANS = new Set(['pro', 'enterprise']);
+
+function jobTypeName(job: JobDoc, lang: Lang): string | null {
+  const names = job.result?.names?.[lang] ?? job.result?.names?.en;
+  const name = names?.job_display_name;
+  return typeof name === 'string' ? name : null;
 }
 
 /** A job as lists show it; its error text in the reader's language. */
@@ -125,6 +144,9 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
     estimated_cost: job.estimated_cost,
     currency: job.currency,
     error: job.error === null ? null : localizeMessage(job.error, lang),
+    // The task the job ran as (the chosen one, or the one found once classified), named in the reader's language.
+    job_type: typeof job.result?.job_type === 'string' ? job.result.job_type : job.params.job_type,
+    job_display_name: jobTypeName(job, lang),
     ...(withUser ? { user_email: job.user_email, user_full_name: job.user_full_name } : {}),
   };
 }
@@ -295,12 +317,57 @@ export const jobRoutes =
     );
 
     app.get(
+      '/jobs/:id/report.pdf',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['jobs'],
+          summary: 'The job’s report as a PDF, in Turkish or English (owner or admin; Pro and Enterprise plans)',
+          description: 'Job, date, video name, job type, required / worn / missing / not checked equipment, violations with their evidence crops, evidence frames, duration, model and cost.',
+          security: bearer,
+          params: IdParams,
+          querystring: Type.Object({ lang: Type.Optional(Type.Union([Type.Literal('tr'), Type.Literal('en')])) }),
+          produces: ['application/pdf'],
+          response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'PDF document' }), ...problems(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const job = await deps.visibleJob(principal, request.params.id);
+        if (!principal.isAdmin && !REPORT_PLANS.has((await deps.planOf(principal.userId)).trim().toLowerCase())) {
+          throw new ForbiddenError('The PDF report is available on the Pro and Enterprise plans.');
+        }
+        const lang = request.query.lang ?? preferredLang(request.headers['accept-language']);
+        // Images the result points to (evidence frames, violation crops) are read through this
+        // service's own routes, as the caller: the same authorization, wherever they are stored.
+        const { host: _host, 'content-length': _length, accept: _accept, ...headers } = request.headers;
+        const image = async (url: string): Promise<Buffer | null> => {
+          if (!url.startsWith(`/jobs/${job.id}/`)) return null;
+          const res = await app.inject({ method: 'GET', url, headers: { ...headers, accept: 'image/*' } });
+          return res.statusCode === 200 && /^image\/(jpeg|png)/.test(String(res.headers['content-type'])) ? res.rawPayload : null;
+        };
+        const pdf = await renderJobReport({
+          job: { ...listItem(job, principal.isAdmin, lang), result: presentResult(job, lang) },
+          lang,
+          image,
+          now: deps.clock?.() ?? new Date(),
+        });
+        return reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="baret-job-${job.id}-${lang}.pdf"`)
+          .header('cache-control', 'private, no-store')
+          .send(pdf);
+      },
+    );
+
+    app.get(
       '/admin/jobs',
       {
         preHandler: app.requireAdmin,
         schema: {
           tags: ['admin'],
-          summary: 'Every user’s jobs, newest first, searchable by id, email, file name, model or status',
+          summary: 'Every user’s jobs, newest first, searchable by id, email, file name, model, status or job type',
           security: bearer,
           querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), q: Type.Optional(Type.String({ maxLength: 200 })) }),
           response: { 200: Type.Array(JobItemSchema), ...problems(400, 401, 403) },
@@ -309,7 +376,8 @@ export const jobRoutes =
       async (request) => {
         const q = request.query.q?.trim();
         const found = await deps.jobs.find({
-          ...(q ? { search: { text: q, fields: ['id', 'user_email', 'user_full_name', 'input_filename', 'model_used', 'status'] } } : {}),
+          // the job type as rows show it too: its slug and its name in either language
+          ...(q ? { search: { text: q, fields: [...ADMIN_SEARCH_FIELDS] } } : {}),
           orderBy: [{ field: 'created_at', direction: 'desc' }],
           limit: request.query.limit,
         });

@@ -293,7 +293,22 @@ export function createJobService(opts: JobOptions) {
       { name: 'admin', description: 'Administration (admins only)' },
     ],
     routes: async (app) => {
-      await app.register(jobRoutes({ submit, submitResumable, visibleJob, cancel, remove, jobs, usage, objects, maxUploadBytes: opts.maxUploadBytes, scratchDir: opts.scratchDir }));
+      await app.register(
+        jobRoutes({
+          submit,
+          submitResumable,
+          visibleJob,
+          cancel,
+          remove,
+          jobs,
+          usage,
+          objects,
+          maxUploadBytes: opts.maxUploadBytes,
+          scratchDir: opts.scratchDir,
+          planOf: async (userId) => (await opts.quota.getQuota(userId)).plan_name,
+          clock,
+        }),
+      );
       // Resumable (tus) uploads at /uploads, kept through the object store port.
       const uploads = { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) };
       await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });

@@ -14,6 +14,7 @@ import {
   type ServiceModule,
 } from '@baret/platform';
 import type { Logger } from 'pino';
+import { INBOX, inboxRoutes, projectInbox, type InboxDoc } from './inbox.js';
 import { createMailer, type Mailer, type OutgoingMail } from './mailer.js';
 
 export interface NotificationOptions {
@@ -53,6 +54,7 @@ export function createNotificationService(opts: NotificationOptions) {
   const clock = opts.clock ?? (() => new Date());
   const mailer: Mailer | null = createMailer(opts.smtpUrl, opts.smtpFrom);
   const outbox = documents.collection<NotificationDoc>(NOTIFICATIONS);
+  const inbox = documents.collection<InboxDoc>(INBOX);
 
   async function submitContact(input: { name?: string | null; email: string; subject?: string | null; message: string }, userId: string | null) {
     const email = input.email.trim();
@@ -114,6 +116,7 @@ export function createNotificationService(opts: NotificationOptions) {
         return reply.code(202).send({ status: 'received' as const, message_id: id });
       },
     );
+    await instance.register(inboxRoutes({ eventStore, inbox, clock }));
   };
 
   const module: ServiceModule = {
@@ -127,6 +130,7 @@ export function createNotificationService(opts: NotificationOptions) {
           runConsumer(bus, 'notification', ['contact-events', 'upgrade-events'], async (message) => {
             const event = decodeEnvelope(message.value);
             const d = event.data as Record<string, string | undefined>;
+            await projectInbox(inbox, event);
             if (event.type === 'contact_message_submitted') {
               await deliver(event.id, 'contact', {
                 to: opts.teamEmail,
@@ -147,7 +151,7 @@ export function createNotificationService(opts: NotificationOptions) {
     ],
   };
 
-  return { module, submitContact, outbox, close: () => mailer?.close() };
+  return { module, submitContact, outbox, inbox, close: () => mailer?.close() };
 }
 
 export type NotificationService = ReturnType<typeof createNotificationService>;

@@ -1,23 +1,48 @@
-import { useMemo } from 'react';
+import { Suspense, lazy, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Navigate, RouterProvider, createBrowserRouter, type RouteObject } from 'react-router-dom';
 
 import { GuestOnly, RequireAuth, SessionGate } from '@/app/guards';
-import { AdminRoute } from '@/app/routes/app/admin';
-import { AnalyzeRoute } from '@/app/routes/app/analyze';
-import { ApiKeysRoute } from '@/app/routes/app/api-keys';
-import { HistoryRoute } from '@/app/routes/app/history';
-import { ProfileRoute } from '@/app/routes/app/profile';
-import { LoginRoute } from '@/app/routes/auth/login';
-import { RegisterRoute } from '@/app/routes/auth/register';
-import { ContactRoute } from '@/app/routes/contact';
-import { HowItWorksRoute } from '@/app/routes/how-it-works';
-import { LandingRoute } from '@/app/routes/landing';
-import { PpeRoute } from '@/app/routes/ppe';
-import { PricingRoute } from '@/app/routes/pricing';
 import { ScrollManager } from '@/app/routes/scroll-manager';
 import { DashboardLayout } from '@/components/layouts/dashboard-layout';
 import { PublicLayout } from '@/components/layouts/public-layout';
+import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
+
+/**
+ * Every page is its own chunk (React.lazy), so the first visit downloads only the page it opens;
+ * `handle.title` is the i18n key of the page's document title (see ScrollManager).
+ */
+const LandingRoute = lazy(() => import('@/app/routes/landing').then((m) => ({ default: m.LandingRoute })));
+const HowItWorksRoute = lazy(() => import('@/app/routes/how-it-works').then((m) => ({ default: m.HowItWorksRoute })));
+const PpeRoute = lazy(() => import('@/app/routes/ppe').then((m) => ({ default: m.PpeRoute })));
+const PricingRoute = lazy(() => import('@/app/routes/pricing').then((m) => ({ default: m.PricingRoute })));
+const ContactRoute = lazy(() => import('@/app/routes/contact').then((m) => ({ default: m.ContactRoute })));
+const LoginRoute = lazy(() => import('@/app/routes/auth/login').then((m) => ({ default: m.LoginRoute })));
+const RegisterRoute = lazy(() => import('@/app/routes/auth/register').then((m) => ({ default: m.RegisterRoute })));
+const AnalyzeRoute = lazy(() => import('@/app/routes/app/analyze').then((m) => ({ default: m.AnalyzeRoute })));
+const JobRoute = lazy(() => import('@/app/routes/app/job').then((m) => ({ default: m.JobRoute })));
+const HistoryRoute = lazy(() => import('@/app/routes/app/history').then((m) => ({ default: m.HistoryRoute })));
+const ApiKeysRoute = lazy(() => import('@/app/routes/app/api-keys').then((m) => ({ default: m.ApiKeysRoute })));
+const ProfileRoute = lazy(() => import('@/app/routes/app/profile').then((m) => ({ default: m.ProfileRoute })));
+const AdminRoute = lazy(() => import('@/app/routes/app/admin').then((m) => ({ default: m.AdminRoute })));
+
+function PageFallback() {
+  const { t } = useTranslation();
+  return <Spinner label={t('common.loading')} />;
+}
+
+function page(path: string, Page: LazyExoticComponent<ComponentType>, title: string): RouteObject {
+  return {
+    path,
+    handle: { title },
+    element: (
+      <Suspense fallback={<PageFallback />}>
+        <Page />
+      </Suspense>
+    ),
+  };
+}
 
 export const routes: RouteObject[] = [
   {
@@ -30,17 +55,14 @@ export const routes: RouteObject[] = [
       {
         element: <PublicLayout />,
         children: [
-          { path: paths.home.path, element: <LandingRoute /> },
-          { path: paths.howItWorks.path, element: <HowItWorksRoute /> },
-          { path: paths.ppe.path, element: <PpeRoute /> },
-          { path: paths.pricing.path, element: <PricingRoute /> },
-          { path: paths.contact.path, element: <ContactRoute /> },
+          page(paths.home.path, LandingRoute, 'titles.home'),
+          page(paths.howItWorks.path, HowItWorksRoute, 'nav.howItWorks'),
+          page(paths.ppe.path, PpeRoute, 'nav.ppe'),
+          page(paths.pricing.path, PricingRoute, 'nav.pricing'),
+          page(paths.contact.path, ContactRoute, 'nav.contact'),
           {
             element: <GuestOnly />,
-            children: [
-              { path: paths.auth.login.path, element: <LoginRoute /> },
-              { path: paths.auth.register.path, element: <RegisterRoute /> },
-            ],
+            children: [page(paths.auth.login.path, LoginRoute, 'nav.login'), page(paths.auth.register.path, RegisterRoute, 'nav.register')],
           },
         ],
       },
@@ -50,11 +72,12 @@ export const routes: RouteObject[] = [
           {
             element: <DashboardLayout />,
             children: [
-              { path: paths.app.dashboard.path, element: <AnalyzeRoute /> },
-              { path: paths.app.history.path, element: <HistoryRoute /> },
-              { path: paths.app.apiKeys.path, element: <ApiKeysRoute /> },
-              { path: paths.app.profile.path, element: <ProfileRoute /> },
-              { path: paths.app.admin.path, element: <AdminRoute /> },
+              page(paths.app.dashboard.path, AnalyzeRoute, 'analyze.title'),
+              page(paths.app.job.path, JobRoute, 'job.title'),
+              page(paths.app.history.path, HistoryRoute, 'history.title'),
+              page(paths.app.apiKeys.path, ApiKeysRoute, 'titles.apiKeys'),
+              page(paths.app.profile.path, ProfileRoute, 'nav.profile'),
+              page(paths.app.admin.path, AdminRoute, 'nav.admin'),
             ],
           },
         ],

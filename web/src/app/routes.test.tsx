@@ -45,7 +45,7 @@ describe('route guards', () => {
 
   it('sends unknown paths to /', async () => {
     const { router } = renderApp('/no/such/page');
-    await screen.findByRole('heading', { level: 1, name: /Eksik eldiveni/ });
+    await screen.findByRole('heading', { level: 1, name: /Eksik bareti/ });
     expect(router.state.location.pathname).toBe('/');
   });
 

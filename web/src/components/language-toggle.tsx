@@ -13,10 +13,12 @@ export function LanguageToggle() {
           type="button"
           className={lng === active ? 'lang-btn active' : 'lang-btn'}
           aria-pressed={lng === active}
-          aria-label={t(`shell.languageName.${lng}`)}
+          lang={lng}
           onClick={() => void setLanguage(lng)}
         >
-          {lng.toUpperCase()}
+          {/* The name starts with what is shown ("EN"), then says it in full ("EN English"). */}
+          {lng.toUpperCase()}{' '}
+          <span className="visually-hidden">{t(`shell.languageName.${lng}`)}</span>
         </button>
       ))}
     </div>

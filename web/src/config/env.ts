@@ -39,15 +39,28 @@ export function normaliseMediaPath(path: string | undefined | null): string | nu
   return `/${trimmed.replace(/^\/+/, '')}`;
 }
 
+/**
+ * The server says in index.html whether the demo video exists (`<meta name="baret-demo-video"
+ * content="/media/demo.mov">`, empty when it does not); null when it said nothing (dev server).
+ */
+export function demoVideoFromPage(doc: Pick<Document, 'querySelector'> | undefined): string | null | undefined {
+  const meta = doc?.querySelector('meta[name="baret-demo-video"]');
+  if (!meta) return undefined;
+  return normaliseMediaPath(meta.getAttribute('content'));
+}
+
 function validate(): { apiBase: string; demoVideoPath: string | null } {
   const override = import.meta.env.VITE_API_BASE as string | undefined;
   if (override?.trim() && !/^https?:\/\/[^\s]+$/i.test(override.trim())) {
     throw new Error(`VITE_API_BASE must be an absolute http(s) address, got "${override}"`);
   }
   const rawVideo = import.meta.env.VITE_DEMO_VIDEO_PATH as string | undefined;
+  const configured = normaliseMediaPath(rawVideo === undefined ? '/media/demo.mov' : rawVideo);
+  const served = demoVideoFromPage(typeof document === 'undefined' ? undefined : document);
   return {
     apiBase: resolveApiBase(window.location, override, import.meta.env.DEV),
-    demoVideoPath: normaliseMediaPath(rawVideo === undefined ? '/media/demo.mov' : rawVideo),
+    // Switched off at build time, or absent on the server: no request for it at all.
+    demoVideoPath: configured && served !== undefined ? served : configured,
   };
 }
 

@@ -23,6 +23,7 @@ export const paths = {
   },
   app: {
     dashboard: { path: '/dashboard', getHref: () => '/dashboard' },
+    job: { path: '/dashboard/jobs/:id', getHref: (id: string) => `/dashboard/jobs/${encodeURIComponent(id)}` },
     history: { path: '/dashboard/history', getHref: () => '/dashboard/history' },
     apiKeys: { path: '/dashboard/api-keys', getHref: () => '/dashboard/api-keys' },
     profile: { path: '/dashboard/profile', getHref: () => '/dashboard/profile' },

@@ -18,6 +18,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The reason the server gave for refusing a request (a 4xx problem's `detail`, already in the
+ * language the app asked for), or null for failures it did not explain (network, 5xx).
+ */
+export function serverReason(error: unknown): string | null {
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.detail ? error.detail : null;
+}
+
 let bearerToken: string | null = null;
 
 /** Sets (or clears) the bearer credential sent with every call. */

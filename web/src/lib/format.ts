@@ -1,3 +1,5 @@
+import type { TFunction } from 'i18next';
+
 import type { LogEntry } from '@/types/api';
 
 const DASH = '—';
@@ -75,6 +77,12 @@ export function jobDurationSeconds(logs: readonly LogEntry[] | undefined): numbe
 export function splitDuration(seconds: number): { minutes: number; seconds: number } {
   const total = Math.round(seconds);
   return { minutes: Math.floor(total / 60), seconds: total % 60 };
+}
+
+/** A duration as people read it: "45 sn", "1 dk 25 sn" (localised). */
+export function durationText(t: TFunction, seconds: number): string {
+  const parts = splitDuration(seconds);
+  return parts.minutes > 0 ? t('duration.minutesSeconds', { minutes: parts.minutes, seconds: parts.seconds }) : t('duration.seconds', { seconds: parts.seconds });
 }
 
 /** Task name when the catalogue gives none: ag_ → LV, yg_ → HV, words capitalised. */

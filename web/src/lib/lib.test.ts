@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { normaliseMediaPath, resolveApiBase } from '@/config/env';
+import { demoVideoFromPage, normaliseMediaPath, resolveApiBase } from '@/config/env';
 import { safeRedirect } from '@/config/paths';
 import { formatCost, formatUtcDate, jobDurationSeconds, splitDuration, taskFallbackName } from '@/lib/format';
 
@@ -61,5 +61,14 @@ describe('formatting', () => {
     expect(safeRedirect('//evil.example.com')).toBeNull();
     expect(safeRedirect('https://evil.example.com')).toBeNull();
     expect(safeRedirect(null)).toBeNull();
+  });
+});
+
+describe('the demo video the server announces in index.html', () => {
+  const page = (html: string) => new DOMParser().parseFromString(html, 'text/html');
+  it('is its path, none when the tag is empty, and unknown without the tag (dev server)', () => {
+    expect(demoVideoFromPage(page('<meta name="baret-demo-video" content="/media/demo.mov">'))).toBe('/media/demo.mov');
+    expect(demoVideoFromPage(page('<meta name="baret-demo-video" content="">'))).toBeNull();
+    expect(demoVideoFromPage(page('<title>x</title>'))).toBeUndefined();
   });
 });

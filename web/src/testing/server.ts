@@ -6,6 +6,8 @@ export const server = setupServer(
   http.head('*/media/demo.mov', () => new HttpResponse(null, { status: 404 })),
   http.get('*/tasks', () => HttpResponse.json([])),
   http.get('*/jobs', () => HttpResponse.json([])),
+  http.get('*/usage/upgrade-request', () => HttpResponse.json({ pending: false, requested_at: null })),
+  http.get('*/admin/inbox', () => HttpResponse.json([])),
 );
 
 export { HttpResponse, http };

@@ -1,11 +1,15 @@
 import '@testing-library/jest-dom/vitest';
 
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 
 import { server } from '@/testing/server';
 import { setAuthToken } from '@/lib/api-client';
 import { i18n } from '@/lib/i18n';
+
+// Pages are lazy chunks (React.lazy): their first import is transformed on demand, which takes
+// longer than the default second on a busy machine.
+configure({ asyncUtilTimeout: 4000 });
 
 // jsdom lacks these browser facilities.
 if (typeof window.matchMedia !== 'function') {

@@ -34,6 +34,9 @@ export interface JobListItem {
   estimated_cost: number | null;
   currency: string | null;
   error: string | null;
+  /** "auto" until classified, then the task's slug; with its name in the reader's language once known. */
+  job_type?: string | null;
+  job_display_name?: string | null;
   user_email?: string | null;
   user_full_name?: string | null;
 }

@@ -39,6 +39,8 @@ const EXACT: Record<string, string> = {
   'This job already gave its quota unit back.': 'Bu iş kota hakkını zaten iade etti.',
   // contact
   'Please enter your email address.': 'Lütfen e-posta adresinizi girin.',
+  'This message does not exist.': 'Böyle bir mesaj yok.',
+  'The PDF report is available on the Pro and Enterprise plans.': 'PDF raporu Pro ve Kurumsal planlarda kullanılabilir.',
   // jobs and uploads
   'This file is not a video we can read. Please upload an MP4, MOV, MKV or WebM video.':
     'Bu dosya okuyabildiğimiz bir video değil. Lütfen MP4, MOV, MKV veya WebM video yükleyin.',

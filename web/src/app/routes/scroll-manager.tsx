@@ -1,9 +1,22 @@
 import { useEffect } from 'react';
-import { Outlet, useLocation } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
+import { Outlet, useLocation, useMatches } from 'react-router-dom';
 
-/** Scrolls to the top on navigation, or to the element named by the hash. */
+function titleKeyOf(handle: unknown): string | null {
+  return typeof handle === 'object' && handle !== null && 'title' in handle && typeof handle.title === 'string' ? handle.title : null;
+}
+
+/** Scrolls to the top on navigation, or to the element named by the hash; names the page in the document title. */
 export function ScrollManager() {
   const { pathname, hash } = useLocation();
+  const { t, i18n } = useTranslation();
+  const matches = useMatches();
+  const titleKey = matches.map((match) => titleKeyOf(match.handle)).findLast((key) => key !== null) ?? null;
+
+  useEffect(() => {
+    document.title = titleKey ? `${t(titleKey)} · Baret` : 'Baret';
+  }, [titleKey, t, i18n.language]);
+
   useEffect(() => {
     if (hash) {
       document.getElementById(decodeURIComponent(hash.slice(1)))?.scrollIntoView();

@@ -22,7 +22,8 @@ const PUBLIC_LINKS = [
 export function Brand() {
   const { t } = useTranslation();
   return (
-    <Link to={paths.home.path} className="brand" aria-label={t('shell.homeLink')}>
+    // Named by what it shows ("Baret" and the tagline): a different label would not match what a voice user reads.
+    <Link to={paths.home.path} className="brand">
       <LogoMark />
       <span className="brand-text">
         <span className="brand-name">Baret</span>

@@ -83,7 +83,7 @@ describe('admin page', () => {
     renderApp('/dashboard/admin', { user: admin() });
     const u = userEvent.setup();
     await screen.findByText('Ayşe Yılmaz', { selector: '.quota-user-name' });
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     const field = screen.getByRole('textbox', { name: 'Daily limit for Ayşe Yılmaz (ayse@example.com)' });
     await u.type(field, '1.5');
     expect(screen.getByText('Use whole numbers ≥ 0')).toBeInTheDocument();
@@ -155,15 +155,56 @@ describe('admin page', () => {
     );
     renderApp('/dashboard/admin', { user: admin() });
     const u = userEvent.setup();
-    await u.click(await screen.findByRole('button', { name: 'mehmet@example.com kullanıcısını sil' }));
+    await u.click(await screen.findByRole('button', { name: 'Kullanıcıyı sil (mehmet@example.com)' }));
     const dialog = screen.getByRole('dialog', { name: 'Bu kullanıcı silinsin mi?' });
     expect(dialog).toHaveTextContent('mehmet@example.com ve tüm işleri kalıcı olarak silinecek.');
     await u.click(within(dialog).getByRole('button', { name: 'Kullanıcıyı sil' }));
     expect(await screen.findByText('Kullanıcı silinemedi.')).toBeInTheDocument();
     fail = false;
-    await u.click(screen.getByRole('button', { name: 'mehmet@example.com kullanıcısını sil' }));
+    await u.click(screen.getByRole('button', { name: 'Kullanıcıyı sil (mehmet@example.com)' }));
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Kullanıcıyı sil' }));
     await waitFor(() => expect(deleted).toEqual(['u2']));
+  });
+
+  it('has no delete button on the admin’s own row', async () => {
+    rows.push({ user_id: 'a1', email: 'admin@example.com', full_name: 'Admin Kişi', quota: quota({ plan_name: 'enterprise', lifetime_limit: null }) });
+    renderApp('/dashboard/admin', { user: admin() });
+    expect(await screen.findByRole('button', { name: 'Kullanıcıyı sil (mehmet@example.com)' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Kullanıcıyı sil \(admin@example.com\)/ })).not.toBeInTheDocument();
+    expect(screen.getByText('Siz')).toBeInTheDocument();
+  });
+
+  it('lists upgrade requests and contact messages newest first with the sender, and marks them handled', async () => {
+    const marks: unknown[] = [];
+    const items = [
+      { id: 'm2', kind: 'contact', name: 'Can Demir', email: 'can@example.com', subject: 'Demo', message: 'Twelve crews, one demo please.', origin: null, created_at: '2025-03-05T09:00:00Z', handled: false, handled_at: null },
+      { id: 'm1', kind: 'contact', name: null, email: 'old@example.com', subject: null, message: 'An older message here.', origin: null, created_at: '2025-03-01T09:00:00Z', handled: true, handled_at: '2025-03-02T09:00:00Z' },
+    ];
+    const upgrades = [{ id: 'r1', kind: 'upgrade_request', name: null, email: 'ayse@example.com', subject: null, message: null, origin: 'pricing', created_at: '2025-03-04T09:00:00Z', handled: false, handled_at: null }];
+    server.use(
+      http.get('*/admin/inbox', ({ request }) => HttpResponse.json(new URL(request.url).searchParams.get('kind') === 'contact' ? items : upgrades)),
+      http.post('*/admin/inbox/:id/handled', async ({ params, request }) => {
+        const body = (await request.json()) as { handled: boolean };
+        marks.push({ id: params.id, ...body });
+        const item = items.find((i) => i.id === params.id)!;
+        Object.assign(item, { handled: body.handled, handled_at: body.handled ? '2025-03-06T00:00:00Z' : null });
+        return HttpResponse.json(item);
+      }),
+    );
+    renderApp('/dashboard/admin', { user: admin() });
+    const contacts = await screen.findByRole('region', { name: /İletişim mesajları/ });
+    const list = await within(contacts).findByRole('list');
+    const entries = within(list).getAllByRole('listitem');
+    expect(entries[0]).toHaveTextContent('Can Demir · can@example.com');
+    expect(entries[0]).toHaveTextContent('Twelve crews, one demo please.');
+    expect(entries[0]).toHaveTextContent('Bekliyor');
+    expect(entries[1]).toHaveTextContent('İlgilenildi');
+    const requests = screen.getByRole('region', { name: /Yükseltme talepleri/ });
+    expect(await within(requests).findByText('ayse@example.com')).toBeInTheDocument();
+    expect(within(requests).getByText('Nereden: Fiyatlandırma sayfası')).toBeInTheDocument();
+    await userEvent.setup().click(within(contacts).getByRole('button', { name: 'İlgilenildi olarak işaretle (can@example.com)' }));
+    await waitFor(() => expect(marks).toEqual([{ id: 'm2', handled: true }]));
+    expect(await within(contacts).findByRole('button', { name: 'Yeniden aç (can@example.com)' })).toBeInTheDocument();
   });
 
   it('reports failed loads', async () => {

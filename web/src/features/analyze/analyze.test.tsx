@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -79,6 +79,25 @@ describe('analyze form', () => {
     expect(await screen.findByText('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.')).toBeInTheDocument();
     await chooseVideo(u);
     expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled();
+    // instead of only "contact an admin": the way to the upgrade request
+    expect(screen.getByRole('link', { name: 'Pro yükseltme talebi gönderin' })).toHaveAttribute('href', '/pricing#upgrade');
+  });
+
+  it('says how many analyses are left on which plan (translated)', async () => {
+    renderApp('/dashboard', { user: user({ quota: quota({ lifetime_used: 1 }) }) });
+    expect(await screen.findByText('Ücretsiz planında 1 analiz hakkınız kaldı.')).toBeInTheDocument();
+  });
+
+  it('opens the video picker with Enter as well as a click', async () => {
+    renderApp('/dashboard', { user: user() });
+    const picker = await screen.findByLabelText('Video seçin');
+    let opened = 0;
+    picker.addEventListener('click', () => opened++);
+    picker.focus();
+    fireEvent.keyDown(picker, { key: 'Enter' });
+    expect(opened).toBe(1);
+    fireEvent.keyDown(picker, { key: 'a' });
+    expect(opened).toBe(1);
   });
 
   it('disables start until a video is chosen; remove clears it; non-video files are refused', async () => {
@@ -203,6 +222,8 @@ describe('job polling', () => {
     await waitFor(() => expect(calls).toHaveLength(2));
     expect(await screen.findByText('Çalışıyor')).toBeInTheDocument();
     expect(screen.getByText('İş başladı')).toBeInTheDocument();
+    // progress within the step
+    expect(screen.getByRole('progressbar', { name: 'Videodan kareler örnekleniyor' })).toBeInTheDocument();
 
     await act(() => vi.advanceTimersByTimeAsync(2500));
     await waitFor(() => expect(calls).toHaveLength(3));
@@ -225,6 +246,12 @@ describe('job polling', () => {
 
     // free plan: JSON download disabled with the upgrade hint
     expect(within(result).getByRole('button', { name: 'JSON indir' })).toBeDisabled();
+    // the same video is not sent again by accident: a new video or an explicit "analyze again"
+    expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled();
+    await u.click(screen.getByRole('button', { name: 'Yeniden analiz et' }));
+    expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeEnabled();
+    // the job's own page is one click away
+    expect(within(result).getByRole('link', { name: 'Raporu aç' })).toHaveAttribute('href', expect.stringMatching(/^\/dashboard\/jobs\/.+/));
     expect(within(result).getByText('JSON indirme Pro ve Kurumsal planlarda kullanılabilir.')).toBeInTheDocument();
 
     await waitFor(() => expect(meCalls).toBeGreaterThan(meBefore));

@@ -18,7 +18,7 @@ describe('API keys page', () => {
     );
     renderApp('/dashboard/api-keys', { token: 't' });
     const card = await screen.findByRole('region', { name: 'Kullanım ve kota' });
-    expect(within(card).getByText('free')).toBeInTheDocument();
+    expect(within(card).getByText('Ücretsiz')).toBeInTheDocument();
     expect(within(card).getByText('3 / 10 kullanıldı')).toBeInTheDocument();
     expect(within(card).getByText('7 kaldı')).toBeInTheDocument();
     expect(within(card).getByText('Ömür boyu 1 analiz kaldı')).toBeInTheDocument();

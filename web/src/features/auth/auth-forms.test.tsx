@@ -32,7 +32,7 @@ describe('login form', () => {
     expect(screen.getByRole('button', { name: 'Giriş yap' })).toBeEnabled();
     expect(screen.getByLabelText('E-posta')).toBeEnabled();
 
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByText('Login failed. Please check your details.')).toBeInTheDocument();
     expect(screen.queryByText('Giriş başarısız. Lütfen bilgilerinizi kontrol edin.')).not.toBeInTheDocument();
     expect(window.localStorage.getItem(STORAGE_KEYS.language)).toBe('en');
@@ -76,7 +76,7 @@ describe('register form', () => {
     await fill(u, { email: 'new@example.com', password: 'longenough1', confirm: 'longenough2' });
     await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
     expect(screen.getByText('Şifreler eşleşmiyor.')).toBeInTheDocument();
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByText('Passwords do not match.')).toBeInTheDocument();
     expect(calls).toBe(0);
   });
@@ -133,8 +133,35 @@ describe('register form', () => {
     await waitFor(() => expect(sent).toEqual([{ email: 'ayse@example.com', password: 'longenough1', full_name: 'Ayşe Yılmaz' }]));
   });
 
-  it('shows a generic error when registration fails', async () => {
-    server.use(http.post('*/auth/register', () => HttpResponse.json({ detail: 'Disposable email addresses are not accepted.' }, { status: 422 })));
+  it('shows the server’s reason when it gives one, and clears it on a new attempt', async () => {
+    let attempt = 0;
+    server.use(
+      http.post('*/auth/register', ({ request }) =>
+        ++attempt === 1
+          ? HttpResponse.json({ detail: request.headers.get('accept-language') === 'tr' ? 'Bu e-posta adresiyle bir hesap zaten var.' : 'wrong language' }, { status: 409 })
+          : HttpResponse.json({}, { status: 500 }),
+      ),
+    );
+    renderApp('/register');
+    const u = userEvent.setup();
+    await screen.findByRole('heading', { name: 'Hesap oluşturun' });
+    await fill(u, { email: 'ayse@example.com', password: 'longenough1', confirm: 'longenough1' });
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    expect(await screen.findByText('Bu e-posta adresiyle bir hesap zaten var.')).toBeInTheDocument();
+    // a new attempt that fails client-side: the old server reason is gone
+    await u.clear(screen.getByLabelText('Şifre (tekrar)'));
+    await u.type(screen.getByLabelText('Şifre (tekrar)'), 'different1');
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    expect(screen.queryByText('Bu e-posta adresiyle bir hesap zaten var.')).not.toBeInTheDocument();
+    // a failure without a reason: the spec's generic message
+    await u.clear(screen.getByLabelText('Şifre (tekrar)'));
+    await u.type(screen.getByLabelText('Şifre (tekrar)'), 'longenough1');
+    await u.click(screen.getByRole('button', { name: 'Hesap oluştur' }));
+    expect(await screen.findByText('Hesabınız oluşturulurken bir sorun oluştu. Lütfen tekrar deneyin.')).toBeInTheDocument();
+  });
+
+  it('shows a generic error when registration fails without a reason', async () => {
+    server.use(http.post('*/auth/register', () => HttpResponse.json({}, { status: 503 })));
     renderApp('/register');
     const u = userEvent.setup();
     await screen.findByRole('heading', { name: 'Hesap oluşturun' });

@@ -20,7 +20,7 @@ describe('contact page', () => {
     await u.click(await screen.findByRole('button', { name: 'Mesajı gönder' }));
     const email = screen.getByRole('textbox', { name: 'E-posta' });
     expect(email).toHaveAttribute('aria-invalid', 'true');
-    expect(email).toHaveAccessibleDescription('E-posta');
+    expect(email).toHaveAccessibleDescription('Lütfen e-posta adresinizi girin.');
     const message = screen.getByRole('textbox', { name: 'Mesaj' });
     expect(message).toHaveAccessibleDescription(expect.stringContaining('Mesajınız (en az 10 karakter)'));
     await u.type(email, '   ');
@@ -29,6 +29,10 @@ describe('contact page', () => {
     expect(email).toHaveAttribute('aria-invalid', 'true');
     expect(message).toHaveAttribute('aria-invalid', 'true');
     expect(message).toHaveAttribute('maxlength', '2000');
+    await u.clear(email);
+    await u.type(email, 'not-an-address');
+    await u.click(screen.getByRole('button', { name: 'Mesajı gönder' }));
+    expect(email).toHaveAccessibleDescription('Lütfen geçerli bir e-posta adresi girin.');
     expect(calls).toBe(0);
   });
 
@@ -56,6 +60,17 @@ describe('contact page', () => {
     expect(screen.getByRole('textbox', { name: 'Mesaj' })).toHaveValue('');
     expect(screen.getByRole('textbox', { name: 'Mesaj' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Mesaj gönderildi' })).toBeDisabled();
+  });
+
+  it('shows the server’s reason for a 400 rather than "try again later"', async () => {
+    server.use(http.post('*/contact', () => HttpResponse.json({ detail: 'Bu adres geçerli değil.' }, { status: 400 })));
+    renderApp('/contact');
+    const u = userEvent.setup();
+    await u.type(await screen.findByRole('textbox', { name: 'E-posta' }), 'ops@example.com');
+    await u.type(screen.getByRole('textbox', { name: 'Mesaj' }), 'A long enough message.');
+    await u.click(screen.getByRole('button', { name: 'Mesajı gönder' }));
+    expect(await screen.findByText('Bu adres geçerli değil.')).toBeInTheDocument();
+    expect(screen.queryByText('Lütfen daha sonra tekrar deneyin.')).not.toBeInTheDocument();
   });
 
   it('shows the error banner and allows a retry', async () => {

@@ -7,7 +7,7 @@ import { renderApp } from '@/testing/render';
 import { HttpResponse, http, server } from '@/testing/server';
 
 const JOBS = [
-  job({ job_id: 'a-111', status: 'done', input_filename: 'pole.mp4', model_used: 'gpt-4o-mini', estimated_cost: 0.01 }),
+  job({ job_id: 'a-111', status: 'done', input_filename: 'pole.mp4', model_used: 'gpt-4o-mini', estimated_cost: 0.01, job_type: 'ag_pano_bakim', job_display_name: 'AG pano bakımı' }),
   job({ job_id: 'b-222', status: 'error', input_filename: 'cabinet.mov', model_used: 'offline-analyzer', error: 'Video could not be read' }),
   job({ job_id: 'c-333', status: 'running', input_filename: 'truck.mp4', model_used: null }),
 ];
@@ -39,8 +39,38 @@ describe('history for users', () => {
     await u.clear(search);
     await u.type(search, 'nothing-like-this');
     expect(screen.getByText('Aramanızla eşleşen iş yok.')).toBeInTheDocument();
+    // what the row shows: the status in the current language, the job type's name
+    await u.clear(search);
+    await u.type(search, 'tamamlandı');
+    const rows = () => within(screen.getByRole('list', { name: 'İşler' })).getAllByRole('listitem');
+    expect(rows()).toHaveLength(1);
+    expect(rows()[0]).toHaveTextContent('pole.mp4');
+    await u.clear(search);
+    await u.type(search, 'pano bak');
+    expect(rows()).toHaveLength(1);
+    await u.clear(search);
+    await u.type(search, 'otomatik');
+    expect(rows()).toHaveLength(2);
+    await u.clear(search);
+    await u.type(search, 'nothing-like-this');
+    expect(screen.getByText('Aramanızla eşleşen iş yok.')).toBeInTheDocument();
     // users get no admin actions
     expect(screen.queryByRole('button', { name: /iptal et/ })).not.toBeInTheDocument();
+  });
+
+  it('shows each job type and links each row to the job’s own page', async () => {
+    server.use(
+      http.get('*/jobs', () => HttpResponse.json(JOBS)),
+      http.get('*/jobs/a-111', () => HttpResponse.json({ ...JOBS[0], logs: [], result: null })),
+    );
+    renderApp('/dashboard/history', { user: user() });
+    const list = await screen.findByRole('list', { name: 'İşler' });
+    expect(within(list).getByText('AG pano bakımı')).toBeInTheDocument();
+    expect(within(list).getAllByText('Otomatik')).toHaveLength(2);
+    const link = within(list).getByRole('link', { name: 'pole.mp4' });
+    expect(link).toHaveAttribute('href', '/dashboard/jobs/a-111');
+    await userEvent.setup().click(link);
+    expect(await screen.findByRole('heading', { level: 1, name: 'pole.mp4' })).toBeInTheDocument();
   });
 
   it('shows the load error and refreshes on demand', async () => {
@@ -84,24 +114,43 @@ describe('history for admins', () => {
     );
     renderApp('/dashboard/history', { user: admin() });
     await screen.findByText('pole.mp4');
-    expect(screen.getByRole('button', { name: 'c-333 işini iptal et' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'c-333 işini sil' })).not.toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'a-111 işini sil' })).toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'a-111 işini iptal et' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'İşi iptal et (c-333)' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'İşi sil (c-333)' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'İşi sil (a-111)' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'İşi iptal et (a-111)' })).not.toBeInTheDocument();
 
     const u = userEvent.setup();
-    await u.click(screen.getByRole('button', { name: 'c-333 işini iptal et' }));
+    await u.click(screen.getByRole('button', { name: 'İşi iptal et (c-333)' }));
     const dialog = screen.getByRole('dialog', { name: 'Bu iş iptal edilsin mi?' });
     await u.click(within(dialog).getByRole('button', { name: 'Vazgeç' }));
     expect(actions).toEqual([]);
-    await u.click(screen.getByRole('button', { name: 'c-333 işini iptal et' }));
+    await u.click(screen.getByRole('button', { name: 'İşi iptal et (c-333)' }));
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi iptal et' }));
     await waitFor(() => expect(actions).toEqual(['cancel c-333']));
+    // the row says "cancelling…" at once, without a second cancel button
+    expect(screen.getByText('İptal ediliyor…')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'İşi iptal et (c-333)' })).not.toBeInTheDocument();
 
-    await u.click(screen.getByRole('button', { name: 'a-111 işini sil' }));
+    await u.click(screen.getByRole('button', { name: 'İşi sil (a-111)' }));
     expect(screen.getByRole('dialog', { name: 'Bu iş silinsin mi?' })).toHaveTextContent('a-111');
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi sil' }));
     await waitFor(() => expect(actions).toEqual(['cancel c-333', 'delete a-111']));
+  });
+
+  it('shows "cancelling…" until the list says the job has stopped', async () => {
+    let stopped = false;
+    server.use(
+      http.get('*/admin/jobs', () => HttpResponse.json(JOBS.map((j) => (j.job_id === 'c-333' && stopped ? { ...j, status: 'cancelled' } : j)))),
+      http.post('*/admin/jobs/:id/cancel', ({ params }) => HttpResponse.json({ job_id: params.id, status: 'running' }, { status: 202 })),
+    );
+    renderApp('/dashboard/history', { user: admin() });
+    const u = userEvent.setup();
+    await u.click(await screen.findByRole('button', { name: 'İşi iptal et (c-333)' }));
+    await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi iptal et' }));
+    expect(await screen.findByText('İptal ediliyor…')).toBeInTheDocument();
+    stopped = true;
+    expect(await screen.findByText('İptal edildi', {}, { timeout: 6000 })).toBeInTheDocument();
+    expect(screen.queryByText('İptal ediliyor…')).not.toBeInTheDocument();
   });
 
   it('reports a failed action', async () => {
@@ -111,7 +160,7 @@ describe('history for admins', () => {
     );
     renderApp('/dashboard/history', { user: admin() });
     const u = userEvent.setup();
-    await u.click(await screen.findByRole('button', { name: 'b-222 işini sil' }));
+    await u.click(await screen.findByRole('button', { name: 'İşi sil (b-222)' }));
     await u.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'İşi sil' }));
     expect(await screen.findByText('İşlem tamamlanamadı. Lütfen tekrar deneyin.')).toBeInTheDocument();
   });

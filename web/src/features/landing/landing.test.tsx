@@ -11,7 +11,7 @@ describe('landing page', () => {
   it('shows the tagline, visitor CTAs, the demo-quota badge and the year in the footer', async () => {
     renderApp('/');
     expect(await screen.findByText('Analiz Et, İzle, Koru')).toBeInTheDocument();
-    const hero = screen.getByRole('heading', { level: 1 }).closest('section')!;
+    const hero = (await screen.findByRole('heading', { level: 1 })).closest('section')!;
     expect(within(hero).getByRole('link', { name: 'Ücretsiz başlayın' })).toHaveAttribute('href', '/register');
     expect(within(hero).getByRole('link', { name: 'Giriş yap' })).toHaveAttribute('href', '/login');
     expect(within(hero).getByText('Ücretsiz demo: 2 analiz')).toBeInTheDocument();
@@ -38,6 +38,14 @@ describe('landing page', () => {
     expect(current()).toHaveAccessibleName('2. senaryoyu göster');
     await act(() => vi.advanceTimersByTimeAsync(4500 * 5));
     expect(current()).toHaveAccessibleName('1. senaryoyu göster');
+  });
+
+  it('promises only what the product checks: the sample report marks gloves not checked, never missing', async () => {
+    renderApp('/');
+    const sample = await screen.findByLabelText('Örnek sonuç');
+    expect(within(sample).getByRole('row', { name: /Eldiven.*Kontrol edilmedi/ })).toBeInTheDocument();
+    expect(within(sample).queryByText(/Eksik/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/eldiveni kaza/)).not.toBeInTheDocument();
   });
 
   it('disables the demo chip when the video is not available', async () => {
@@ -89,9 +97,9 @@ describe('theme and language', () => {
     renderApp('/');
     const u = userEvent.setup();
     await screen.findByRole('heading', { level: 1 });
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByText('Analyze, Monitor, Protect')).toBeInTheDocument();
     expect(screen.getAllByRole('link', { name: 'Start free' }).length).toBeGreaterThan(0);
-    expect(screen.getAllByRole('button', { name: 'English' })[0]).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getAllByRole('button', { name: 'EN English' })[0]).toHaveAttribute('aria-pressed', 'true');
   });
 });

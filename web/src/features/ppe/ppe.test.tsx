@@ -1,12 +1,13 @@
 import { render, screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
 import { AppProvider } from '@/app/provider';
 import { parseCatalog, type EquipmentEntry } from '@/features/ppe/api/equipment-catalog';
 import { PICTOGRAM_KINDS, pictogramKindFor } from '@/features/ppe/components/pictograms';
 import { PpeGallery } from '@/features/ppe/components/ppe-gallery';
-import { testQueryClient } from '@/testing/render';
+import { renderApp, testQueryClient } from '@/testing/render';
 
 const ENTRIES: EquipmentEntry[] = [
   { code: 'pic2', category: 'gloves', title: { tr: 'Yalıtkan eldiven', en: 'Insulating gloves' }, description: { tr: 'Sınıf 0', en: 'Class 0' } },
@@ -64,6 +65,26 @@ describe('the real equipment catalogue', () => {
     const { buildPictogramIndex } = await import('@/features/ppe/components/ppe-gallery');
     const index = buildPictogramIndex(equipmentCatalog);
     expect(equipmentCatalog.filter((e) => !index.has(e.code.toLowerCase())).map((e) => e.code)).toEqual([]);
-    expect(new Set(index.values()).size).toBeGreaterThanOrEqual(15);
+    const look = (code: string) => JSON.stringify(index.get(code));
+    expect(new Set([...index.values()].map((spec) => JSON.stringify(spec))).size).toBeGreaterThanOrEqual(28);
+    // ear plugs are not ear muffs; every kind of glove looks different; so do the helmets
+    expect(look('pic4')).not.toBe(look('pic5'));
+    const gloves = equipmentCatalog.filter((e) => e.category === 'hands').map((e) => look(e.code.toLowerCase()));
+    expect(gloves.length).toBe(5);
+    expect(new Set(gloves).size).toBe(5);
+    expect(new Set(['pic1', 'pic2', 'pic3', 'pic11'].map(look)).size).toBe(4);
+  });
+
+  it('filters the gallery by category, with translated category names', async () => {
+    const { equipmentCatalog } = await import('@/features/ppe/api/equipment-catalog');
+    if (equipmentCatalog.length === 0) return;
+    renderApp('/ppe-equipment');
+    const filter = await screen.findByRole('combobox', { name: 'Kategori' });
+    const grid = screen.getByRole('list', { name: "Baret'in kontrol ettiği KKD ekipmanları" });
+    expect(within(grid).getAllByRole('listitem')).toHaveLength(equipmentCatalog.length);
+    await userEvent.setup().selectOptions(filter, 'Eldivenler (5)');
+    const gloves = screen.getByRole('list', { name: 'Eldivenler' });
+    expect(within(gloves).getAllByRole('listitem')).toHaveLength(5);
+    expect(new Set(within(gloves).getAllByRole('img').map((img) => `${img.getAttribute('data-kind')}:${img.getAttribute('data-mark') ?? ''}`)).size).toBe(5);
   });
 });

@@ -25,11 +25,19 @@ describe('pricing', () => {
     expect(within(faq).getByText('Videolarıma ne oluyor?')).toBeInTheDocument();
   });
 
+  it('tells a user who already asked that the request is pending, instead of the form', async () => {
+    server.use(http.get('*/usage/upgrade-request', () => HttpResponse.json({ pending: true, requested_at: '2025-03-04T10:00:00Z' })));
+    renderApp('/pricing', { user: user() });
+    expect(await screen.findByText('Talebiniz bekliyor')).toBeInTheDocument();
+    expect(screen.getByText(/tarihli yükseltme talebiniz alındı; ekibimiz inceliyor\./)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Talep gönder' })).not.toBeInTheDocument();
+  });
+
   it('shows 99 USD/month in English', async () => {
     renderApp('/pricing');
     const u = userEvent.setup();
     await screen.findByRole('listitem', { name: 'Pro' });
-    await u.click(screen.getAllByRole('button', { name: 'English' })[0]!);
+    await u.click(screen.getAllByRole('button', { name: 'EN English' })[0]!);
     expect(await screen.findByRole('listitem', { name: 'Pro' })).toHaveTextContent('99 USD/month');
   });
 
@@ -84,7 +92,7 @@ describe('profile', () => {
     expect(within(account).getByText('—')).toBeInTheDocument();
     expect(within(account).getByRole('link', { name: /Analiz geçmişinizi görün/ })).toHaveAttribute('href', '/dashboard/history');
     const plan = screen.getByRole('region', { name: 'Plan ve kullanım' });
-    expect(within(plan).getByText('free')).toBeInTheDocument();
+    expect(within(plan).getByText('Ücretsiz')).toBeInTheDocument();
     expect(within(plan).getByText('Ömür boyu').closest('div')).toHaveTextContent('1 / 2');
     const u = userEvent.setup();
     const block = screen.getByRole('region', { name: 'Pro yükseltme talebi' });

@@ -7,9 +7,11 @@ import { Spinner } from '@/components/ui/spinner';
 import { useDeleteUser } from '@/features/admin/api/delete-user';
 import { useUsage } from '@/features/admin/api/get-usage';
 import { useUserQuotas } from '@/features/admin/api/get-user-quotas';
+import { InboxSection } from '@/features/admin/components/inbox-section';
 import { QuotaEditor } from '@/features/admin/components/quota-editor';
 import { useAuth } from '@/lib/auth';
 import { formatCost, formatNumber } from '@/lib/format';
+import { PLAN_IDS, planLabel } from '@/lib/plans';
 import type { UserQuotaRow } from '@/types/api';
 
 function matches(search: string, ...values: (string | null | undefined)[]): boolean {
@@ -110,6 +112,7 @@ function UsageSection() {
 
 function QuotaSection() {
   const { t } = useTranslation();
+  const { user } = useAuth();
   const quotas = useUserQuotas();
   const remove = useDeleteUser();
   const [search, setSearch] = useState('');
@@ -146,9 +149,9 @@ function QuotaSection() {
         </div>
       </div>
       <datalist id="plan-names">
-        <option value="free" />
-        <option value="pro" />
-        <option value="enterprise" />
+        {PLAN_IDS.map((id) => (
+          <option key={id} value={id} label={planLabel(t, id)} />
+        ))}
       </datalist>
       {quotas.isError ? <Alert tone="error">{t('errors.quotaLoad')}</Alert> : null}
       {deleteFailed ? <Alert tone="error">{t('errors.userDelete')}</Alert> : null}
@@ -157,7 +160,7 @@ function QuotaSection() {
       ) : (
         <ul className="quota-list">
           {rows.map((row) => (
-            <QuotaEditor key={row.user_id} row={row} onDelete={setToDelete} />
+            <QuotaEditor key={row.user_id} row={row} onDelete={row.user_id === user?.id ? undefined : setToDelete} />
           ))}
         </ul>
       )}
@@ -190,6 +193,7 @@ export function AdminPage() {
       {isAdmin ? (
         <div className="stack-lg">
           <UsageSection />
+          <InboxSection />
           <QuotaSection />
         </div>
       ) : (

@@ -10,7 +10,8 @@ import type { UserQuotaRow } from '@/types/api';
 
 const FIELD_KEYS: Record<LimitField, string> = { daily_limit: 'admin.quotas.daily', monthly_limit: 'admin.quotas.monthly', lifetime_limit: 'admin.quotas.lifetime' };
 
-export function QuotaEditor({ row, onDelete }: { row: UserQuotaRow; onDelete: (row: UserQuotaRow) => void }) {
+/** `onDelete` is absent for the admin's own row: nobody deletes their own account from the table. */
+export function QuotaEditor({ row, onDelete }: { row: UserQuotaRow; onDelete?: (row: UserQuotaRow) => void }) {
   const { t } = useTranslation();
   const baseId = useId();
   const update = useUpdateUserQuota();
@@ -118,9 +119,13 @@ export function QuotaEditor({ row, onDelete }: { row: UserQuotaRow; onDelete: (r
           <Button size="sm" onClick={() => void save()} disabled={!dirty} loading={update.isPending}>
             {t('admin.quotas.save')}
           </Button>
-          <Button size="sm" variant="danger" onClick={() => onDelete(row)} aria-label={t('admin.quotas.deleteUserNamed', { who })}>
-            {t('admin.quotas.deleteUser')}
-          </Button>
+          {onDelete ? (
+            <Button size="sm" variant="danger" onClick={() => onDelete(row)} aria-label={t('admin.quotas.deleteUserNamed', { who })}>
+              {t('admin.quotas.deleteUser')}
+            </Button>
+          ) : (
+            <Badge tone="neutral">{t('admin.quotas.you')}</Badge>
+          )}
         </div>
       </div>
       {blockedInvalid ? <Alert tone="error">{t('admin.quotas.invalidSave')}</Alert> : null}

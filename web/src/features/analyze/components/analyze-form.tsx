@@ -1,13 +1,16 @@
 import { type Dispatch, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { VideoPicker } from '@/features/analyze/components/video-picker';
 import { COMPOSITES, FRAMES_PER_COMPOSITE, type AnalyzeFormEvent, type AnalyzeFormState, type StartBlocker } from '@/features/analyze/model/analyze-form';
+import { paths } from '@/config/paths';
+import { analysesLeft, planLabel } from '@/lib/plans';
 import type { UploadProgress } from '@/lib/upload';
-import type { Task } from '@/types/api';
+import type { Quota, Task } from '@/types/api';
 
 export interface StartError {
   key?: string;
@@ -24,6 +27,7 @@ export function AnalyzeForm({
   busy,
   progress,
   startError,
+  quota,
   onSubmit,
 }: {
   state: AnalyzeFormState;
@@ -35,9 +39,11 @@ export function AnalyzeForm({
   busy: boolean;
   progress: UploadProgress | null;
   startError: StartError | null;
+  quota: Quota | undefined;
   onSubmit: () => void;
 }) {
   const { t } = useTranslation();
+  const left = quota ? analysesLeft(quota) : null;
   const firstTask = tasks[0]?.slug ?? null;
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -148,7 +154,18 @@ export function AnalyzeForm({
         ) : null}
       </div>
 
-      {blocker === 'quota' && startErrorText !== t('errors.quotaExceeded') ? <Alert tone="warning">{t('errors.quotaExceeded')}</Alert> : null}
+      {blocker === 'quota' ? (
+        <Alert tone="warning">
+          {startErrorText !== t('errors.quotaExceeded') ? <p>{t('errors.quotaExceeded')}</p> : null}
+          <p>
+            <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.quota.requestUpgrade')}</Link>
+          </p>
+        </Alert>
+      ) : quota && left !== null ? (
+        <p className="quota-left" role="status">
+          {t('analyze.quota.left', { count: left, plan: planLabel(t, quota.plan_name) })}
+        </p>
+      ) : null}
       {startErrorText ? <Alert tone="error">{startErrorText}</Alert> : null}
       {progress ? <ProgressBar value={progress.percent} label={t('analyze.upload.label')} detail={progressDetail} /> : null}
 
@@ -157,6 +174,14 @@ export function AnalyzeForm({
       </Button>
       {blocker === 'noFile' ? <p className="field-hint center">{t('analyze.form.needVideo')}</p> : null}
       {blocker === 'noTask' ? <p className="field-hint center">{t('analyze.form.needTask')}</p> : null}
+      {blocker === 'analyzed' ? (
+        <div className="analyzed-again">
+          <p className="field-hint center">{t('analyze.form.alreadyAnalyzed')}</p>
+          <Button variant="secondary" className="btn-block" onClick={() => dispatch({ type: 'AnalyzeAgain' })}>
+            {t('analyze.form.analyzeAgain')}
+          </Button>
+        </div>
+      ) : null}
       <p className="retention-note">
         <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
           <path d="M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z" fill="none" stroke="currentColor" strokeWidth="2" strokeLinejoin="round" />

@@ -1,10 +1,9 @@
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
 
 import { StatusBadge, type DisplayStatus } from '@/components/status-badge';
 import { Alert } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
+import { Button, ButtonLink } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { useJobPolling } from '@/features/analyze/api/get-job';
 import { useLatestJob } from '@/features/analyze/api/get-latest-job';
@@ -14,56 +13,15 @@ import { UploadQueue } from '@/features/analyze/offline/upload-queue';
 import { QueueError } from '@/features/analyze/offline/enqueue';
 import { onQueuedJobCreated } from '@/features/analyze/offline/replay';
 import { AnalyzeForm, type StartError } from '@/features/analyze/components/analyze-form';
-import { JobResultView } from '@/features/analyze/components/job-result';
-import { JobTimeline } from '@/features/analyze/components/job-timeline';
+import { JobDownloads, JobReport, jobDisplayName } from '@/features/analyze/components/job-report';
 import { evolveAnalyzeForm, initialAnalyzeForm, startBlocker, toParams } from '@/features/analyze/model/analyze-form';
 import { addRecentJob, loadRecentJobs, saveRecentJobs } from '@/features/analyze/model/recent-jobs';
-import { canDownloadJson } from '@/features/analyze/model/result';
 import { startErrorFor } from '@/features/analyze/model/start-error';
 import { ApiError } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
-import { formatBytes, formatDateTime, taskFallbackName } from '@/lib/format';
+import { formatBytes, formatDateTime } from '@/lib/format';
 import type { UploadProgress } from '@/lib/upload';
 import { TERMINAL_STATUSES, type JobDetail } from '@/types/api';
-
-function downloadJson(job: JobDetail): void {
-  const blob = new Blob([JSON.stringify(job, null, 2)], { type: 'application/json' });
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = `baret-job-${job.job_id}.json`;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}
-
-function displayName(job: JobDetail): string {
-  const result = job.result;
-  if (result?.job_display_name) return result.job_display_name;
-  if (result?.job_type && result.job_type !== 'auto') return taskFallbackName(result.job_type);
-  return job.input_filename ?? job.job_id;
-}
-
-function JobInsights({ job }: { job: JobDetail }) {
-  const { t } = useTranslation();
-  if (job.status === 'error') {
-    return (
-      <Alert tone="error" title={t('analyze.insights.title')}>
-        {t('analyze.insights.error', { error: job.error || t('analyze.insights.unknownError') })}
-      </Alert>
-    );
-  }
-  if (job.status === 'cancelled') {
-    return (
-      <Alert tone="warning" title={t('analyze.insights.title')}>
-        <p>{t('analyze.insights.cancelled')}</p>
-        {job.error ? <p className="small">{job.error}</p> : null}
-      </Alert>
-    );
-  }
-  return null;
-}
 
 export function AnalyzePage() {
   const { t, i18n } = useTranslation();
@@ -79,6 +37,7 @@ export function AnalyzePage() {
   const [queuedNotice, setQueuedNotice] = useState(false);
   const [recent, setRecent] = useState<JobDetail[]>(() => loadRecentJobs(user?.id));
   const handledJobs = useRef(new Set<string>());
+  const scrollToPanel = useRef(false);
   const [resumeChecked, setResumeChecked] = useState(false);
 
   const poll = useJobPolling(activeJobId);
@@ -101,6 +60,16 @@ export function AnalyzePage() {
       }),
     [],
   );
+
+  // On narrow screens (phones) the job panel sits below the form: once a job starts, bring it into
+  // view, after the panel has rendered the job (so nothing moves under the scroll).
+  useEffect(() => {
+    if (!scrollToPanel.current || !activeJobId) return;
+    scrollToPanel.current = false;
+    if (!window.matchMedia?.('(max-width: 1099px)').matches) return;
+    const reduced = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    document.getElementById('job-panel')?.scrollIntoView({ behavior: reduced ? 'auto' : 'smooth', block: 'start' });
+  }, [activeJobId]);
 
   // Manual mode chosen before the task list arrived: pick the first task once it does.
   const firstTask = taskList[0]?.slug ?? null;
@@ -126,7 +95,6 @@ export function AnalyzePage() {
   const blocker = startBlocker(form, { submitting: busy, canAnalyze });
   const shownJob = activeJob ?? (activeJobId ? null : viewedJob);
   const status: DisplayStatus = activeJobId ? (activeJob?.status ?? 'queued') : (viewedJob?.status ?? 'ready');
-  const mayDownload = canDownloadJson(user?.quota?.plan_name);
 
   const onStart = async () => {
     if (!form.file || blocker) return;
@@ -145,8 +113,8 @@ export function AnalyzePage() {
       }
       const started = outcome.job;
       setActiveJobId(started.job_id);
-      // On narrow screens the job panel sits below the form: bring it into view.
-      if (window.innerWidth < 1100) document.getElementById('job-panel-title')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      dispatch({ type: 'Submitted' });
+      scrollToPanel.current = true;
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
         setStartError(error.detail ? { text: error.detail } : { key: 'errors.quotaExceeded' });
@@ -198,12 +166,13 @@ export function AnalyzePage() {
           busy={busy}
           progress={progress}
           startError={startError}
+          quota={user?.quota}
           onSubmit={() => void onStart()}
         />
-        <section className="card job-panel" aria-labelledby="job-panel-title">
+        <section id="job-panel" className={activeJobId ? 'card job-panel following' : 'card job-panel'} aria-labelledby="job-panel-title">
           <div className="job-panel-head">
             <h2 id="job-panel-title" className="card-title">
-              {shownJob ? displayName(shownJob) : t('analyze.panel.title')}
+              {shownJob ? jobDisplayName(shownJob) : t('analyze.panel.title')}
             </h2>
             <StatusBadge status={status} />
           </div>
@@ -219,31 +188,16 @@ export function AnalyzePage() {
             </div>
           ) : null}
           {activeJobId && !activeJob ? <p className="muted">{t('analyze.panel.queuedHint')}</p> : null}
-          {shownJob ? (
-            <>
-              <JobInsights job={shownJob} />
-              {shownJob.status === 'done' ? <JobResultView job={shownJob} /> : null}
-              <details className="timeline-wrap" open={!finished}>
-                <summary>{t('analyze.timeline.title')}</summary>
-                <JobTimeline logs={shownJob.logs ?? []} />
-              </details>
-            </>
-          ) : null}
-          {finished ? (
+          {shownJob ? <JobReport job={shownJob} /> : null}
+          {finished && shownJob ? (
             <div className="result-actions">
               <Button variant="secondary" onClick={onNewAnalysis}>
                 {t('analyze.result.newAnalysis')}
               </Button>
-              <div className="download">
-                <Button onClick={() => shownJob && downloadJson(shownJob)} disabled={!mayDownload} aria-describedby={mayDownload ? undefined : 'download-hint'}>
-                  {t('analyze.result.downloadJson')}
-                </Button>
-                {!mayDownload ? (
-                  <p id="download-hint" className="field-hint">
-                    {t('analyze.result.downloadHint')} <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.result.upgradeLink')}</Link>
-                  </p>
-                ) : null}
-              </div>
+              <ButtonLink variant="secondary" to={paths.app.job.getHref(shownJob.job_id)}>
+                {t('analyze.result.openReport')}
+              </ButtonLink>
+              <JobDownloads job={shownJob} planName={user?.quota?.plan_name} />
             </div>
           ) : null}
         </section>
@@ -270,7 +224,7 @@ export function AnalyzePage() {
                   }}
                   disabled={jobInFlight}
                 >
-                  <span className="recent-name">{displayName(job)}</span>
+                  <span className="recent-name">{jobDisplayName(job)}</span>
                   <span className="muted small">{formatDateTime(job.created_at, i18n.language)}</span>
                   <StatusBadge status={job.status} />
                 </button>

@@ -4,8 +4,11 @@ import { Badge } from '@/components/ui/badge';
 import { EvidenceGallery } from '@/features/analyze/components/evidence-gallery';
 import { ViolationGallery } from '@/features/analyze/components/violation-gallery';
 import { clockTime, missingNames, requiredRows, type GroupStatus } from '@/features/analyze/model/result';
-import { formatCost, jobDurationSeconds, splitDuration } from '@/lib/format';
+import { durationText, formatCost, jobDurationSeconds } from '@/lib/format';
 import type { JobDetail } from '@/types/api';
+
+/** The offline analyzer names itself "baret-offline…" in model_used. */
+export const isOfflineModel = (model: string | null | undefined) => (model ?? '').startsWith('baret-offline');
 
 const STATUS_TONE = { present: 'success', missing: 'danger', notChecked: 'neutral' } as const;
 
@@ -21,9 +24,7 @@ function StatusCell({ status }: { status: GroupStatus }) {
 
 export function useDurationText(seconds: number | null): string {
   const { t } = useTranslation();
-  if (seconds === null) return '—';
-  const parts = splitDuration(seconds);
-  return parts.minutes > 0 ? t('duration.minutesSeconds', { minutes: parts.minutes, seconds: parts.seconds }) : t('duration.seconds', { seconds: parts.seconds });
+  return seconds === null ? '—' : durationText(t, seconds);
 }
 
 export function JobResultView({ job }: { job: JobDetail }) {
@@ -133,7 +134,14 @@ export function JobResultView({ job }: { job: JobDetail }) {
           <h3 id="notchecked-title" className="block-title">
             {t('analyze.result.notChecked')}
           </h3>
-          <p className="muted small">{t('analyze.result.notCheckedHint')}</p>
+          {isOfflineModel(result.model_used) ? (
+            <div className="muted small offline-why">
+              <p>{t('analyze.result.offlineWhy')}</p>
+              <p>{t('analyze.result.offlineHow')}</p>
+            </div>
+          ) : (
+            <p className="muted small">{t('analyze.result.notCheckedHint')}</p>
+          )}
           <ul className="chip-list">
             {notChecked.map((name) => (
               <li key={name} className="chip">

@@ -1,6 +1,8 @@
 import { useTranslation } from 'react-i18next';
 
-import { formatTime } from '@/lib/format';
+import { ProgressBar } from '@/components/ui/progress-bar';
+import { jobProgress } from '@/features/analyze/model/progress';
+import { durationText, formatTime } from '@/lib/format';
 import type { LogEntry } from '@/types/api';
 
 const EVENT_TONE: Record<string, string> = {
@@ -22,10 +24,25 @@ function detail(entry: LogEntry): string | null {
   return null;
 }
 
-export function JobTimeline({ logs }: { logs: LogEntry[] }) {
+/** Where a running job is: the step, frames n/N, composites n/N and the time left. */
+export function JobProgressBar({ logs }: { logs: LogEntry[] }) {
+  const { t } = useTranslation();
+  const progress = jobProgress(logs);
+  const { frames, composites, secondsLeft } = progress;
+  const parts = [
+    frames.total !== null ? t('analyze.progress.frames', { done: frames.done, total: frames.total }) : null,
+    composites.total !== null ? t('analyze.progress.composites', { done: composites.done, total: composites.total }) : null,
+    secondsLeft !== null ? t('analyze.progress.left', { time: durationText(t, secondsLeft) }) : null,
+  ].filter((part): part is string => part !== null);
+  return <ProgressBar value={progress.percent} label={t(`analyze.progress.phase_${progress.phase}`)} detail={parts.join(' · ')} />;
+}
+
+export function JobTimeline({ logs, running = false }: { logs: LogEntry[]; running?: boolean }) {
   const { t, i18n } = useTranslation();
   if (logs.length === 0) return <p className="muted small">{t('analyze.timeline.waiting')}</p>;
   return (
+    <>
+    {running ? <JobProgressBar logs={logs} /> : null}
     <ol className="timeline" aria-label={t('analyze.timeline.title')}>
       {logs.map((entry, index) => {
         const extra = detail(entry);
@@ -41,5 +58,6 @@ export function JobTimeline({ logs }: { logs: LogEntry[] }) {
         );
       })}
     </ol>
+    </>
   );
 }

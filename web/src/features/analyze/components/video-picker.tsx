@@ -78,6 +78,13 @@ export function VideoPicker({ file, onChange, onRemove, disabled }: { file: File
         accept="video/*"
         disabled={disabled}
         aria-label={t('analyze.video.select')}
+        onKeyDown={(event) => {
+          // Browsers open the file dialog on Space only; Enter is what most people press.
+          if (event.key === 'Enter' && !event.repeat) {
+            event.preventDefault();
+            event.currentTarget.click();
+          }
+        }}
         onChange={(event) => {
           accept(event.target.files?.[0]);
           event.target.value = '';

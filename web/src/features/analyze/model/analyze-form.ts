@@ -12,6 +12,8 @@ export interface AnalyzeFormState {
   framesPerComposite: number;
   dedupe: boolean;
   advancedOpen: boolean;
+  /** The chosen video already became a job: starting again needs a new video or "analyze again". */
+  analyzed: boolean;
 }
 
 export const initialAnalyzeForm: AnalyzeFormState = {
@@ -23,6 +25,7 @@ export const initialAnalyzeForm: AnalyzeFormState = {
   framesPerComposite: FRAMES_PER_COMPOSITE.default,
   dedupe: true,
   advancedOpen: false,
+  analyzed: false,
 };
 
 export type AnalyzeFormEvent =
@@ -36,6 +39,8 @@ export type AnalyzeFormEvent =
   | { type: 'FramesSet'; value: number }
   | { type: 'DedupeSet'; value: boolean }
   | { type: 'AdvancedToggled' }
+  | { type: 'Submitted' }
+  | { type: 'AnalyzeAgain' }
   | { type: 'Reset' };
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, Math.round(value)));
@@ -43,9 +48,13 @@ const clamp = (value: number, min: number, max: number) => Math.min(max, Math.ma
 export function evolveAnalyzeForm(state: AnalyzeFormState, event: AnalyzeFormEvent): AnalyzeFormState {
   switch (event.type) {
     case 'FileChosen':
-      return { ...state, file: event.file };
+      return { ...state, file: event.file, analyzed: false };
     case 'FileRemoved':
-      return { ...state, file: null };
+      return { ...state, file: null, analyzed: false };
+    case 'Submitted':
+      return { ...state, analyzed: true };
+    case 'AnalyzeAgain':
+      return { ...state, analyzed: false };
     case 'JobTypeChosen':
       if (event.jobType === 'auto') return { ...state, jobType: 'auto', task: '' };
       return { ...state, jobType: 'manual', task: state.task || event.firstTask || '' };
@@ -72,13 +81,14 @@ export function evolveAnalyzeForm(state: AnalyzeFormState, event: AnalyzeFormEve
   }
 }
 
-export type StartBlocker = 'noFile' | 'submitting' | 'quota' | 'noTask';
+export type StartBlocker = 'noFile' | 'submitting' | 'quota' | 'noTask' | 'analyzed';
 
 /** Why analysis cannot start yet (spec section 5), or null when it can. */
 export function startBlocker(state: AnalyzeFormState, opts: { submitting: boolean; canAnalyze: boolean }): StartBlocker | null {
   if (!opts.canAnalyze) return 'quota';
   if (!state.file) return 'noFile';
   if (opts.submitting) return 'submitting';
+  if (state.analyzed) return 'analyzed';
   if (state.jobType === 'manual' && !state.task) return 'noTask';
   return null;
 }

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { useAuth } from '@/lib/auth';
+import { planLabel } from '@/lib/plans';
 import { formatNumber } from '@/lib/format';
 import type { Quota } from '@/types/api';
 
@@ -60,7 +61,7 @@ export function QuotaCard() {
         <>
           <div className="quota-plan">
             <span className="muted">{t('quota.plan')}</span>
-            <Badge tone="accent">{quota.plan_name || 'free'}</Badge>
+            <Badge tone="accent">{planLabel(t, quota.plan_name)}</Badge>
             <Badge tone={lifetimeLeft === 0 ? 'danger' : 'info'}>{lifetimeLeft === null ? t('quota.lifetimeUnlimited') : t('quota.lifetimeLeft', { count: lifetimeLeft })}</Badge>
           </div>
           <div className="usage-grid">

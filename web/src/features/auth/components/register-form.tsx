@@ -6,6 +6,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { paths } from '@/config/paths';
+import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 
 export const PASSWORD_MIN_LENGTH = 8;
@@ -36,7 +37,8 @@ export function RegisterForm() {
   const navigate = useNavigate();
   const [values, setValues] = useState<RegisterValues>({ email: '', password: '', confirm: '', fullName: '' });
   const [errors, setErrors] = useState<RegisterErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  /** A translation key (the spec's generic message) or the server's own reason. */
+  const [formError, setFormError] = useState<{ key: string } | { text: string } | null>(null);
   const [submitting, setSubmitting] = useState(false);
 
   const set = (key: keyof RegisterValues) => (event: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: event.target.value }));
@@ -44,16 +46,18 @@ export function RegisterForm() {
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (submitting) return;
+    // A new attempt starts clean: no banner from the previous one.
+    setFormError(null);
     const found = validateRegister(values);
     setErrors(found);
     if (Object.keys(found).length > 0) return;
     setSubmitting(true);
-    setFormError(null);
     try {
       await register({ email: values.email, password: values.password, full_name: values.fullName });
       navigate(paths.app.dashboard.path, { replace: true });
-    } catch {
-      setFormError('errors.registerFailed');
+    } catch (error) {
+      const reason = serverReason(error);
+      setFormError(reason ? { text: reason } : { key: 'errors.registerFailed' });
       setSubmitting(false);
     }
   };
@@ -63,7 +67,7 @@ export function RegisterForm() {
   return (
     <form className="form-stack" onSubmit={onSubmit} noValidate aria-label={t('auth.register.title')}>
       <Alert tone="info">{t('auth.register.creditsNotice')}</Alert>
-      {formError ? <Alert tone="error">{t(formError)}</Alert> : null}
+      {formError ? <Alert tone="error">{'text' in formError ? formError.text : t(formError.key)}</Alert> : null}
       <Field label={t('auth.fullName')} optional={t('common.optional')} error={err('fullName')}>
         {(props) => <input {...props} className="input" name="full_name" autoComplete="name" value={values.fullName} onChange={set('fullName')} disabled={submitting} />}
       </Field>

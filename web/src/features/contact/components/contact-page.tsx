@@ -5,14 +5,19 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { CONTACT_MESSAGE_MAX, CONTACT_MESSAGE_MIN, useSendContact, type ContactInput } from '@/features/contact/api/send-contact';
+import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 type ContactErrors = { email?: string; message?: string };
 
 /** Inline validation (spec section 5); returns translation KEYS so a language switch re-localises them. */
 export function validateContact(values: ContactInput): ContactErrors {
   const errors: ContactErrors = {};
-  if (!values.email.trim()) errors.email = 'contact.email';
+  const email = values.email.trim();
+  if (!email) errors.email = 'validation.emailRequired';
+  else if (!EMAIL_PATTERN.test(email)) errors.email = 'validation.emailInvalid';
   const message = values.message.trim();
   if (message.length < CONTACT_MESSAGE_MIN) errors.message = 'contact.messagePlaceholder';
   else if (message.length > CONTACT_MESSAGE_MAX) errors.message = 'validation.messageMax';
@@ -28,6 +33,7 @@ function ContactForm() {
   const [values, setValues] = useState<ContactInput>({ name: user?.full_name ?? '', email: user?.email ?? '', subject: '', message: '' });
   const [errors, setErrors] = useState<ContactErrors>({});
   const [state, setState] = useState<FormState>('idle');
+  const [reason, setReason] = useState<string | null>(null);
   const set = (key: keyof ContactInput) => (event: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: event.target.value }));
 
   const onSubmit = async (event: FormEvent) => {
@@ -37,11 +43,13 @@ function ContactForm() {
     setErrors(found);
     if (found.email || found.message) return;
     setState('loading');
+    setReason(null);
     try {
       await mutation.mutateAsync(values);
       setState('success');
       setValues((v) => ({ ...v, message: '' }));
-    } catch {
+    } catch (error) {
+      setReason(serverReason(error));
       setState('error');
     }
   };
@@ -51,7 +59,7 @@ function ContactForm() {
     <form className="card form-stack" onSubmit={onSubmit} noValidate aria-label={t('contact.formTitle')}>
       <h2 className="card-title">{t('contact.formTitle')}</h2>
       {state === 'success' ? <Alert tone="success">{t('contact.success')}</Alert> : null}
-      {state === 'error' ? <Alert tone="error">{t('errors.tryLater')}</Alert> : null}
+      {state === 'error' ? <Alert tone="error">{reason ?? t('errors.tryLater')}</Alert> : null}
       <div className="form-row">
         <Field label={t('contact.name')} optional={t('common.optional')}>
           {(props) => <input {...props} className="input" name="name" autoComplete="name" value={values.name} onChange={set('name')} disabled={locked} />}

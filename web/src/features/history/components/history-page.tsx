@@ -1,7 +1,10 @@
 import { useEffect, useMemo, useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 
 import { StatusBadge } from '@/components/status-badge';
+import { Badge } from '@/components/ui/badge';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/modal';
@@ -11,14 +14,34 @@ import { useDeleteJob } from '@/features/history/api/delete-job';
 import { useAdminJobs } from '@/features/history/api/get-admin-jobs';
 import { useJobs } from '@/features/history/api/get-jobs';
 import { useAuth } from '@/lib/auth';
-import { formatCost, formatDateTime } from '@/lib/format';
-import type { JobListItem } from '@/types/api';
+import { paths } from '@/config/paths';
+import { formatCost, formatDateTime, taskFallbackName } from '@/lib/format';
+import { JOB_STATUSES, type JobListItem } from '@/types/api';
 
-/** Client-side search for users: id, file name, model and status. */
-export function filterJobs(jobs: readonly JobListItem[], search: string): JobListItem[] {
-  const needle = search.trim().toLowerCase();
+/** The job type a row shows: the task's name, a name made from its slug, or "automatic" while unclassified. */
+export function jobTypeText(job: JobListItem, t: TFunction): string {
+  if (job.job_display_name) return job.job_display_name;
+  if (job.job_type && job.job_type !== 'auto') return taskFallbackName(job.job_type);
+  return t('analyze.form.jobType_auto');
+}
+
+/**
+ * Client-side search for users over what a row shows: id, file name, model, job type and the
+ * status as displayed (in the current language) as well as its code.
+ */
+export function filterJobs(jobs: readonly JobListItem[], search: string, t: TFunction, locale?: string): JobListItem[] {
+  const needle = search.trim().toLocaleLowerCase(locale);
   if (!needle) return [...jobs];
-  return jobs.filter((job) => [job.job_id, job.input_filename, job.model_used, job.status].some((value) => (value ?? '').toLowerCase().includes(needle)));
+  return jobs.filter((job) =>
+    [job.job_id, job.input_filename, job.model_used, job.status, t(`status.${job.status}`), jobTypeText(job, t)].some((value) => (value ?? '').toLocaleLowerCase(locale).includes(needle)),
+  );
+}
+
+/** Admins search on the server, which knows status codes: a status typed as displayed ("Tamamlandı") is sent as its code. */
+export function serverQuery(search: string, t: TFunction, locale?: string): string {
+  const needle = search.trim().toLocaleLowerCase(locale);
+  const status = JOB_STATUSES.find((code) => needle.length > 0 && t(`status.${code}`).toLocaleLowerCase(locale) === needle);
+  return status ?? search;
 }
 
 export const canCancel = (job: JobListItem) => job.status === 'queued' || job.status === 'running';
@@ -40,10 +63,20 @@ export function HistoryPage() {
   const { isAdmin } = useAuth();
   const [search, setSearch] = useState('');
   const serverSearch = useDebounced(search, 300);
+  const [cancelling, setCancelling] = useState<ReadonlySet<string>>(new Set());
   const userJobs = useJobs(!isAdmin);
-  const adminJobs = useAdminJobs(serverSearch, isAdmin);
+  const adminJobs = useAdminJobs(serverQuery(serverSearch, t, i18n.language), isAdmin, cancelling.size > 0);
   const query = isAdmin ? adminJobs : userJobs;
-  const jobs = useMemo(() => (isAdmin ? (adminJobs.data ?? []) : filterJobs(userJobs.data ?? [], search)), [isAdmin, adminJobs.data, userJobs.data, search]);
+  const jobs = useMemo(
+    () => (isAdmin ? (adminJobs.data ?? []) : filterJobs(userJobs.data ?? [], search, t, i18n.language)),
+    [isAdmin, adminJobs.data, userJobs.data, search, t, i18n.language],
+  );
+  // A cancelled job shows "cancelling…" until the list says it has stopped.
+  const stillCancelling = [...cancelling].filter((id) => {
+    const row = adminJobs.data?.find((job) => job.job_id === id);
+    return row !== undefined && canCancel(row);
+  });
+  if (stillCancelling.length !== cancelling.size) setCancelling(new Set(stillCancelling));
   const cancel = useCancelJob();
   const remove = useDeleteJob();
   const [pending, setPending] = useState<PendingAction | null>(null);
@@ -53,10 +86,15 @@ export function HistoryPage() {
     if (!pending) return;
     setActionFailed(false);
     try {
-      if (pending.kind === 'cancel') await cancel.mutateAsync(pending.job.job_id);
-      else await remove.mutateAsync(pending.job.job_id);
+      if (pending.kind === 'cancel') {
+        const id = pending.job.job_id;
+        setCancelling((current) => new Set([...current, id]));
+        setPending(null);
+        await cancel.mutateAsync(id);
+      } else await remove.mutateAsync(pending.job.job_id);
     } catch {
       setActionFailed(true);
+      setCancelling((current) => new Set([...current].filter((id) => id !== pending.job.job_id)));
     } finally {
       setPending(null);
     }
@@ -94,12 +132,15 @@ export function HistoryPage() {
               <li key={job.job_id} className="job-row">
                 <div className="job-main">
                   <div className="job-line">
-                    <StatusBadge status={job.status} />
-                    <span className="job-file" title={job.input_filename ?? ''}>
+                    {cancelling.has(job.job_id) ? <Badge tone="warning">{t('history.cancelling')}</Badge> : <StatusBadge status={job.status} />}
+                    <Link className="job-file" to={paths.app.job.getHref(job.job_id)} title={t('history.openNamed', { name: job.input_filename || job.job_id })}>
                       {job.input_filename || t('history.noFile')}
-                    </span>
+                    </Link>
                   </div>
                   <div className="job-meta">
+                    <span>
+                      <span className="meta-label">{t('history.jobType')}:</span> {jobTypeText(job, t)}
+                    </span>
                     <span>
                       <span className="meta-label">{t('history.jobId')}:</span> <code>{job.job_id}</code>
                     </span>
@@ -122,7 +163,7 @@ export function HistoryPage() {
                 </div>
                 {isAdmin ? (
                   <div className="job-actions">
-                    {canCancel(job) ? (
+                    {cancelling.has(job.job_id) ? null : canCancel(job) ? (
                       <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'cancel', job })} aria-label={t('history.cancelNamed', { id: job.job_id })}>
                         {t('history.cancel')}
                       </Button>

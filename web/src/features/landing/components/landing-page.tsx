@@ -147,7 +147,7 @@ export function LandingPage() {
                 <tr>
                   <th scope="row">{t('landing.scene.labels.gloves')}</th>
                   <td>
-                    <Badge tone="danger">✗ {t('analyze.result.missing')}</Badge>
+                    <Badge tone="neutral">? {t('analyze.result.notChecked')}</Badge>
                   </td>
                 </tr>
                 <tr>
@@ -158,6 +158,7 @@ export function LandingPage() {
                 </tr>
               </tbody>
             </table>
+            <p className="muted small">{t('landing.results.sampleNote')}</p>
             <dl className="stats">
               <div className="stat">
                 <dt>{t('analyze.result.duration')}</dt>
@@ -169,7 +170,7 @@ export function LandingPage() {
               </div>
               <div className="stat">
                 <dt>{t('analyze.result.cost')}</dt>
-                <dd>{formatCost(0.0132, 'USD', i18n.language)}</dd>
+                <dd>{formatCost(0, 'USD', i18n.language)}</dd>
               </div>
             </dl>
           </div>

@@ -63,11 +63,14 @@ function Worker({ x, y, scale = 1, helmet = true, vest = true, gloves = true, sh
   );
 }
 
-function Box({ x, y, w, h, label, tone = 'ok' }: { x: number; y: number; w: number; h: number; label: string; tone?: 'ok' | 'bad' }) {
-  const color = tone === 'ok' ? '#22c55e' : '#ef4444';
+/** ok: seen worn; bad: seen missing; required: what the job needs (not judged from an image without a vision model). */
+type Tone = 'ok' | 'bad' | 'required';
+
+function Box({ x, y, w, h, label, tone = 'ok' }: { x: number; y: number; w: number; h: number; label: string; tone?: Tone }) {
+  const color = tone === 'ok' ? '#22c55e' : tone === 'bad' ? '#ef4444' : '#eab308';
   return (
     <g>
-      <rect x={x} y={y} width={w} height={h} fill="none" stroke={color} strokeWidth="2.5" strokeDasharray={tone === 'bad' ? '6 4' : undefined} rx="3" />
+      <rect x={x} y={y} width={w} height={h} fill="none" stroke={color} strokeWidth="2.5" strokeDasharray={tone === 'ok' ? undefined : '6 4'} rx="3" />
       <rect x={x} y={y - 18} width={Math.max(54, label.length * 7.2 + 10)} height="17" fill={color} rx="3" />
       <text x={x + 5} y={y - 5} fontSize="12" fontFamily="system-ui, sans-serif" fontWeight="700" fill="#0b1220">
         {label}
@@ -105,7 +108,7 @@ function Pole({ x }: { x: number }) {
 const Ground = ({ color = '#1f2937' }: { color?: string }) => <rect y="340" width="640" height="60" fill={color} />;
 
 // Box with explicit w/h helper to keep call sites short.
-function B(props: { x: number; y: number; w: number; h: number; label: string; tone?: 'ok' | 'bad' }) {
+function B(props: { x: number; y: number; w: number; h: number; label: string; tone?: Tone }) {
   return <Box {...props} />;
 }
 
@@ -121,7 +124,7 @@ function Scene({ n, l }: { n: number; l: SceneLabels }) {
           <Ground color="#365314" />
           <Worker x={350} y={160} scale={0.9} harness />
           <B x={300} y={118} w={46} h={30} label={`${l.helmet} ✓`} />
-          <B x={322} y={176} w={56} h={56} label={`${l.harness} ✓`} />
+          <B x={322} y={176} w={56} h={56} label={l.harness} tone="required" />
         </>
       );
     case 1:
@@ -138,8 +141,8 @@ function Scene({ n, l }: { n: number; l: SceneLabels }) {
           ))}
           <Ground />
           <Worker x={390} y={200} arcSuit shield vest={false} />
-          <B x={368} y={160} w={46} h={44} label={`${l.faceShield} ✓`} />
-          <B x={360} y={200} w={64} h={70} label={`${l.arcSuit} ✓`} />
+          <B x={368} y={160} w={46} h={44} label={l.faceShield} tone="required" />
+          <B x={360} y={200} w={64} h={70} label={l.arcSuit} tone="required" />
         </>
       );
     case 2:
@@ -156,7 +159,7 @@ function Scene({ n, l }: { n: number; l: SceneLabels }) {
           <rect x="310" y="110" width="70" height="50" rx="6" fill="#facc15" />
           <Worker x={345} y={60} scale={0.7} harness />
           <B x={327} y={33} w={36} h={24} label={`${l.helmet} ✓`} />
-          <B x={300} y={58} w={90} h={54} label={`${l.harness} ✓`} />
+          <B x={300} y={58} w={90} h={54} label={l.harness} tone="required" />
         </>
       );
     case 3:
@@ -168,8 +171,8 @@ function Scene({ n, l }: { n: number; l: SceneLabels }) {
           <path d="M430 150l-12 22h14l-10 22" stroke="#facc15" strokeWidth="4" fill="none" />
           <Ground />
           <Worker x={300} y={210} tool="tester" />
-          <B x={262} y={248} w={40} h={30} label={`${l.gloves} ✓`} />
-          <B x={334} y={214} w={36} h={48} label={`${l.tester} ✓`} />
+          <B x={262} y={248} w={40} h={30} label={l.gloves} tone="required" />
+          <B x={334} y={214} w={36} h={48} label={l.tester} tone="required" />
         </>
       );
     case 4:
@@ -182,7 +185,7 @@ function Scene({ n, l }: { n: number; l: SceneLabels }) {
           <Worker x={470} y={215} gloves={false} />
           <B x={146} y={212} w={48} h={70} label={`${l.vest} ✓`} />
           <B x={296} y={212} w={48} h={70} label={`${l.vest} ✓`} />
-          <B x={505} y={245} w={30} h={24} label={`${l.gloves} ✗`} tone="bad" />
+          <B x={505} y={245} w={30} h={24} label={l.gloves} tone="required" />
         </>
       );
     default:

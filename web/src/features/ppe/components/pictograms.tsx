@@ -2,10 +2,19 @@
 
 export type PictogramKind =
   | 'helmet'
+  | 'helmetVisor'
+  | 'weldingHelmet'
+  | 'hood'
   | 'earMuffs'
+  | 'earPlugs'
   | 'glasses'
+  | 'goggles'
   | 'faceShield'
   | 'gloves'
+  | 'glovesInsulating'
+  | 'glovesLeather'
+  | 'glovesWork'
+  | 'glovesWelding'
   | 'sleeves'
   | 'arcSuit'
   | 'vest'
@@ -24,7 +33,83 @@ export type PictogramKind =
 const S = { fill: 'none', stroke: 'currentColor', strokeWidth: 3, strokeLinecap: 'round', strokeLinejoin: 'round' } as const;
 const A = 'var(--accent)';
 
+const GLOVE = 'M20 56V30l-5-9c-1-3 3-5 5-2l4 6V12c0-3 4-3 4 0v12-15c0-3 4-3 4 0v15-13c0-3 4-3 4 0v13-9c0-3 4-3 4 0v24c0 8-4 12-4 17v4z';
+const HELMET_SHELL = 'M12 40c0-13 9-22 20-22s20 9 20 22z';
+const BOLT = 'M35 24l-7 12h6l-4 11 9-14h-6l4-9z';
+
 const DRAWINGS: Record<PictogramKind, () => React.JSX.Element> = {
+  helmetVisor: () => (
+    <>
+      <path d={HELMET_SHELL} fill={A} />
+      <rect x="6" y="37" width="52" height="6" rx="3" fill={A} />
+      <path d="M12 43h40v10c0 3-3 5-6 5H18c-3 0-6-2-6-5z" fill="var(--pict-ink)" opacity="0.35" />
+      <path d="M12 43h40v10c0 3-3 5-6 5H18c-3 0-6-2-6-5z" {...S} />
+    </>
+  ),
+  weldingHelmet: () => (
+    <>
+      <path d="M14 14h36c3 0 5 2 5 5v28c0 7-6 11-12 11H21c-6 0-12-4-12-11V19c0-3 2-5 5-5z" fill={A} />
+      <rect x="19" y="26" width="26" height="11" rx="2" fill="var(--pict-ink)" />
+      <path d="M22 47h20" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  hood: () => (
+    <>
+      <path d="M32 6c-14 0-22 11-22 24v28h44V30C54 17 46 6 32 6z" fill={A} />
+      <rect x="19" y="20" width="26" height="14" rx="4" fill="var(--pict-ink)" opacity="0.75" />
+      <path d="M10 48h44" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  earPlugs: () => (
+    <>
+      <path d="M18 30c0 14 6 22 14 22s14-8 14-22" {...S} />
+      <path d="M12 14c0-4 4-6 8-6s7 3 6 7l-2 13c-1 3-7 3-8 0z" fill={A} />
+      <path d="M52 14c0-4-4-6-8-6s-7 3-6 7l2 13c1 3 7 3 8 0z" fill={A} />
+    </>
+  ),
+  goggles: () => (
+    <>
+      <path d="M4 34h8M52 34h8" {...S} />
+      <path d="M12 24h40c3 0 4 2 4 5v9c0 4-3 7-7 7H40l-4-5h-8l-4 5h-9c-4 0-7-3-7-7v-9c0-3 1-5 4-5z" fill={A} opacity="0.85" />
+      <path d="M16 29h32" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  glovesInsulating: () => (
+    <>
+      <path d={GLOVE} fill={A} />
+      <path d={BOLT} fill="var(--pict-ink)" />
+    </>
+  ),
+  glovesLeather: () => (
+    <>
+      <path d={GLOVE} fill={A} />
+      <path d="M18 44h26M18 50h24" {...S} stroke="var(--pict-ink)" strokeDasharray="3 3" />
+      <path d="M28 14v14M36 16v12" {...S} stroke="var(--pict-ink)" strokeWidth={2} strokeDasharray="2 3" />
+    </>
+  ),
+  glovesWork: () => (
+    <>
+      <path d={GLOVE} fill={A} />
+      {[
+        [26, 30],
+        [32, 30],
+        [38, 30],
+        [26, 37],
+        [32, 37],
+        [38, 37],
+      ].map(([cx, cy]) => (
+        <circle key={`${cx}-${cy}`} cx={cx} cy={cy} r="2" fill="var(--pict-ink)" />
+      ))}
+    </>
+  ),
+  glovesWelding: () => (
+    <>
+      <path d="M22 40V26l-5-8c-1-3 3-5 5-2l3 5V12c0-3 4-3 4 0v10-12c0-3 4-3 4 0v12-10c0-3 4-3 4 0v10-6c0-3 4-3 4 0v20z" fill={A} />
+      <path d="M16 40h30l6 20H10z" fill={A} />
+      <path d="M16 40h30" {...S} stroke="var(--pict-ink)" />
+      <path d="M50 10l3-4M55 16l5-1M46 6l1-5" {...S} />
+    </>
+  ),
   helmet: () => (
     <>
       <path d="M12 40c0-13 9-22 20-22s20 9 20 22z" fill={A} />
@@ -163,24 +248,51 @@ const DRAWINGS: Record<PictogramKind, () => React.JSX.Element> = {
 
 export const PICTOGRAM_KINDS = Object.keys(DRAWINGS) as PictogramKind[];
 
-export function Pictogram({ kind, label }: { kind: PictogramKind; label: string }) {
+/** A pictogram and, for items of one kind that differ (glove classes, helmet types), a small mark in its corner. */
+export interface PictogramSpec {
+  kind: PictogramKind;
+  mark?: string;
+}
+
+export function Pictogram({ kind, mark, label }: PictogramSpec & { label: string }) {
   const Draw = DRAWINGS[kind];
   return (
-    <svg viewBox="0 0 64 64" className="pictogram" role="img" aria-label={label} data-kind={kind}>
+    <svg viewBox="0 0 64 64" className="pictogram" role="img" aria-label={label} data-kind={kind} data-mark={mark}>
       <Draw />
+      {mark ? (
+        <g className="pict-mark">
+          <rect x={mark.length > 2 ? 38 : 44} y="1" width={mark.length > 2 ? 25 : 19} height="13" rx="6.5" fill="var(--pict-ink)" />
+          <text x={mark.length > 2 ? 50.5 : 53.5} y="11" textAnchor="middle" fontSize="9" fontWeight="700" fill="var(--accent)">
+            {mark}
+          </text>
+        </g>
+      ) : null}
     </svg>
   );
 }
 
 /** Specific items recognised by their English title before their category decides. */
-const TITLE_RULES: [PictogramKind, RegExp][] = [
-  ['faceShield', /face shield|welding helmet|visor/],
+const TITLE_RULES: [PictogramKind | PictogramSpec, RegExp][] = [
+  ['helmetVisor', /helmet with face shield/],
+  ['weldingHelmet', /welding helmet/],
+  [{ kind: 'helmet', mark: '⚡' }, /insulating helmet/],
+  ['hood', /\bhood\b/],
+  ['earPlugs', /ear ?plug/],
+  ['goggles', /goggle/],
+  [{ kind: 'glovesInsulating', mark: '00' }, /insulating .*gloves.*(00|lv)/],
+  [{ kind: 'glovesInsulating', mark: '1–4' }, /insulating .*gloves.*(1.4|hv)/],
+  ['glovesLeather', /leather .*gloves/],
+  ['glovesWork', /mechanical .*gloves|work gloves/],
+  ['glovesWelding', /welding gloves/],
+  [{ kind: 'arcSuit', mark: 'W' }, /welding .*clothing/],
+  [{ kind: 'tester', mark: '~' }, /non-contact/],
+  ['faceShield', /face shield|visor/],
   ['lanyard', /lanyard|fall arrester|rope/],
   ['hotStick', /hot stick|insulating stick/],
   ['tools', /hand tools|tool/],
   ['sleeves', /sleeve|blanket/],
   ['mat', /\bmat\b|\bmats\b/],
-  ['earMuffs', /ear ?plug|ear muff/],
+  ['earMuffs', /ear ?muff/],
 ];
 
 /** The catalogue's categories (services/analysis/src/catalog/equipment.json). */
@@ -225,15 +337,18 @@ const RULES: [PictogramKind, RegExp][] = [
 ];
 
 /** The pictogram of an entry: a specific title first, then its category, then keywords anywhere. */
-export function pictogramKindFor(entry: { category?: string; titleEn?: string; titleTr?: string }): PictogramKind | null {
+export function pictogramFor(entry: { category?: string; titleEn?: string; titleTr?: string }): PictogramSpec | null {
   const title = (entry.titleEn ?? '').toLowerCase();
-  for (const [kind, pattern] of TITLE_RULES) if (title && pattern.test(title)) return kind;
+  for (const [spec, pattern] of TITLE_RULES) if (title && pattern.test(title)) return typeof spec === 'string' ? { kind: spec } : spec;
   const category = (entry.category ?? '').trim().toLowerCase();
   const byCategory = CATEGORY[category];
-  if (byCategory) return byCategory;
+  if (byCategory) return { kind: byCategory };
   const sources = [category, title, entry.titleTr].map((s) => (s ?? '').toLowerCase()).filter(Boolean);
   for (const source of sources) {
-    for (const [kind, pattern] of RULES) if (pattern.test(source)) return kind;
+    for (const [kind, pattern] of RULES) if (pattern.test(source)) return { kind };
   }
   return null;
 }
+
+/** The pictogram kind alone (see pictogramFor). */
+export const pictogramKindFor = (entry: { category?: string; titleEn?: string; titleTr?: string }): PictogramKind | null => pictogramFor(entry)?.kind ?? null;

@@ -1,20 +1,25 @@
-import { useMemo } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { ButtonLink } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { equipmentCatalog, type EquipmentEntry } from '@/features/ppe/api/equipment-catalog';
-import { Pictogram, pictogramKindFor, type PictogramKind } from '@/features/ppe/components/pictograms';
+import { Pictogram, pictogramFor, type PictogramSpec } from '@/features/ppe/components/pictograms';
 import { useAuth } from '@/lib/auth';
 
 /** Pictograms looked up by lowercase equipment code. */
-export function buildPictogramIndex(entries: readonly EquipmentEntry[]): Map<string, PictogramKind> {
-  const index = new Map<string, PictogramKind>();
+export function buildPictogramIndex(entries: readonly EquipmentEntry[]): Map<string, PictogramSpec> {
+  const index = new Map<string, PictogramSpec>();
   for (const entry of entries) {
-    const kind = pictogramKindFor({ category: entry.category, titleEn: entry.title.en, titleTr: entry.title.tr });
-    if (kind) index.set(entry.code.toLowerCase(), kind);
+    const spec = pictogramFor({ category: entry.category, titleEn: entry.title.en, titleTr: entry.title.tr });
+    if (spec) index.set(entry.code.toLowerCase(), spec);
   }
   return index;
+}
+
+/** The categories present in the catalogue, in catalogue order. */
+export function categoriesOf(entries: readonly EquipmentEntry[]): string[] {
+  return [...new Set(entries.map((entry) => entry.category))];
 }
 
 function Placeholder({ label }: { label: string }) {
@@ -34,6 +39,11 @@ export function PpeGallery({ entries = equipmentCatalog }: { entries?: readonly 
   const { user } = useAuth();
   const lang = i18n.language === 'en' ? 'en' : 'tr';
   const index = useMemo(() => buildPictogramIndex(entries), [entries]);
+  const categories = useMemo(() => categoriesOf(entries), [entries]);
+  const [category, setCategory] = useState('');
+  const filterId = useId();
+  const shown = category ? entries.filter((entry) => entry.category === category) : entries;
+  const categoryName = (id: string) => t(`ppe.categories.${id}`, { defaultValue: id });
   return (
     <div className="container section">
       <header className="section-head">
@@ -41,17 +51,32 @@ export function PpeGallery({ entries = equipmentCatalog }: { entries?: readonly 
         <h1 className="section-title">{t('ppe.title')}</h1>
         <p className="lead">{t('ppe.lead')}</p>
       </header>
+      {entries.length > 0 ? (
+        <div className="ppe-filter">
+          <label htmlFor={filterId} className="field-label">
+            {t('ppe.filter')}
+          </label>
+          <select id={filterId} className="input" value={category} onChange={(event) => setCategory(event.target.value)}>
+            <option value="">{t('ppe.allCategories', { count: entries.length })}</option>
+            {categories.map((id) => (
+              <option key={id} value={id}>
+                {categoryName(id)} ({entries.filter((entry) => entry.category === id).length})
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
       {entries.length === 0 ? (
         <p className="muted">{t('ppe.empty')}</p>
       ) : (
-        <ul className="ppe-grid">
-          {entries.map((entry) => {
-            const kind = index.get(entry.code.toLowerCase());
+        <ul className="ppe-grid" aria-label={category ? categoryName(category) : t('ppe.title')}>
+          {shown.map((entry) => {
+            const spec = index.get(entry.code.toLowerCase());
             const title = entry.title[lang] || entry.title.en;
             const description = entry.description?.[lang] || entry.description?.en;
             return (
               <li key={entry.code} className="card ppe-card">
-                <div className="ppe-image">{kind ? <Pictogram kind={kind} label={title} /> : <Placeholder label={t('ppe.missingImage')} />}</div>
+                <div className="ppe-image">{spec ? <Pictogram {...spec} label={title} /> : <Placeholder label={t('ppe.missingImage')} />}</div>
                 <div className="ppe-body">
                   <code className="ppe-code">{entry.code}</code>
                   <h2 className="ppe-title">{title}</h2>

@@ -6,6 +6,7 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { useAuth } from '@/lib/auth';
+import { planLabel } from '@/lib/plans';
 import { formatNumber, formatUtcDate } from '@/lib/format';
 
 function limitText(limit: number | null | undefined, unlimited: string, lang: string): string {
@@ -79,7 +80,7 @@ export function ProfilePage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
             {t('profile.planTitle')}
           </h2>
           <p className="plan-line">
-            <span className="muted">{t('quota.plan')}</span> <Badge tone="accent">{quota?.plan_name || 'free'}</Badge>
+            <span className="muted">{t('quota.plan')}</span> <Badge tone="accent">{planLabel(t, quota?.plan_name)}</Badge>
           </p>
           <dl className="counters">
             {counters.map((c) => (

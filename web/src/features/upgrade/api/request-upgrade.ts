@@ -1,4 +1,4 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
 
@@ -12,5 +12,20 @@ export function requestUpgrade(input: { origin: UpgradeOrigin; message: string }
 }
 
 export function useRequestUpgrade() {
-  return useMutation({ mutationFn: requestUpgrade });
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn: requestUpgrade, onSuccess: () => queryClient.invalidateQueries({ queryKey: ['upgrade-request'] }) });
+}
+
+export interface UpgradeRequestState {
+  pending: boolean;
+  requested_at: string | null;
+}
+
+/** GET /usage/upgrade-request — whether the user already asked and the team has not handled it yet. */
+export function getUpgradeRequest(): Promise<UpgradeRequestState> {
+  return api.get<UpgradeRequestState>('/usage/upgrade-request');
+}
+
+export function useUpgradeRequest(enabled: boolean) {
+  return useQuery({ queryKey: ['upgrade-request'], queryFn: getUpgradeRequest, enabled, retry: false });
 }

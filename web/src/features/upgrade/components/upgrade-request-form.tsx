@@ -4,8 +4,9 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
-import { UPGRADE_MESSAGE_MAX, useRequestUpgrade, type UpgradeOrigin } from '@/features/upgrade/api/request-upgrade';
+import { UPGRADE_MESSAGE_MAX, useRequestUpgrade, useUpgradeRequest, type UpgradeOrigin } from '@/features/upgrade/api/request-upgrade';
 import { useAuth } from '@/lib/auth';
+import { formatDateTime } from '@/lib/format';
 
 /** Shown only to logged-in users whose plan is not pro (case-insensitive). */
 export function showsUpgradeForm(planName: string | null | undefined): boolean {
@@ -15,14 +16,23 @@ export function showsUpgradeForm(planName: string | null | undefined): boolean {
 type FormState = 'idle' | 'loading' | 'success' | 'error';
 
 export function UpgradeRequestForm({ origin }: { origin: UpgradeOrigin }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { user } = useAuth();
   const mutation = useRequestUpgrade();
+  const shown = user !== null && showsUpgradeForm(user.quota?.plan_name);
+  const existing = useUpgradeRequest(shown);
   const [message, setMessage] = useState('');
   const [state, setState] = useState<FormState>('idle');
   const [tooLong, setTooLong] = useState(false);
 
-  if (!user || !showsUpgradeForm(user.quota?.plan_name)) return null;
+  if (!shown) return null;
+  if (state !== 'success' && existing.data?.pending) {
+    return (
+      <Alert tone="info" title={t('upgrade.pendingTitle')}>
+        {existing.data.requested_at ? t('upgrade.pendingSince', { date: formatDateTime(existing.data.requested_at, i18n.language) }) : t('upgrade.pending')}
+      </Alert>
+    );
+  }
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

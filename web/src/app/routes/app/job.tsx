@@ -1,0 +1,3 @@
+import { JobPage } from '@/features/analyze/components/job-page';
+
+export const JobRoute = () => <JobPage />;
