@@ -114,7 +114,18 @@ describe('an analysis with the offline analyzer, end to end through HTTP', () =>
 
     const list = (await app.request({ method: 'GET', url: '/jobs?limit=1', token: user.token })).json() as Array<Record<string, unknown>>;
     expect(list).toEqual([
-      { job_id, status: 'done', created_at: expect.any(String), input_filename: 'Direk çalışması.mp4', model_used: job.model_used, estimated_cost: 0, currency: 'USD', error: null },
+      {
+        job_id,
+        status: 'done',
+        created_at: expect.any(String),
+        input_filename: 'Direk çalışması.mp4',
+        job_type: 'genel_saha_girisi',
+        job_display_name: 'General site entry',
+        model_used: job.model_used,
+        estimated_cost: 0,
+        currency: 'USD',
+        error: null,
+      },
     ]);
     const me = (await app.request({ method: 'GET', url: '/auth/me', token: user.token })).json() as { quota: { lifetime_used: number } };
     expect(me.quota.lifetime_used).toBe(1);

@@ -48,7 +48,7 @@ export function job(overrides: Partial<JobDetail> = {}): JobDetail {
 export function doneJob(overrides: Partial<JobDetail> = {}): JobDetail {
   return job({
     status: 'done',
-    model_used: 'baret-offline (human centernet+movenet, colour heuristics)',
+    model_used: 'baret-offline (human centernet+movenet, learned PPE classifier)',
     estimated_cost: 0.0123,
     logs: [
       { event: 'job_queued', timestamp: '2025-03-04T10:00:00Z' },
@@ -68,7 +68,7 @@ export function doneJob(overrides: Partial<JobDetail> = {}): JobDetail {
       not_checked: [['pic30']],
       not_checked_name: ['Voltage tester'],
       composites_processed: 6,
-      model_used: 'baret-offline (human centernet+movenet, colour heuristics)',
+      model_used: 'baret-offline (human centernet+movenet, learned PPE classifier)',
       token_usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, estimated_cost: 0.0123, currency: 'USD' },
       evidence: [{ code: 'pic1', name: 'Helmet', composite_index: 0, frame_time_sec: 3.5, image_url: '/jobs/job-1/evidence/0' }],
       duration_seconds: 85,

@@ -1,7 +1,7 @@
 /**
  * The offline analyzer: the product's vision model when no OpenAI-compatible endpoint is
  * configured. It detects workers with `@vladmandic/human` (CenterNet + MoveNet on tfjs WASM, with
- * the weights shipped in the npm package) and checks two things with colour heuristics: hard hats
+ * the weights shipped in the npm package) and checks two things with Baret's learned PPE classifier (engine/ppe.ts): hard hats
  * on heads and high-visibility clothing on torsos. Every other equipment code is reported as
  * not checked, never as present or missing.
  */
@@ -64,7 +64,7 @@ function confidence(score: number, threshold: number, top: number): number {
 
 /** The offline {@link VisionAnalyzer}: hard hat and hi-vis only, by image heuristics. */
 export class OfflineAnalyzer implements VisionAnalyzer {
-  readonly modelName = 'baret-offline (human centernet+movenet, colour heuristics)';
+  readonly modelName = 'baret-offline (human centernet+movenet, learned PPE classifier)';
   private readonly hardHatCodes: ReadonlySet<string>;
   private readonly hiVisCodes: ReadonlySet<string>;
   private readonly fallbackTaskSlug: string;
