@@ -58,10 +58,12 @@ async function measure(base: string): Promise<ModeFigures> {
   const res = await fetch(`${base}/analyze`, { method: 'POST', headers: { ...form.headers, authorization: `Bearer ${token}` }, body: form.payload });
   const { job_id: jobId } = (await res.json()) as { job_id: string };
   let status = 'queued';
+  let error: string | null = null;
   while (!['done', 'error', 'cancelled'].includes(status) && performance.now() - t0 < 600_000) {
     await new Promise((r) => setTimeout(r, 200));
-    status = (await api<{ status: string }>(base, `/jobs/${jobId}`, { token })).body.status;
+    ({ status, error } = (await api<{ status: string; error: string | null }>(base, `/jobs/${jobId}`, { token, headers: { 'accept-language': 'en' } })).body);
   }
+  if (error) console.log(`the analysis ended in ${status}: ${error}`);
   return {
     rps: latencies.length / LOAD_SECONDS,
     p50: percentile(latencies, 50),

@@ -5,7 +5,7 @@
  * (see MODEL_CARD.md there). The forward pass is plain TypeScript: synchronous, no tfjs backend,
  * a fraction of a millisecond per crop, usable in any thread.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,7 +44,19 @@ export interface PpeModelFile {
 }
 
 /** Where the committed weights live (next to the package's `src/`). */
-export const MODEL_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'models', 'ppe-classifier.json');
+/**
+ * The committed weights, found by walking up from this module: it runs from its source
+ * (services/analysis/src/engine) and from the compiled bundles (services/<name>/dist, the
+ * detector's thread included), which sit at other depths.
+ */
+function findModel(): string {
+  const relative = ['models', 'ppe-classifier.json'];
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    for (const candidate of [path.join(dir, ...relative), path.join(dir, 'services', 'analysis', ...relative)]) if (existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) throw new Error(`ppe-classifier.json not found above ${fileURLToPath(import.meta.url)}`);
+  }
+}
+export const MODEL_PATH = findModel();
 
 let cached: PpeModelFile | null = null;
 
