@@ -1,53 +1,45 @@
 import { join, resolve } from 'node:path';
 import {
   baretVersion,
-  ConfigError,
   createLogger,
   httpAuthResolvers,
-  loadConfig,
+  loadConfigOrExit,
   repoRoot,
   serve,
   ServiceClient,
   startTelemetry,
-  type Config,
 } from '@baret/platform';
 import { buildGateway } from './app.js';
-import { fetchManifests, type Upstream } from './plugins/proxy.js';
+import { fetchManifests } from './plugins/proxy.js';
 
 /**
  * The gateway as its own process (distributed run, docs/adr/0011): the public edge in front of the
  * service processes, serving the web app.
  */
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env, 'gateway');
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit(process.env, 'gateway');
   // Traces first (off unless OTEL_* names an exporter, docs/adr/0014).
   const telemetry = await startTelemetry('gateway');
   const log = createLogger(config.LOG_LEVEL).child({ service: 'gateway' });
   const secret = config.SERVICE_SECRET!;
-  const upstreams: Upstream[] = [
-    { name: 'identity', url: config.IDENTITY_URL! },
-    { name: 'quota', url: config.QUOTA_URL! },
-    { name: 'job', url: config.JOB_URL! },
-    { name: 'analysis', url: config.ANALYSIS_URL! },
-    { name: 'notification', url: config.NOTIFICATION_URL! },
-  ];
-  const manifests = await fetchManifests(upstreams, secret, log);
-  const health = upstreams.map((u) => new ServiceClient(u.name, u.url, secret, 'gateway', 3_000));
+  // One client per service, for its routes, its readiness and (identity) who a token belongs to.
+  const [identity, ...others] = (
+    [
+      ['identity', config.IDENTITY_URL!],
+      ['quota', config.QUOTA_URL!],
+      ['job', config.JOB_URL!],
+      ['analysis', config.ANALYSIS_URL!],
+      ['notification', config.NOTIFICATION_URL!],
+    ] as const
+  ).map(([name, url]) => new ServiceClient(name, url, secret, 'gateway'));
+  const services = [identity!, ...others];
+  const manifests = await fetchManifests(services, log);
   const app = await buildGateway({
     config,
     logger: log,
     // Ready when every service says it is (each checks its own stores).
-    infra: { ready: async () => void (await Promise.all(health.map((c) => c.call('GET', '/readyz', undefined, { attempts: 1 })))) },
-    auth: httpAuthResolvers(new ServiceClient('identity', config.IDENTITY_URL!, secret, 'gateway')),
+    infra: { ready: async () => void (await Promise.all(services.map((c) => c.call('GET', '/readyz', undefined, { attempts: 1, timeoutMs: 3_000 })))) },
+    auth: httpAuthResolvers(identity!),
     modules: [],
     proxy: { upstreams: manifests, secret },
     webDir: config.WEB_DIST_DIR ? resolve(config.WEB_DIST_DIR) : join(repoRoot(), 'web', 'dist'),

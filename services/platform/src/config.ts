@@ -171,6 +171,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return { ...cfg, BARET_DATA_DIR: dataDir, BARET_SCRATCH_DIR: scratchDirOf({ ...cfg, BARET_DATA_DIR: dataDir }), JWT_SECRET: secret };
 }
 
+/** `loadConfig` for a process's start: a wrong setting prints every problem and exits with 2. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env, service?: ServiceName): Config {
+  try {
+    return loadConfig(env, service);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`${e.message}\n`);
+    process.exit(2);
+  }
+}
+
 /** The scratch folder: `BARET_SCRATCH_DIR`, or `tmp` in the data dir. */
 export const scratchDirOf = (config: Pick<RawConfig, 'BARET_DATA_DIR' | 'BARET_SCRATCH_DIR'>): string =>
   resolve(config.BARET_SCRATCH_DIR ?? join(config.BARET_DATA_DIR, 'tmp'));

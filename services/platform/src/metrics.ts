@@ -54,11 +54,15 @@ export const modelCost = new Counter({
   registers,
 });
 
-type Source<T> = () => Promise<T>;
+type Sample<L extends string> = { labels: Record<L, string>; value: number };
 
-/** Gauge whose values come from sources asked at scrape time (a read model, a bus). */
-function sourcedGauge<L extends string>(name: string, help: string, labelNames: readonly L[], sources: Set<Source<Array<{ labels: Record<L, string>; value: number }>>>) {
-  return new Gauge({
+/**
+ * A gauge whose values come from sources asked at scrape time (a read model, a bus). Returns how
+ * to add a source; adding returns the undo.
+ */
+function sourcedGauge<L extends string>(name: string, help: string, labelNames: readonly L[]) {
+  const sources = new Set<() => Promise<Array<Sample<L>>>>();
+  new Gauge({
     name,
     help,
     labelNames,
@@ -69,17 +73,17 @@ function sourcedGauge<L extends string>(name: string, help: string, labelNames: 
       for (const r of results) if (r.status === 'fulfilled') for (const { labels, value } of r.value) this.set(labels as never, value);
     },
   });
+  return (source: () => Promise<Array<Sample<L>>>): (() => void) => {
+    sources.add(source);
+    return () => sources.delete(source);
+  };
 }
 
-const jobSources = new Set<Source<Array<{ labels: { status: string }; value: number }>>>();
-sourcedGauge('baret_jobs', 'Jobs by status, from the job read model', ['status'], jobSources);
+const jobsGauge = sourcedGauge('baret_jobs', 'Jobs by status, from the job read model', ['status']);
 
 /** Counts jobs by status at each scrape (the job service, from its read model). Returns the undo. */
-export function observeJobs(countByStatus: () => Promise<Record<string, number>>): () => void {
-  const source = async () => Object.entries(await countByStatus()).map(([status, value]) => ({ labels: { status }, value }));
-  jobSources.add(source);
-  return () => jobSources.delete(source);
-}
+export const observeJobs = (countByStatus: () => Promise<Record<string, number>>): (() => void) =>
+  jobsGauge(async () => Object.entries(await countByStatus()).map(([status, value]) => ({ labels: { status }, value })));
 
 export interface ConsumerLag {
   group: string;
@@ -88,12 +92,8 @@ export interface ConsumerLag {
   lag: number;
 }
 
-const lagSources = new Set<Source<Array<{ labels: { group: string; topic: string }; value: number }>>>();
-sourcedGauge('baret_queue_lag', 'Messages not yet handled by a consumer group of this process, by group and topic', ['group', 'topic'], lagSources);
+const lagGauge = sourcedGauge('baret_queue_lag', 'Messages not yet handled by a consumer group of this process, by group and topic', ['group', 'topic']);
 
 /** Reports the consumer lag of a bus's groups at each scrape. Returns the undo. */
-export function observeQueueLag(lag: () => Promise<ConsumerLag[]>): () => void {
-  const source = async () => (await lag()).map((l) => ({ labels: { group: l.group, topic: l.topic }, value: l.lag }));
-  lagSources.add(source);
-  return () => lagSources.delete(source);
-}
+export const observeQueueLag = (lag: () => Promise<ConsumerLag[]>): (() => void) =>
+  lagGauge(async () => (await lag()).map((l) => ({ labels: { group: l.group, topic: l.topic }, value: l.lag })));

@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
 import type { QuotaClient, TaskCatalogClient, UserDirectory } from './clients.js';
-import { ConfigError, loadConfig, type Config, type ServiceName } from './config.js';
+import { loadConfigOrExit, scratchDirOf, type Config, type ServiceName } from './config.js';
 import { createDistributedInfrastructure, OWNED_CATEGORIES } from './distributed/infrastructure.js';
 import type { Infrastructure } from './infrastructure.js';
 import type { MongoDocumentStore } from './distributed/mongoDocumentStore.js';
@@ -17,7 +17,6 @@ import { runProjection, type Projection } from './projection.js';
 import { runRelay, type Checkpoint } from './relay.js';
 import { clearScratchDir, prepareScratchDir } from './scratch.js';
 import type { BackgroundTask, ServiceModule } from './service.js';
-import { scratchDirOf } from './config.js';
 import { startTelemetry } from './telemetry.js';
 
 /** A public route of a service, as the gateway learns it (`GET /internal/routes`). */
@@ -119,16 +118,7 @@ export async function buildServiceApp(opts: {
  * SIGTERM stops it gracefully.
  */
 export async function runService(name: ServiceName, setup: (ctx: ServiceContext) => Promise<ServiceSetup>, version?: string): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig(process.env, name);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit(process.env, name);
   // Traces first: every span of the process needs the SDK (off unless OTEL_* names an exporter).
   const telemetry = await startTelemetry(name);
   const log = createLogger(config.LOG_LEVEL).child({ service: name });

@@ -1,4 +1,4 @@
-import { clearScratchDir, ConfigError, createLogger, loadConfig, scratchDirOf, startTelemetry } from '@baret/platform';
+import { clearScratchDir, createLogger, loadConfigOrExit, scratchDirOf, startTelemetry } from '@baret/platform';
 import { serve } from '@baret/gateway';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,16 +15,7 @@ function ensureWebBuilt(webDir: string, log: { info: (msg: string) => void }): v
 }
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit();
   // Off by default: only when OTEL_* names an exporter (docs/adr/0014).
   const telemetry = await startTelemetry('embedded');
   const logger = createLogger(config.LOG_LEVEL);

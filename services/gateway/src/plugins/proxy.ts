@@ -2,12 +2,7 @@ import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { SERVICE_HEADER, sendProblem, ServiceClient, signServiceToken, traceHeaders, type PublicRoute, type ServiceManifest } from '@baret/platform';
-
-export interface Upstream {
-  name: string;
-  url: string;
-}
+import { SERVICE_HEADER, sendProblem, type ServiceClient, signServiceToken, traceHeaders, type PublicRoute, type ServiceManifest } from '@baret/platform';
 
 export interface UpstreamRoutes extends ServiceManifest {
   url: string;
@@ -19,19 +14,18 @@ const UNREACHABLE = 'A part of Baret is not reachable right now. Please try agai
  * Asks every service for its public routes (`GET /internal/routes`), waiting for services that are
  * still starting (up to `waitMs`): the gateway cannot add routes once it listens.
  */
-export async function fetchManifests(upstreams: readonly Upstream[], secret: string, log: Logger, waitMs = 300_000): Promise<UpstreamRoutes[]> {
+export async function fetchManifests(services: readonly ServiceClient[], log: Logger, waitMs = 300_000): Promise<UpstreamRoutes[]> {
   const deadline = Date.now() + waitMs;
   return Promise.all(
-    upstreams.map(async (u) => {
-      const client = new ServiceClient(u.name, u.url, secret, 'gateway', 5_000);
+    services.map(async (client) => {
       for (;;) {
         try {
-          const manifest = (await client.call<ServiceManifest>('GET', '/internal/routes', undefined, { attempts: 1 }))!;
-          log.info({ service: u.name, routes: manifest.routes.length }, 'routes of a service learned');
-          return { ...manifest, url: u.url };
+          const manifest = (await client.call<ServiceManifest>('GET', '/internal/routes', undefined, { attempts: 1, timeoutMs: 5_000 }))!;
+          log.info({ service: client.service, routes: manifest.routes.length }, 'routes of a service learned');
+          return { ...manifest, url: client.baseUrl };
         } catch (e) {
           if (Date.now() > deadline) throw e;
-          log.warn({ service: u.name, err: e instanceof Error ? e.message : String(e) }, 'waiting for a service');
+          log.warn({ service: client.service, err: e instanceof Error ? e.message : String(e) }, 'waiting for a service');
           await new Promise((resolve) => setTimeout(resolve, 1000));
         }
       }

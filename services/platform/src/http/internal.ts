@@ -23,6 +23,15 @@ export class ServiceCallError extends Error {
   }
 }
 
+interface CallOptions {
+  /** A 404 answers null instead of failing. */
+  allow404?: boolean;
+  /** Tries when the service cannot be reached or is not ready (503); default 4. */
+  attempts?: number;
+  /** This call's deadline, instead of the client's. */
+  timeoutMs?: number;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -32,14 +41,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class ServiceClient {
   constructor(
     readonly service: string,
-    private readonly baseUrl: string,
+    readonly baseUrl: string,
     private readonly secret: string,
     private readonly caller: string,
     private readonly timeoutMs = 10_000,
   ) {}
 
   /** The JSON body of a 2xx answer; `null` for a 404 when `allow404`. One client span, its context sent along. */
-  call<T>(method: string, path: string, body?: unknown, opts: { allow404?: boolean; attempts?: number } = {}): Promise<T | null> {
+  call<T>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<T | null> {
     const route = path.split('?')[0]!.replace(/\/[^/]*[0-9@%][^/]*/g, '/:id');
     return withSpan(
       `${method} ${this.service}${route}`,
@@ -48,7 +57,7 @@ export class ServiceClient {
     );
   }
 
-  private async send<T>(method: string, path: string, body: unknown, opts: { allow404?: boolean; attempts?: number }): Promise<T | null> {
+  private async send<T>(method: string, path: string, body: unknown, opts: CallOptions): Promise<T | null> {
     const attempts = opts.attempts ?? 4;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
@@ -61,7 +70,7 @@ export class ServiceClient {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs),
         });
       } catch (e) {
         if (attempt < attempts) {
