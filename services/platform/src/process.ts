@@ -7,7 +7,7 @@ import { createDistributedInfrastructure, OWNED_CATEGORIES } from './distributed
 import type { Infrastructure } from './infrastructure.js';
 import type { MongoDocumentStore } from './distributed/mongoDocumentStore.js';
 import { createHttpApp } from './http/app.js';
-import { authPlugin, type AuthResolvers } from './http/auth.js';
+import { authPlugin, OPEN_PATHS, type AuthResolvers } from './http/auth.js';
 import { healthPlugin } from './http/health.js';
 import { httpAuthResolvers, httpQuotaClient, httpTaskCatalog, httpUserDirectory, INTERNAL_PREFIX, internalRoutes, ServiceClient } from './http/internal.js';
 import { serve } from './http/serve.js';
@@ -60,8 +60,6 @@ export interface ServiceSetup {
   close?(): Promise<void> | void;
 }
 
-const OPEN_PATHS = ['/healthz', '/readyz', '/metrics'];
-
 export function serviceClients(config: Config, caller: string): ServiceClients {
   const client = (service: string, url: string | undefined) => {
     if (!url) throw new Error(`the ${caller} service needs ${service.toUpperCase()}_URL`);
@@ -94,7 +92,7 @@ export async function buildServiceApp(opts: {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const url = route.url ?? route.path;
-    if (url.startsWith(INTERNAL_PREFIX) || OPEN_PATHS.includes(url)) return;
+    if (url.startsWith(INTERNAL_PREFIX) || OPEN_PATHS.has(url)) return;
     const limited = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit;
     for (const method of methods) routes.push({ method, url, schema: route.schema, ...(limited === false ? { rateLimit: false as const } : {}) });
   });

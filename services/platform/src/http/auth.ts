@@ -63,8 +63,8 @@ export interface AuthPluginOptions {
   serviceSecret?: string;
 }
 
-/** Routes a probe or a scraper calls without any credential. */
-const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/** Routes a probe or a scraper calls without any credential: never proxied, traced or credential-checked. */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 /** "12h" → 43200. */

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { metricsRegistry, httpRequestDuration } from '../metrics.js';
+import { OPEN_PATHS } from './auth.js';
 import { extractContext, otelContext, otelTrace, SpanKind, SpanStatusCode, tracer, type Span } from '../telemetry.js';
 
-/** Probes and scrapes: measured, never traced (they would drown the traces). */
-const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
 
 const routeOf = (request: FastifyRequest): string => request.routeOptions.url ?? 'unmatched';
 
@@ -18,7 +17,8 @@ export function observe(app: FastifyInstance): void {
 
   app.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?')[0] ?? '';
-    if (UNTRACED.has(path)) return done();
+    // Probes and scrapes: measured, never traced (they would drown the traces).
+    if (OPEN_PATHS.has(path)) return done();
     const parent = extractContext(request.headers);
     const route = routeOf(request);
     const span = tracer.startSpan(
