@@ -289,10 +289,10 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     // Now a job with more work; kill whichever worker takes it, with SIGKILL, mid-job.
     const slow = await submit(user.token, { target_composites: 8, frames_per_composite: 4 });
     let victim: StackProcess | undefined;
-    await waitUntil(async () => (victim = workerOf(slow)) !== undefined, 60_000, () => `no worker received ${slow}`);
+    await waitUntil(async () => (victim = workerOf(slow)) !== undefined, 180_000, () => `no worker received ${slow}`);
     await waitUntil(
       async () => (await call<Job>(`/jobs/${slow}`, { token: user.token })).body.logs.some((l) => l.event === 'frames_sampled'),
-      60_000,
+      180_000,
       () => `${slow} never started`,
     );
     await stop(victim!, 'SIGKILL');

@@ -20,7 +20,25 @@ export function kafkaLibs(line: KafkaLine): string | null {
  * its log in a fresh temp folder (removed by stop). Consumer sessions may be as short as 1 s, so
  * tests of a crashed consumer do not wait long.
  */
-export async function startKafka(line: KafkaLine): Promise<{ brokers: string[]; version: string; stop(): Promise<void> }> {
+export async function startKafka(line: KafkaLine): Promise<RunningKafka> {
+  // A free port is free when asked, not when the broker binds it seconds later: on a busy machine
+  // another process may take it in between, and the broker shuts down. Try again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startKafkaOnce(line);
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+
+export interface RunningKafka {
+  brokers: string[];
+  version: string;
+  stop(): Promise<void>;
+}
+
+async function startKafkaOnce(line: KafkaLine): Promise<RunningKafka> {
   const libs = kafkaLibs(line);
   if (!libs) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} is not installed: run bash scripts/bootstrap.sh --test`);
   const dir = mkdtempSync(join(tmpdir(), `baret-kafka-${line}-`));
@@ -50,22 +68,31 @@ export async function startKafka(line: KafkaLine): Promise<{ brokers: string[]; 
   const clusterId = execFileSync('java', [...java, 'kafka.tools.StorageTool', 'random-uuid']).toString().trim().split('\n').pop()!;
   execFileSync('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props], { stdio: 'pipe' });
   const proc = spawnEngine('java', [...java, 'kafka.Kafka', props]);
+  const stop = async () => {
+    await proc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
   await waitUntil(
     () =>
       new Promise<boolean>((resolve) => {
+        if (proc.child.exitCode !== null) return resolve(true); // gave up (a port taken): said below, at once
         if (!proc.log().includes('Kafka Server started') && !proc.log().includes('started (kafka.server.KafkaRaftServer)')) return resolve(false);
         const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
         socket.on('error', () => resolve(false));
       }),
     120_000,
     () => `Kafka ${KAFKA_VERSIONS[line]} did not start on port ${port}:\n${proc.log()}`,
-  );
+  )
+    .then(() => {
+      if (proc.child.exitCode !== null) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} exited at start on port ${port}:\n${proc.log()}`);
+    })
+    .catch(async (e: unknown) => {
+      await stop();
+      throw e;
+    });
   return {
     brokers: [`127.0.0.1:${port}`],
     version: KAFKA_VERSIONS[line],
-    stop: async () => {
-      await proc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
