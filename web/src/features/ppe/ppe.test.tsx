@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { AppProvider } from '@/app/provider';
 import { parseCatalog, type EquipmentEntry } from '@/features/ppe/api/equipment-catalog';
-import { PICTOGRAM_KINDS, pictogramKindFor } from '@/features/ppe/components/pictograms';
+import { Pictogram, PICTOGRAM_KINDS, pictogramKindFor } from '@/features/ppe/components/pictograms';
 import { PpeGallery } from '@/features/ppe/components/ppe-gallery';
 import { renderApp, testQueryClient } from '@/testing/render';
 
@@ -52,6 +52,17 @@ describe('PPE gallery', () => {
     expect(PICTOGRAM_KINDS.length).toBeGreaterThanOrEqual(12);
   });
 
+  it('draws every pictogram kind differently (a new kind cannot reuse another kind\'s drawing)', () => {
+    const drawings = PICTOGRAM_KINDS.map((kind) => {
+      const { container, unmount } = render(<Pictogram kind={kind} label={kind} />);
+      const inner = container.querySelector('svg')!.innerHTML;
+      unmount();
+      return inner;
+    });
+    expect(drawings.every((inner) => inner.length > 0)).toBe(true);
+    expect(new Set(drawings).size).toBe(PICTOGRAM_KINDS.length);
+  });
+
   it('drops malformed catalogue entries', () => {
     expect(parseCatalog([{ code: 'pic1' }, null, ...ENTRIES]).map((e) => e.code)).toEqual(['PIC1', 'pic2', 'pic9']);
     expect(parseCatalog(undefined)).toEqual([]);
@@ -73,6 +84,11 @@ describe('the real equipment catalogue', () => {
     expect(gloves.length).toBe(5);
     expect(new Set(gloves).size).toBe(5);
     expect(new Set(['pic1', 'pic2', 'pic3', 'pic11'].map(look)).size).toBe(4);
+    // arc-rated shirt, trousers and coverall, the arc flash suit and welding clothing: five different pictures
+    const arc = ['pic17', 'pic19', 'pic20', 'pic21', 'pic22'];
+    expect(equipmentCatalog.filter((e) => e.category === 'arc_clothing').map((e) => e.code.toLowerCase())).toEqual(arc);
+    expect(new Set(arc.map(look)).size).toBe(5);
+    expect(arc.slice(0, 3).map((code) => index.get(code)?.kind)).toEqual(['arcShirt', 'arcTrousers', 'arcCoverall']);
   });
 
   it('filters the gallery by category, with translated category names', async () => {

@@ -16,6 +16,9 @@ export type PictogramKind =
   | 'glovesWork'
   | 'glovesWelding'
   | 'sleeves'
+  | 'arcShirt'
+  | 'arcTrousers'
+  | 'arcCoverall'
   | 'arcSuit'
   | 'vest'
   | 'boots'
@@ -152,10 +155,32 @@ const DRAWINGS: Record<PictogramKind, () => React.JSX.Element> = {
       <path d="M21 22l14-6M28 34l14-6" {...S} stroke="var(--pict-ink)" />
     </>
   ),
-  arcSuit: () => (
+  arcShirt: () => (
     <>
       <path d="M22 8h20l12 10-6 10-4-3v31H20V25l-4 3-6-10z" fill={A} />
       <path d="M34 22l-6 11h7l-5 11" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  arcTrousers: () => (
+    <>
+      <path d="M17 6h30l4 52H37l-5-32-5 32H13z" fill={A} />
+      <path d="M17 13h30" {...S} stroke="var(--pict-ink)" />
+      <path d="M24 22l-4 8h5l-4 9" {...S} stroke="var(--pict-ink)" />
+    </>
+  ),
+  arcCoverall: () => (
+    <>
+      <path d="M23 4h18l12 10-5 9-5-3v16l3 22H35l-3-18-3 18H20l3-22V20l-5 3-5-9z" fill={A} />
+      <path d="M32 6v28M23 30h18" {...S} stroke="var(--pict-ink)" />
+      <path d="M40 11l-3 6h4l-3 6" {...S} strokeWidth={2.5} stroke="var(--pict-ink)" />
+    </>
+  ),
+  arcSuit: () => (
+    <>
+      <path d="M32 3c-8 0-13 6-13 13v10h26V16c0-7-5-13-13-13z" fill={A} />
+      <rect x="23" y="10" width="18" height="9" rx="3" fill="var(--pict-ink)" opacity="0.8" />
+      <path d="M19 27h26l9 8-5 7-4-3v22H19V39l-4 3-5-7z" fill={A} />
+      <path d="M35 36l-6 10h6l-4 9" {...S} stroke="var(--pict-ink)" />
     </>
   ),
   vest: () => (
@@ -284,7 +309,10 @@ const TITLE_RULES: [PictogramKind | PictogramSpec, RegExp][] = [
   ['glovesLeather', /leather .*gloves/],
   ['glovesWork', /mechanical .*gloves|work gloves/],
   ['glovesWelding', /welding gloves/],
-  [{ kind: 'arcSuit', mark: 'W' }, /welding .*clothing/],
+  [{ kind: 'arcShirt', mark: 'W' }, /welding .*clothing/],
+  ['arcShirt', /\barc\b.*\b(shirt|jacket)/],
+  ['arcTrousers', /\barc\b.*\b(trousers|pants)/],
+  ['arcCoverall', /\barc\b.*\bcoverall/],
   [{ kind: 'tester', mark: '~' }, /non-contact/],
   ['faceShield', /face shield|visor/],
   ['lanyard', /lanyard|fall arrester|rope/],
