@@ -44,7 +44,15 @@ describe('an analysis with the offline analyzer, end to end through HTTP', () =>
     expect(job.currency).toBe('USD');
 
     const events = job.logs.map((l) => l.event);
-    expect(events.slice(0, 6)).toEqual(['job_queued', 'job_started', 'video_opened', 'frames_sampled', 'frames_saved', 'composites_created']);
+    const steps = events.filter((e) => e !== 'frames_sampling');
+    expect(steps.slice(0, 6)).toEqual(['job_queued', 'job_started', 'video_opened', 'frames_sampled', 'frames_saved', 'composites_created']);
+    // sampling reported its progress while it ran: a few frames_sampling events, done ≤ total, before frames_sampled
+    const sampling = job.logs.filter((l) => l.event === 'frames_sampling').map((l) => l.data as { done: number; total: number });
+    expect(sampling.length).toBeGreaterThanOrEqual(1);
+    expect(sampling.length).toBeLessThanOrEqual(10);
+    expect(sampling.every((p) => p.total === 8 && p.done >= 0 && p.done <= p.total)).toBe(true);
+    expect(events.indexOf('frames_sampling')).toBeGreaterThan(events.indexOf('video_opened'));
+    expect(events.lastIndexOf('frames_sampling')).toBeLessThan(events.indexOf('frames_sampled'));
     expect(events).toEqual(expect.arrayContaining(['model_pricing', 'job_classified', 'composite_analyzed', 'llm_usage']));
     expect(events.at(-1)).toBe('job_completed');
     expect(job.logs.every((l) => !Number.isNaN(Date.parse(l.timestamp)))).toBe(true);

@@ -18,6 +18,7 @@ import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
 import type { Composite, CompositeAnalysis, CompositeCell, RelBox, SampledFrame, TokenUsage, VisionAnalyzer } from './engine/types.js';
 import { Findings, type JobTypeSource, type Violation } from './result.js';
+import { throttleProgress } from './samplingProgress.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
 export const MAX_ATTEMPTS = 2;
@@ -228,7 +229,7 @@ export class AnalysisWorker {
       let composites = journal.doc.composites ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
       if (!composites) {
         work = await mkdtemp(join(this.deps.scratchDir ?? tmpdir(), 'baret-job-'));
-        composites = await this.makeComposites(job, work, signal, checkpoint, step);
+        composites = await this.makeComposites(job, attempt, work, signal, checkpoint, step);
       }
       await checkpoint();
 
@@ -351,6 +352,7 @@ export class AnalysisWorker {
   /** Video → frames → composites, each step journaled and reported. */
   private async makeComposites(
     job: JobQueued,
+    attempt: number,
     work: string,
     signal: AbortSignal,
     checkpoint: () => Promise<void>,
@@ -377,10 +379,28 @@ export class AnalysisWorker {
 
     const count = params.targetComposites * params.framesPerComposite;
     const started = Date.now();
-    const frames: SampledFrame[] =
-      params.sampling === 'person'
-        ? await samplePersonFocus(videoPath, info, count, detect, { signal })
-        : await sampleUniform(videoPath, info, count, { signal });
+    // Progress while sampling (`frames_sampling`, throttled): reported in order, not journaled (a
+    // resumed job samples again and reports its own, under this attempt's keys).
+    let reported = 0;
+    let progress = Promise.resolve();
+    const onProgress = throttleProgress(
+      (done, total) => {
+        const entry = this.entry(`frames_sampling:${attempt}:${++reported}`, 'frames_sampling', { done, total });
+        progress = progress
+          .then(() => this.publish(jobId, [entry]))
+          .catch((err: unknown) => this.deps.log.warn({ err, job_id: jobId }, 'could not report sampling progress'));
+      },
+      { now: () => this.deps.clock().getTime() },
+    );
+    let frames: SampledFrame[];
+    try {
+      frames =
+        params.sampling === 'person'
+          ? await samplePersonFocus(videoPath, info, count, detect, { signal, onProgress })
+          : await sampleUniform(videoPath, info, count, { signal, onProgress });
+    } finally {
+      await progress; // every progress report is out before the next step's
+    }
     if (frames.length === 0) throw new UserFacingError('No frames could be read from this video.');
     await step([
       this.entry('frames_sampled', 'frames_sampled', {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobProgressSchema, JobQueuedSchema } from '@baret/proto';
 import { createEmbeddedInfrastructure, createLogger, PROGRESS_TOPIC, type Infrastructure } from '@baret/platform';
 import { ModelPricing } from '../src/engine/pricing.js';
+import type { DetectFn } from '../src/engine/frames.js';
 import type { CompositeAnalysis, VisionAnalyzer } from '../src/engine/types.js';
 import { AnalysisWorker, CANCELS, MAX_ATTEMPTS } from '../src/worker.js';
 import { videoFixtures } from './fixtures/videos.js';
@@ -40,7 +41,10 @@ const seesHats: VisionAnalyzer = {
 };
 
 let counter = 0;
-async function runJob(prepare?: (jobId: string) => Promise<void>) {
+async function runJob(
+  prepare?: (jobId: string) => Promise<void>,
+  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number } = {},
+) {
   const jobId = `job${++counter}`;
   const videoKey = `uploads/${jobId}/video`;
   await infra.objects.put(videoKey, video);
@@ -51,7 +55,7 @@ async function runJob(prepare?: (jobId: string) => Promise<void>) {
     documents: infra.documents,
     analyzer: seesHats,
     pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
-    detect: async () => ({ width: 1, height: 1, persons: [] }),
+    detect: opts.detect ?? (async () => ({ width: 1, height: 1, persons: [] })),
     log: createLogger('silent'),
     clock: () => new Date(),
   });
@@ -62,16 +66,16 @@ async function runJob(prepare?: (jobId: string) => Promise<void>) {
       inputFilename: 'w.mp4',
       videoKey,
       videoSize: BigInt(video.length),
-      params: { jobType: 'auto', sampling: 'uniform', targetComposites: 1, framesPerComposite: 2, dedupeByEquipment: true },
+      params: { jobType: 'auto', sampling: opts.sampling ?? 'uniform', targetComposites: opts.targetComposites ?? 1, framesPerComposite: 2, dedupeByEquipment: true },
     }),
   );
-  const reports: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const reports: Array<{ type: string; data: Record<string, unknown>; at: string }> = [];
   let ended!: () => void;
   const end = new Promise<void>((r) => (ended = r));
   const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
     const p = fromBinary(JobProgressSchema, m.value);
     if (p.jobId !== jobId) return;
-    reports.push({ type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+    reports.push({ type: p.type, data: (p.data ?? {}) as Record<string, unknown>, at: p.at });
     if (['job_completed', 'job_failed', 'job_cancelled'].includes(p.type)) ended();
   });
   // Every report up to the job's last one (the worker has finished; the bus may still be delivering).
@@ -80,10 +84,30 @@ async function runJob(prepare?: (jobId: string) => Promise<void>) {
   return { jobId, videoKey, reports };
 }
 
+/**
+ * The job's `frames_sampling` reports: at least one, all between video_opened and frames_sampled,
+ * toward `total` frames, done never beyond it nor going back, and few (at most 10).
+ */
+function expectSamplingProgress(reports: Array<{ type: string; data: Record<string, unknown> }>, total: number) {
+  const types = reports.map((r) => r.type);
+  const progress = reports.filter((r) => r.type === 'frames_sampling').map((r) => r.data as { done: number; total: number });
+  expect(progress.length).toBeGreaterThanOrEqual(1);
+  expect(progress.length).toBeLessThanOrEqual(10);
+  expect(types.indexOf('frames_sampling')).toBeGreaterThan(types.indexOf('video_opened'));
+  expect(types.lastIndexOf('frames_sampling')).toBeLessThan(types.indexOf('frames_sampled'));
+  for (const p of progress) {
+    expect(p.total).toBe(total);
+    expect(p.done).toBeGreaterThanOrEqual(0);
+    expect(p.done).toBeLessThanOrEqual(p.total);
+  }
+  expect(progress.map((p) => p.done)).toEqual([...progress.map((p) => p.done)].sort((a, b) => a - b));
+  return progress;
+}
+
 describe('the analysis worker', () => {
   it('reports every step, prices the tokens, and deletes the raw video', async () => {
     const { reports, videoKey } = await runJob();
-    expect(reports.map((r) => r.type)).toEqual([
+    expect(reports.map((r) => r.type).filter((type) => type !== 'frames_sampling')).toEqual([
       'job_started',
       'video_opened',
       'frames_sampled',
@@ -100,6 +124,23 @@ describe('the analysis worker', () => {
     const result = reports.at(-1)!.data.result as { token_usage: { estimated_cost: number; prompt_tokens: number } };
     expect(result.token_usage).toMatchObject({ prompt_tokens: 110, estimated_cost: 0.000154 }); // 110 × 1 + 22 × 2 per million
     expect(await infra.objects.head(videoKey)).toBeNull();
+    expectSamplingProgress(reports, 2);
+  }, 60_000);
+
+  it('reports how far person-focus sampling is while the detector scores the candidates', async () => {
+    // 4 candidates for 2 frames, each scored in 0.6 s on one of 2 lanes: the scoring takes over a second
+    const slow: DetectFn = async () => {
+      await new Promise((r) => setTimeout(r, 600));
+      return { width: 1, height: 1, persons: [] };
+    };
+    const { reports } = await runJob(undefined, { sampling: 'person', detect: slow });
+    expect(reports.at(-1)?.type).toBe('job_completed');
+    const progress = expectSamplingProgress(reports, 2);
+    // the start (0 of 2), then the first frame's worth of work done (decoding, then scoring)
+    expect(progress.map((p) => p.done)).toEqual([0, 1]);
+    // reported while scoring went on: the last two candidates took 0.6 s more
+    const at = (type: string) => Date.parse(reports.findLast((r) => r.type === type)!.at);
+    expect(at('frames_sampled') - at('frames_sampling')).toBeGreaterThanOrEqual(500);
   }, 60_000);
 
   it('ends a job that keeps killing its worker in error, with a reason and its quota unit owed back', async () => {

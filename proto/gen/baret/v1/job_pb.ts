@@ -152,7 +152,8 @@ export const JobDeletedSchema: GenMessage<JobDeleted> = /*@__PURE__*/
 
 /**
  * Progress of an analysis, reported by the analysis worker and appended by the job service to
- * the job's stream as one of the log events (job_started, job_resumed, video_opened, …
+ * the job's stream as one of the log events (job_started, job_resumed, video_opened,
+ * frames_sampling — a few times while frames are sampled, data { done, total } —, frames_sampled, …
  * job_completed, job_failed, job_cancelled). `event_id` makes a redelivered report idempotent:
  * the worker derives it from the job and the step, so a step reported again by a worker that
  * resumes a job after a restart is recorded once.

@@ -95,6 +95,26 @@ describe('sampleUniform', () => {
     expect(frames.every((f) => f.width === 240 && f.height === 320)).toBe(true);
   });
 
+  it.each([
+    ['keyframes', 'ten'],
+    ['keyframes', 'onekey'],
+    ['select', 'ten'],
+    ['seek', 'ten'],
+  ] as const)('%s (%s): reports progress frame by frame (counted from ffmpeg showinfo lines), from 0 up to the frame before the last', async (strategy, key) => {
+    const { path, info } = vid(key);
+    const calls: Array<[number, number]> = [];
+    const frames = await sampleUniform(path, info, 6, { strategy, onProgress: (done, total) => calls.push([done, total]) });
+    expect(frames).toHaveLength(6);
+    expect(calls).toEqual([0, 1, 2, 3, 4, 5].map((done) => [done, 6]));
+  });
+
+  it('reports progress toward the frames the video can give when asked for more', async () => {
+    const { path, info } = vid('tiny');
+    const calls: Array<[number, number]> = [];
+    await sampleUniform(path, info, 10, { onProgress: (done, total) => calls.push([done, total]) });
+    expect(calls).toEqual([0, 1, 2, 3].map((done) => [done, 4]));
+  });
+
   it('returns every frame, not duplicates, when asked for more frames than the video has', async () => {
     const { path, info } = vid('tiny');
     const frames = await sampleUniform(path, info, 10);
@@ -201,6 +221,32 @@ describe('samplePersonFocus', () => {
     const [frame] = await samplePersonFocus(path, info, 1, redDetector, { candidatesPerFrame: 12 });
     expect(frame!.timeSec).toBeGreaterThanOrEqual(6);
     expect(frame!.timeSec).toBeLessThan(8);
+  });
+
+  it('reports progress while decoding (first half) and scoring (second half) the candidates, in frames asked', async () => {
+    const { path, info } = vid('ten');
+    const calls: Array<[number, number]> = [];
+    let scored = 0;
+    const counting: DetectFn = async () => {
+      scored++;
+      return { width: 320, height: 240, persons: [] };
+    };
+    const seen: number[] = [];
+    await samplePersonFocus(path, info, 4, counting, {
+      candidatesPerFrame: 2,
+      parallel: 1,
+      onProgress: (done, total) => {
+        calls.push([done, total]);
+        seen.push(scored);
+      },
+    });
+    expect(calls.every(([done, total]) => total === 4 && done >= 0 && done < 4)).toBe(true);
+    expect(calls.map(([done]) => done)).toEqual([...calls.map(([done]) => done)].sort((a, b) => a - b));
+    expect(calls[0]).toEqual([0, 4]);
+    // 8 candidates, worth 4 frames: the start (0, and 0 of 8 decoded), then decoded 1..7 of 8 → ⌊4 × k/16⌋;
+    // scored 1..7 of 8 → ⌊4 × (1/2 + k/16)⌋ (the 8th is the end, not progress)
+    expect(calls.filter((_, i) => seen[i] === 0).map(([done]) => done)).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    expect(calls.filter((_, i) => seen[i]! > 0).map(([done]) => done)).toEqual([2, 2, 2, 3, 3, 3, 3]);
   });
 
   it('still returns spread frames when nobody is detected', async () => {

@@ -29,6 +29,14 @@ export interface SampleOptions {
   /** Long-side cap in pixels, default `MAX_FRAME_SIDE`. */
   maxSide?: number;
   signal?: AbortSignal;
+  /**
+   * Progress while sampling: `done` of the `total` frames the sampler will return (the count asked,
+   * capped by the frames the video has). Called with 0 at the start, then as work completes
+   * (uniform: each frame decoded; person focus: candidates decoded and scored, each half the work,
+   * scaled to the frames asked); never with `done === total` (sampling ends with the frames).
+   * Called often: throttle before reporting it anywhere.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -222,6 +230,26 @@ export function sumExpression(terms: string[]): string {
 
 const SHOWINFO_PTS = /Parsed_showinfo.*?\bpts_time:\s*(-?[\d.]+(?:e-?\d+)?)/;
 
+/** Calls `onFrame` for each frame ffmpeg's showinfo filter reports, as stderr arrives. */
+function showinfoFrames(onFrame: () => void): (chunk: Buffer) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk.toString('latin1')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (SHOWINFO_PTS.test(line)) onFrame();
+  };
+}
+
+/** `onProgress` fed one frame at a time (at most `total`); undefined without `onProgress`. */
+function frameCounter(total: number, onProgress: SampleOptions['onProgress']): (() => void) | undefined {
+  if (!onProgress) return undefined;
+  let done = 0;
+  return () => {
+    if (done >= total - 1) return; // the last frame is the sampler's result, not progress
+    onProgress(++done, total);
+  };
+}
+
 function showinfoTimes(stderr: string): number[] {
   const times: number[] = [];
   for (const line of stderr.split('\n')) {
@@ -239,9 +267,12 @@ function scaleFilter(size: { width: number; height: number }): string {
   return `scale=${size.width}:${size.height}:flags=bilinear,setsar=1`;
 }
 
-/** Runs ffmpeg whose filter chain contains `showinfo`; pairs each piped JPEG with its time. */
-async function runMjpeg(args: string[], signal: AbortSignal | undefined, offsetSec = 0): Promise<Decoded[]> {
-  const { code, stdout, stderr } = await runProcess(FFMPEG_PATH, args, { signal });
+/**
+ * Runs ffmpeg whose filter chain contains `showinfo`; pairs each piped JPEG with its time.
+ * `onFrame` hears of each frame as ffmpeg reports it, before the process ends.
+ */
+async function runMjpeg(args: string[], signal: AbortSignal | undefined, offsetSec = 0, onFrame?: () => void): Promise<Decoded[]> {
+  const { code, stdout, stderr } = await runProcess(FFMPEG_PATH, args, { signal, onStderr: onFrame && showinfoFrames(onFrame) });
   if (code !== 0) throw new FrameExtractionError(`ffmpeg failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
   const jpegs = splitJpegs(stdout);
   const times = showinfoTimes(stderr);
@@ -267,6 +298,7 @@ export async function decodeKeyframes(
   fps: number,
   times: number[] | undefined,
   signal?: AbortSignal,
+  onFrame?: () => void,
 ): Promise<Decoded[]> {
   const eps = fps > 0 ? 0.45 / fps : 0.01;
   const select =
@@ -277,6 +309,8 @@ export async function decodeKeyframes(
       '-vf', `${select}showinfo,${scaleFilter(size)}`, ...outputArgs(),
     ],
     signal,
+    0,
+    onFrame,
   );
 }
 
@@ -287,6 +321,7 @@ export async function decodeSelect(
   targets: number[],
   signal?: AbortSignal,
   span?: { from: number; to: number },
+  onFrame?: () => void,
 ): Promise<Decoded[]> {
   if (targets.length === 0) return [];
   const from = span?.from ?? 0;
@@ -301,6 +336,7 @@ export async function decodeSelect(
     ],
     signal,
     from,
+    onFrame,
   );
 }
 
@@ -311,6 +347,7 @@ export async function decodeSeeks(
   targets: number[],
   signal?: AbortSignal,
   parallel = Math.max(1, availableParallelism()),
+  onFrame?: () => void,
 ): Promise<Decoded[]> {
   const results: Decoded[] = [];
   let next = 0;
@@ -324,6 +361,7 @@ export async function decodeSeeks(
         ],
         signal,
         t,
+        onFrame,
       );
       if (frames[0]) results.push(frames[0]);
     }
@@ -367,6 +405,7 @@ async function decodeExact(
   keyframes: number[],
   fps: number,
   signal?: AbortSignal,
+  onFrame?: () => void,
 ): Promise<Decoded[]> {
   if (wanted.length === 0) return [];
   const targets = nearestFrameStarts(wanted, fps);
@@ -379,8 +418,8 @@ async function decodeExact(
   const from = prevKey(first);
   const passCost = last - from + 0.3;
   return seekCost <= passCost
-    ? decodeSeeks(path, size, targets, signal, parallel)
-    : decodeSelect(path, size, targets, signal, { from, to: last });
+    ? decodeSeeks(path, size, targets, signal, parallel, onFrame)
+    : decodeSelect(path, size, targets, signal, { from, to: last }, onFrame);
 }
 
 /**
@@ -395,12 +434,14 @@ export async function sampleUniform(
 ): Promise<SampledFrame[]> {
   const n = cappedCount(info, count);
   if (n === 0) return [];
+  opts.onProgress?.(0, n);
+  const onFrame = frameCounter(n, opts.onProgress);
   const size = outputSize(info, opts.maxSide);
   const strategy = opts.strategy ?? 'keyframes';
   const targets = nearestFrameStarts(targetTimes(info.durationSec, n), info.fps);
-  if (strategy === 'select') return finish(await decodeSelect(path, size, targets, opts.signal), info.durationSec, info.fps);
-  if (strategy === 'seek') return finish(await decodeSeeks(path, size, targets, opts.signal), info.durationSec, info.fps);
-  return finish(await sampleByKeyframes(path, info, n, size, opts.signal), info.durationSec, info.fps);
+  if (strategy === 'select') return finish(await decodeSelect(path, size, targets, opts.signal, undefined, onFrame), info.durationSec, info.fps);
+  if (strategy === 'seek') return finish(await decodeSeeks(path, size, targets, opts.signal, undefined, onFrame), info.durationSec, info.fps);
+  return finish(await sampleByKeyframes(path, info, n, size, opts.signal, onFrame), info.durationSec, info.fps);
 }
 
 async function sampleByKeyframes(
@@ -409,20 +450,21 @@ async function sampleByKeyframes(
   n: number,
   size: { width: number; height: number },
   signal?: AbortSignal,
+  onFrame?: () => void,
 ): Promise<Decoded[]> {
   const keyframes = await listKeyframes(path, signal);
   const plan = planFromKeyframes(info.durationSec, n, keyframes);
   const selectAll = plan.keyframes.length === keyframes.length;
   const [fromKeys, fromExact] = await Promise.all([
     plan.keyframes.length > 0
-      ? decodeKeyframes(path, size, info.fps, selectAll ? undefined : plan.keyframes, signal)
+      ? decodeKeyframes(path, size, info.fps, selectAll ? undefined : plan.keyframes, signal, onFrame)
       : Promise.resolve([]),
-    decodeExact(path, size, plan.exact, keyframes, info.fps, signal),
+    decodeExact(path, size, plan.exact, keyframes, info.fps, signal, onFrame),
   ]);
   // A planned keyframe the decoder did not deliver (damaged stream): decode that time accurately.
   const eps = info.fps > 0 ? 0.5 / info.fps : 0.01;
   const missing = plan.keyframes.filter((k) => !fromKeys.some((d) => Math.abs(d.timeSec - k) <= eps));
-  const repaired = missing.length > 0 ? await decodeSeeks(path, size, missing, signal) : [];
+  const repaired = missing.length > 0 ? await decodeSeeks(path, size, missing, signal, undefined, onFrame) : [];
   return [...fromKeys, ...fromExact, ...repaired];
 }
 
@@ -529,7 +571,16 @@ export async function samplePersonFocus(
   const n = cappedCount(info, count);
   if (n === 0) return [];
   const perFrame = opts.candidatesPerFrame ?? 2;
-  const candidatesFrames = await sampleUniform(path, info, n * perFrame, opts);
+  const { onProgress } = opts;
+  onProgress?.(0, n);
+  // Decoding the candidates is the first half of the work, scoring them the second.
+  const progress = (share: number) => {
+    if (onProgress && share < 1) onProgress(Math.floor(n * share), n);
+  };
+  const candidatesFrames = await sampleUniform(path, info, n * perFrame, {
+    ...opts,
+    onProgress: onProgress && ((done, total) => progress((0.5 * done) / total)),
+  });
   const candidates: Candidate[] = [];
   let next = 0;
   const scoreNext = async () => {
@@ -545,6 +596,7 @@ export async function samplePersonFocus(
       const shares = persons.map((p) => (p.box[2] * p.box[3] * Math.min(1, Math.max(0, p.score))) / area).sort((a, b) => b - a);
       const personScore = shares.length === 0 ? 0 : Math.sqrt(Math.min(1, (shares[0] ?? 0) + 0.25 * shares.slice(1).reduce((s, v) => s + v, 0)));
       candidates.push({ frame, persons, complete: !detection.partial, personScore, sharp: sharpVar, score: 0 });
+      progress(0.5 + (0.5 * candidates.length) / candidatesFrames.length);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.parallel ?? 2) }, scoreNext));

@@ -7,6 +7,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const PROGRESS_EVENTS = [
   'job_resumed',
   'video_opened',
+  'frames_sampling',
   'frames_sampled',
   'frames_saved',
   'composites_created',

@@ -62,11 +62,20 @@ interface FfprobeOutput {
 const VIDEO_CONTAINERS = new Set(['mov', 'mp4', 'm4a', '3gp', '3g2', 'mj2', 'matroska', 'webm', 'avi', 'mpegts', 'mpeg', 'flv', 'asf', 'ogg', 'mxf']);
 const IMAGE_CODECS = new Set(['png', 'mjpeg', 'jpegls', 'bmp', 'gif', 'webp', 'tiff', 'apng', 'jpeg2000', 'pam', 'ppm', 'pgm']);
 
+/** What `runProcess` may do besides collecting the output. */
+export interface RunProcessOptions {
+  signal?: AbortSignal;
+  /** Receives stdout instead of collecting it. */
+  onStdout?: (chunk: Buffer) => void;
+  /** Sees stderr as it arrives (it is still collected), e.g. to follow ffmpeg's progress. */
+  onStderr?: (chunk: Buffer) => void;
+}
+
 /** Runs a process, collecting stdout and stderr. Rejects only if the process cannot start. */
 export function runProcess(
   cmd: string,
   args: string[],
-  opts: { signal?: AbortSignal; onStdout?: (chunk: Buffer) => void } = {},
+  opts: RunProcessOptions = {},
 ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   // One span per ffmpeg/ffprobe run (docs/adr/0014): frame sampling and probing show in the job's trace.
   const name = basename(cmd);
@@ -80,14 +89,17 @@ export function runProcess(
 function spawnCollect(
   cmd: string,
   args: string[],
-  opts: { signal?: AbortSignal; onStdout?: (chunk: Buffer) => void },
+  opts: RunProcessOptions,
 ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => (opts.onStdout ? opts.onStdout(d) : out.push(d)));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.stderr.on('data', (d: Buffer) => {
+      err.push(d);
+      opts.onStderr?.(d);
+    });
     child.on('error', reject);
     child.on('close', (code) =>
       resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }),
