@@ -54,6 +54,8 @@ const JOB_DONE = {
     { event: 'job_queued', timestamp: iso(-600) },
     { event: 'job_started', timestamp: iso(-598) },
     { event: 'video_opened', timestamp: iso(-597) },
+    { event: 'frames_sampling', timestamp: iso(-596), data: { done: 0, total: 24 } },
+    { event: 'frames_sampling', timestamp: iso(-593), data: { done: 12, total: 24 } },
     { event: 'frames_sampled', timestamp: iso(-590), data: { count: 24 } },
     { event: 'composites_created', timestamp: iso(-585), data: { count: 6 } },
     { event: 'job_classified', timestamp: iso(-570), data: { slug: 'ag_pano_bakim' } },

@@ -2,6 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
+import { i18n } from '@/lib/i18n';
 import { doneJob, job, quota, user } from '@/testing/fixtures';
 import { renderApp } from '@/testing/render';
 import { HttpResponse, http, server } from '@/testing/server';
@@ -62,5 +63,31 @@ describe('a job’s own page', () => {
     renderApp('/dashboard/jobs/job-9', { user: user() });
     expect(await screen.findByText('Çalışıyor')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'PDF indir' })).not.toBeInTheDocument();
+  });
+
+  it.each([
+    ['tr', 'Kareler örnekleniyor', 'Videodan kareler örnekleniyor', 'Kareler 12/24'],
+    ['en', 'Sampling frames', 'Sampling frames from the video', 'Frames 12/24'],
+  ] as const)('%s: shows how far sampling is, as the latest frames_sampling report says', async (lang, event, phase, frames) => {
+    await i18n.changeLanguage(lang);
+    const at = (s: number) => `2025-03-04T10:00:${String(s).padStart(2, '0')}Z`;
+    const logs = [
+      { event: 'job_queued', timestamp: at(0), data: { params: { target_composites: 6, frames_per_composite: 4 } } },
+      { event: 'job_started', timestamp: at(1) },
+      { event: 'video_opened', timestamp: at(2) },
+      { event: 'frames_sampling', timestamp: at(3), data: { done: 0, total: 24 } },
+      { event: 'frames_sampling', timestamp: at(5), data: { done: 6, total: 24 } },
+      { event: 'frames_sampling', timestamp: at(8), data: { done: 12, total: 24 } },
+    ];
+    server.use(http.get('*/jobs/job-9', () => HttpResponse.json(job({ job_id: 'job-9', status: 'running', logs }))));
+    renderApp('/dashboard/jobs/job-9', { user: user() });
+    const bar = await screen.findByRole('progressbar', { name: phase });
+    expect(bar).toHaveAttribute('aria-valuetext', expect.stringContaining(frames));
+    expect(Number(bar.getAttribute('aria-valuenow'))).toBe(Math.round(5 + 25 / 2));
+    // the timeline lists the sampling once, with its latest count
+    const timeline = screen.getByRole('list', { name: lang === 'tr' ? 'Zaman çizelgesi' : 'Timeline' });
+    const lines = within(timeline).getAllByRole('listitem').filter((item) => item.textContent?.includes(event));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toHaveTextContent('12/24');
   });
 });

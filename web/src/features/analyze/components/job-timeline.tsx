@@ -17,6 +17,7 @@ const EVENT_TONE: Record<string, string> = {
 function detail(entry: LogEntry): string | null {
   const data = entry.data;
   if (!data) return null;
+  if (typeof data.done === 'number' && typeof data.total === 'number') return `${data.done}/${data.total}`;
   for (const key of ['count', 'frames', 'composites', 'index', 'slug', 'task', 'model']) {
     const value = data[key];
     if (typeof value === 'number' || typeof value === 'string') return `${key}: ${value}`;
@@ -37,6 +38,14 @@ export function JobProgressBar({ logs }: { logs: LogEntry[] }) {
   return <ProgressBar value={progress.percent} label={t(`analyze.progress.phase_${progress.phase}`)} detail={parts.join(' · ')} />;
 }
 
+/** Reports that only update the one before them (sampling progress): of a run of them, the timeline shows the latest. */
+const UPDATES = new Set(['frames_sampling']);
+
+/** The entries the timeline lists: each step once, a run of progress updates as its latest. */
+export function timelineEntries(logs: readonly LogEntry[]): LogEntry[] {
+  return logs.filter((entry, index) => !(UPDATES.has(entry.event) && logs[index + 1]?.event === entry.event));
+}
+
 export function JobTimeline({ logs, running = false }: { logs: LogEntry[]; running?: boolean }) {
   const { t, i18n } = useTranslation();
   if (logs.length === 0) return <p className="muted small">{t('analyze.timeline.waiting')}</p>;
@@ -44,7 +53,7 @@ export function JobTimeline({ logs, running = false }: { logs: LogEntry[]; runni
     <>
     {running ? <JobProgressBar logs={logs} /> : null}
     <ol className="timeline" aria-label={t('analyze.timeline.title')}>
-      {logs.map((entry, index) => {
+      {timelineEntries(logs).map((entry, index) => {
         const extra = detail(entry);
         return (
           <li key={`${entry.event}-${entry.timestamp}-${index}`} className={`timeline-item ${EVENT_TONE[entry.event] ?? ''}`}>

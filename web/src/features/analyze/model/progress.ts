@@ -4,11 +4,15 @@ export type ProgressPhase = 'waiting' | 'sampling' | 'composing' | 'analyzing' |
 
 export interface JobProgress {
   phase: ProgressPhase;
-  /** Frames sampled so far and asked for (target composites × frames per composite). */
+  /**
+   * Frames sampled so far and asked for (target composites × frames per composite); while
+   * sampling, as far as the worker's latest `frames_sampling` report says (toward the frames it
+   * will give, fewer than asked for a very short video).
+   */
   frames: { done: number; total: number | null };
   /** Composites analysed so far and built. */
   composites: { done: number; total: number | null };
-  /** 0..100 over the whole job, weighted by where the time goes (sampling ~30 %, analysis ~60 %). */
+  /** 0..100 over the whole job, weighted by where the time goes (sampling 5–30 %, analysis 40–95 %). */
   percent: number;
   /** Estimated seconds left, from the pace of the composites analysed so far; null until one is. */
   secondsLeft: number | null;
@@ -19,7 +23,8 @@ const at = (entry: LogEntry | undefined): number | null => (entry ? Date.parse(e
 
 /**
  * Progress of a running job from its timeline alone (the events the analysis service reports):
- * frames n/N once sampled, composites n/N as each is analysed, and the time left at the pace so far.
+ * frames n/N while they are sampled and once they are, composites n/N as each is analysed, and the
+ * time left at the pace so far.
  */
 export function jobProgress(logs: readonly LogEntry[], now: number = Date.now()): JobProgress {
   const find = (event: string) => logs.findLast((entry) => entry.event === event);
@@ -30,7 +35,6 @@ export function jobProgress(logs: readonly LogEntry[], now: number = Date.now())
   const created = find('composites_created');
   const analyzed = logs.filter((entry) => entry.event === 'composite_analyzed');
   const compositesTotal = num(created?.data?.count) ?? num(params.target_composites);
-  const frames = { done: num(sampled?.data?.count) ?? 0, total: asked ?? num(sampled?.data?.count) };
   const composites = { done: analyzed.length, total: compositesTotal };
 
   const phase: ProgressPhase = !find('job_started')
@@ -43,8 +47,19 @@ export function jobProgress(logs: readonly LogEntry[], now: number = Date.now())
           ? 'finishing'
           : 'analyzing';
 
+  // While sampling: the latest progress report of this run (a resumed job samples again).
+  const resumed = logs.findLastIndex((entry) => entry.event === 'job_resumed');
+  const sampling = phase === 'sampling' ? logs.slice(resumed + 1).findLast((entry) => entry.event === 'frames_sampling') : undefined;
+  const samplingDone = num(sampling?.data?.done);
+  const samplingTotal = num(sampling?.data?.total);
+  const reported = samplingDone !== null && samplingTotal !== null && samplingTotal > 0;
+  const frames = reported
+    ? { done: Math.min(samplingDone, samplingTotal), total: samplingTotal }
+    : { done: num(sampled?.data?.count) ?? 0, total: asked ?? num(sampled?.data?.count) };
+  const sampledShare = reported ? Math.min(1, Math.max(0, samplingDone / samplingTotal)) : 0;
+
   const share = compositesTotal ? Math.min(1, analyzed.length / compositesTotal) : 0;
-  const percent = { waiting: 0, sampling: 5, composing: 30, analyzing: 40 + 55 * share, finishing: 97 }[phase];
+  const percent = { waiting: 0, sampling: 5 + 25 * sampledShare, composing: 30, analyzing: 40 + 55 * share, finishing: 97 }[phase];
 
   let secondsLeft: number | null = null;
   const startedAt = at(created);
