@@ -3,7 +3,7 @@
  * long-lived cache headers, no source maps, a title per page, and a demo chip that asks for no
  * video that is not there. The initial download of `/` is measured in Chromium and printed.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,13 +100,43 @@ describe('delivery of the web app', () => {
       },
       { ignore: [] },
     );
-    // (the page announces the video in index.html; a phone with the app installed sees a new one with the next app version)
+    // (the page announces the video in index.html; an installed app asks the server, see the next test)
     writeFileSync(join(server.dataDir, 'media', 'demo.mov'), readFileSync(join(WEB_DIST, 'icons', 'icon-192.png')));
     await withBrowser(
       'demo chip present',
       async ({ page }) => {
         await page.goto(server.url, { waitUntil: 'networkidle' });
         await expect.poll(() => page.getByRole('button', { name: 'Demo videosunu izleyin' }).isEnabled()).toBe(true);
+      },
+      { ignore: [] },
+    );
+  });
+
+  it('an installed app (its index.html from the service worker cache) offers a demo video added since, on the next load', async () => {
+    const demo = join(server.dataDir, 'media', 'demo.mov');
+    rmSync(demo, { force: true });
+    /** The page functions run in the browser (this file is type-checked without the DOM library). */
+    type BrowserGlobals = {
+      navigator: { serviceWorker: { controller: { state: string } | null } };
+      document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null };
+    };
+    await withBrowser(
+      'demo chip installed app',
+      async ({ page }) => {
+        const chip = page.getByRole('button', { name: 'Demo videosunu izleyin' });
+        const tag = () => page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.querySelector('meta[name="baret-demo-video"]')?.getAttribute('content'));
+        await page.goto(server.url, { waitUntil: 'networkidle' });
+        await page.waitForFunction(() => (globalThis as unknown as BrowserGlobals).navigator.serviceWorker.controller?.state === 'activated', undefined, { timeout: 30_000 });
+        await page.reload({ waitUntil: 'networkidle' });
+        await expect.poll(() => chip.isDisabled()).toBe(true);
+
+        writeFileSync(demo, readFileSync(join(WEB_DIST, 'icons', 'icon-192.png')));
+        await page.reload({ waitUntil: 'networkidle' });
+        // the page came from the precache: its tag still says "no demo video" …
+        expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.serviceWorker.controller !== null)).toBe(true);
+        expect(await tag()).toBe('');
+        // … and the app asked the server, which has one now
+        await expect.poll(() => chip.isEnabled()).toBe(true);
       },
       { ignore: [] },
     );

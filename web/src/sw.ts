@@ -2,6 +2,10 @@
  * Baret's service worker (built by vite-plugin-pwa, injectManifest).
  *  - Precaches the app shell, so every page opens offline after one online visit.
  *  - Navigations get index.html (the SPA decides the route), never API paths.
+ *  - Nothing else is cached here: the API, the demo video and `/media/demo.json` go to the network.
+ *    The precached index.html carries the server's `baret-demo-video` tag as it was when this
+ *    version was installed, so the landing page of a page served from here asks `/media/demo.json`
+ *    (features/landing/api/check-demo-video.ts): a demo video added later shows on the next load.
  *  - A new version waits until the page asks it to take over (the update prompt).
  *  - Background Sync "baret-upload-queue": when connectivity returns, the service worker uploads
  *    the queue itself (IndexedDB, a fetch tus client, the session the app mirrored there), with

@@ -146,6 +146,28 @@ describe('media', () => {
       await media.close();
     }
   });
+
+  it('says at /media/demo.json whether the demo video is there now, never to be cached (an installed app asks it)', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const mediaDir = mkdtempSync(join(tmpdir(), 'baret-media-'));
+    const media = await buildGateway({ config, logger: createLogger('silent'), infra: { ready: async () => undefined }, auth, modules: [], mediaDir });
+    try {
+      const none = await media.inject({ method: 'GET', url: '/media/demo.json' });
+      expect(none.statusCode).toBe(200);
+      expect(none.headers['cache-control']).toBe('no-cache');
+      expect(none.json()).toEqual({ video: null });
+      writeFileSync(join(mediaDir, 'demo.mov'), Buffer.alloc(10, 1));
+      expect((await media.inject({ method: 'GET', url: '/media/demo.json' })).json()).toEqual({ video: '/media/demo.mov' });
+      rmSync(join(mediaDir, 'demo.mov'));
+      expect((await media.inject({ method: 'GET', url: '/media/demo.json' })).json()).toEqual({ video: null });
+      const doc = (await media.inject('/openapi.json')).json() as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths)).not.toContain('/media/demo.json');
+    } finally {
+      await media.close();
+    }
+  });
 });
 
 describe('the web app', () => {

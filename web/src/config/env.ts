@@ -49,7 +49,7 @@ export function demoVideoFromPage(doc: Pick<Document, 'querySelector'> | undefin
   return normaliseMediaPath(meta.getAttribute('content'));
 }
 
-function validate(): { apiBase: string; demoVideoPath: string | null } {
+function validate(): { apiBase: string; demoVideoPath: string | null; demoVideoEnabled: boolean } {
   const override = import.meta.env.VITE_API_BASE as string | undefined;
   if (override?.trim() && !/^https?:\/\/[^\s]+$/i.test(override.trim())) {
     throw new Error(`VITE_API_BASE must be an absolute http(s) address, got "${override}"`);
@@ -61,6 +61,8 @@ function validate(): { apiBase: string; demoVideoPath: string | null } {
     apiBase: resolveApiBase(window.location, override, import.meta.env.DEV),
     // Switched off at build time, or absent on the server: no request for it at all.
     demoVideoPath: configured && served !== undefined ? served : configured,
+    // Not switched off at build time (an installed app asks the server whether it is there now).
+    demoVideoEnabled: configured !== null,
   };
 }
 

@@ -1,15 +1,32 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The landing page's demo video, in the media folder (served at /media/demo.mov). */
+export const DEMO_VIDEO = 'demo.mov';
+
+/** The demo video's path when an operator has put it in the media folder, else null. */
+export function demoVideoPath(mediaDir: string | undefined): string | null {
+  return mediaDir && existsSync(join(mediaDir, DEMO_VIDEO)) ? `/media/${DEMO_VIDEO}` : null;
+}
 
 /**
  * Public media of the landing page under /media (the demo video `/media/demo.mov`), served from
  * a folder an operator fills; a missing file is a 404, and the web app then disables the demo.
+ *
+ * `GET /media/demo.json` says whether the demo video is there now (`{ video: "/media/demo.mov" }`
+ * or `{ video: null }`), never cached: an installed web app opens its index.html from the service
+ * worker's cache, so the `baret-demo-video` tag in it is as old as the app version, and it asks here
+ * instead (the service worker does not cache this request either).
  */
 export const mediaPlugin = fp<{ root: string }>(
   async (app: FastifyInstance, opts) => {
     mkdirSync(opts.root, { recursive: true });
+    app.get('/media/demo.json', { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('cache-control', 'no-cache').send({ video: demoVideoPath(opts.root) }),
+    );
     await app.register(fastifyStatic, {
       root: opts.root,
       prefix: '/media/',

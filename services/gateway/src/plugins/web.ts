@@ -4,13 +4,11 @@ import fp from 'fastify-plugin';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { notFoundProblem } from '@baret/platform';
+import { demoVideoPath } from './media.js';
 
 /** API prefixes: an unknown path under them is a 404 problem, never the web app. */
 // `/contact` is both a page (GET) and an API route (POST): a page load gets the app.
 const API_PREFIXES = ['/internal', '/metrics', '/auth', '/admin', '/jobs', '/analyze', '/tasks', '/usage', '/docs', '/openapi', '/media', '/uploads'];
-
-/** The landing page's demo video, under the media folder (served at /media/demo.mov). */
-const DEMO_VIDEO = 'demo.mov';
 
 /** Long-lived for content-hashed files (a new build has new names), revalidated for everything else. */
 export function cacheControlFor(filePath: string, root: string): string {
@@ -20,7 +18,8 @@ export function cacheControlFor(filePath: string, root: string): string {
 /**
  * index.html as served: the built page with a `baret-demo-video` meta tag saying whether the demo
  * video is there (its path, or empty), so the landing page neither asks for nor fails on a video
- * that does not exist. Read again when the build changes.
+ * that does not exist. Read again when the build changes. (An installed app's index.html comes
+ * from its service worker's cache: it asks `/media/demo.json` instead, see the media plugin.)
  */
 function indexPage(root: string, mediaDir: string | undefined) {
   const file = join(root, 'index.html');
@@ -28,7 +27,7 @@ function indexPage(root: string, mediaDir: string | undefined) {
   return (): string => {
     const { mtimeMs } = statSync(file);
     if (!cached || cached.mtimeMs !== mtimeMs) cached = { mtimeMs, html: readFileSync(file, 'utf8') };
-    const demo = mediaDir && existsSync(join(mediaDir, DEMO_VIDEO)) ? `/media/${DEMO_VIDEO}` : '';
+    const demo = demoVideoPath(mediaDir) ?? '';
     return cached.html.replace('</head>', `  <meta name="baret-demo-video" content="${demo}" />\n  </head>`);
   };
 }

@@ -1,11 +1,18 @@
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { STORAGE_KEYS } from '@/lib/storage';
 import { user } from '@/testing/fixtures';
 import { renderApp } from '@/testing/render';
 import { HttpResponse, http, server } from '@/testing/server';
+
+/** Answers GET /media/demo.json with `body`; the returned list fills with each request. */
+function askedForDemoInfo(body: { video: string | null }): string[] {
+  const asked: string[] = [];
+  server.use(http.get('*/media/demo.json', ({ request }) => (asked.push(request.url), HttpResponse.json(body))));
+  return asked;
+}
 
 describe('landing page', () => {
   it('shows the tagline, visitor CTAs, the demo-quota badge and the year in the footer', async () => {
@@ -49,10 +56,53 @@ describe('landing page', () => {
   });
 
   it('disables the demo chip when the video is not available', async () => {
+    const asked = askedForDemoInfo({ video: null });
     renderApp('/');
     const chip = await screen.findByRole('button', { name: 'Demo videosunu izleyin' });
     await vi.waitFor(() => expect(chip).toBeDisabled());
     expect(chip).toHaveAccessibleDescription('Demo videosu kullanılamıyor.');
+    // a page that came from the server itself: its own demo-video tag is up to date, nothing more is asked
+    expect(asked).toEqual([]);
+  });
+
+  describe('in an installed app (the page came from the service worker cache, its demo-video tag as old as the app)', () => {
+    beforeEach(() => {
+      const worker = { controller: { state: 'activated' }, addEventListener: () => undefined, removeEventListener: () => undefined };
+      Object.defineProperty(window.navigator, 'serviceWorker', { value: worker, configurable: true });
+    });
+    afterEach(() => {
+      Reflect.deleteProperty(window.navigator, 'serviceWorker');
+    });
+
+    it('asks the server whether there is a demo video now, and offers one added since the app was installed', async () => {
+      const asked = askedForDemoInfo({ video: '/media/demo.mov' });
+      server.use(http.head('*/media/demo.mov', () => new HttpResponse(null, { status: 200 })));
+      renderApp('/');
+      const chip = await screen.findByRole('button', { name: 'Demo videosunu izleyin' });
+      await vi.waitFor(() => expect(chip).toBeEnabled());
+      expect(asked).toHaveLength(1);
+      await userEvent.setup().click(chip);
+      expect(within(screen.getByRole('dialog', { name: 'Baret demosu' })).getByLabelText('Baret demosu')).toHaveAttribute('src', 'http://localhost:8080/media/demo.mov');
+    });
+
+    it('disables the chip, asking nothing of the video, when the server has none (any more)', async () => {
+      const asked = askedForDemoInfo({ video: null });
+      const heads: string[] = [];
+      server.use(http.head('*/media/demo.mov', ({ request }) => (heads.push(request.url), new HttpResponse(null, { status: 200 }))));
+      renderApp('/');
+      const chip = await screen.findByRole('button', { name: 'Demo videosunu izleyin' });
+      await vi.waitFor(() => expect(asked).toHaveLength(1));
+      await vi.waitFor(() => expect(chip).toBeDisabled());
+      expect(heads).toEqual([]);
+    });
+
+    it('disables the chip when the server cannot be asked (offline: the video could not play anyway)', async () => {
+      server.use(http.get('*/media/demo.json', () => HttpResponse.error()));
+      renderApp('/');
+      const chip = await screen.findByRole('button', { name: 'Demo videosunu izleyin' });
+      await vi.waitFor(() => expect(chip).toBeDisabled());
+      expect(chip).toHaveAccessibleDescription('Demo videosu kullanılamıyor.');
+    });
   });
 
   it('opens the demo video modal when the video exists, closing by button or backdrop', async () => {
