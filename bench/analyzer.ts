@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { detectPersonsRaw, warmUpDetector, type RawImage } from '../services/analysis/src/engine/detector.js';
-import { analyzePersons, analyzePersonsByColour } from '../services/analysis/src/engine/ppe.js';
+import { analyzePersons, analyzePersonsByColour, type PpeJudge } from '../services/analysis/src/engine/ppe.js';
 import { listTrainingPhotos, SUBSETS } from '../scripts/train/data.js';
 import { sizeOf } from '../scripts/train/detect.js';
 import { formatTable, labelTextFor, MEASURES, measureFolder, measurePhotos, tally, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
@@ -97,13 +97,13 @@ export async function msPerWorker(photosDir = PHOTOS_DIR, count = 30): Promise<{
     frames.push({ img, persons: await detectPersonsRaw(img) });
   }
   const workers = frames.reduce((s, f) => s + f.persons.length, 0);
-  const time = (judge: typeof analyzePersons): number => {
+  const time = async (judge: PpeJudge): Promise<number> => {
     const started = performance.now();
-    for (let r = 0; r < 5; r++) for (const f of frames) judge(f.img, f.persons);
+    for (let r = 0; r < 5; r++) for (const f of frames) await judge(f.img, f.persons);
     return (performance.now() - started) / (5 * Math.max(1, workers));
   };
-  time(analyzePersons);
-  return { workers, learned: time(analyzePersons), colour: time(analyzePersonsByColour) };
+  await time(analyzePersons);
+  return { workers, learned: await time(analyzePersons), colour: await time(analyzePersonsByColour) };
 }
 
 function pct(v: number | null | undefined): string {

@@ -9,7 +9,8 @@
 import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
 import { headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
-import { headCropRect, headFeatures, torsoFeatures, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
+import { embedCrops, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
+import { headCropRect, headFeatures, joinFeatures, torsoFeatures, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
 import type { PersonDetection } from '../../services/analysis/src/engine/types.js';
 import type { LabelledBox, TrainingPhoto } from './data.js';
 import type { Detections } from './detect.js';
@@ -158,7 +159,7 @@ const TORSO_LABELS = { vest: 0, none: 1 } as const;
 const MIN_LABEL_HEAD = 10;
 const MIN_LABEL_TORSO_H = 20;
 
-/** Builds every head and torso sample of the photos. */
+/** Builds every head and torso sample of the photos: hand-made features followed by the backbone's embedding. */
 export async function buildSamples(
   photos: TrainingPhoto[],
   detections: Detections,
@@ -173,23 +174,24 @@ export async function buildSamples(
   for (const photo of photos) {
     const img = await loadRaw(photo.imagePath);
     const key = photoKey(photo);
-    const add = (list: Sample[], fn: (img: RawImage, r: Rect, flip: boolean) => Float32Array, rect: Rect, label: number, source: Sample['source']): void => {
-      list.push({ features: fn(img, rect, false), label, fold: photo.fold, source, augmented: false, photo: key });
+    const pending: Record<CropKind, Array<{ rect: Rect; flip: boolean; label: number; source: Sample['source']; augmented: boolean }>> = { head: [], torso: [] };
+    const add = (kind: CropKind, rect: Rect, label: number, source: Sample['source']): void => {
+      pending[kind].push({ rect, flip: false, label, source, augmented: false });
       if (photo.fold !== 'train') return;
-      list.push({ features: fn(img, rect, true), label, fold: photo.fold, source, augmented: true, photo: key });
-      list.push({ features: fn(img, jitter(rect, rand), rand() < 0.5), label, fold: photo.fold, source, augmented: true, photo: key });
+      pending[kind].push({ rect, flip: true, label, source, augmented: true });
+      pending[kind].push({ rect: jitter(rect, rand), flip: rand() < 0.5, label, source, augmented: true });
     };
     for (const person of detections[key] ?? []) {
       const g = usableHead(person);
       if (g) {
         const m = matchHead(g, photo.boxes);
-        if (m) add(head, headFeatures, headCropRect(g.cx, g.eyeY, g.width), HEAD_LABELS[m.label as 'hat' | 'bare'], 'detector');
+        if (m) add('head', headCropRect(g.cx, g.eyeY, g.width), HEAD_LABELS[m.label as 'hat' | 'bare'], 'detector');
       }
       if (photo.vestMasked) continue;
       const t = torsoRect(person, headGeometry(person));
       if (t.y1 - t.y0 < PPE_THRESHOLDS.minTorsoHeightPx) continue;
       const mt = matchTorso(t, photo.boxes);
-      if (mt) add(torso, torsoFeatures, t, TORSO_LABELS[mt.label as 'vest' | 'none'], 'detector');
+      if (mt) add('torso', t, TORSO_LABELS[mt.label as 'vest' | 'none'], 'detector');
     }
     for (const b of photo.boxes) {
       const [x, y, w, h] = b.box;
@@ -197,12 +199,20 @@ export async function buildSamples(
         if (w < MIN_LABEL_HEAD) continue;
         const c = cal.head[b.label as 'hat' | 'bare'];
         const width = c.width * w;
-        add(head, headFeatures, headCropRect(x + w / 2 + c.dx * w, y + c.eye * h, width), HEAD_LABELS[b.label as 'hat' | 'bare'], 'label');
+        add('head', headCropRect(x + w / 2 + c.dx * w, y + c.eye * h, width), HEAD_LABELS[b.label as 'hat' | 'bare'], 'label');
       } else if (!photo.vestMasked) {
         if (h < MIN_LABEL_TORSO_H) continue;
         const c = cal.torso;
-        add(torso, torsoFeatures, { x0: x + c.x0 * w, y0: y + c.y0 * h, x1: x + c.x1 * w, y1: y + c.y1 * h }, TORSO_LABELS[b.label as 'vest' | 'none'], 'label');
+        add('torso', { x0: x + c.x0 * w, y0: y + c.y0 * h, x1: x + c.x1 * w, y1: y + c.y1 * h }, TORSO_LABELS[b.label as 'vest' | 'none'], 'label');
       }
+    }
+    for (const kind of ['head', 'torso'] as const) {
+      const list = kind === 'head' ? head : torso;
+      const handMade = kind === 'head' ? headFeatures : torsoFeatures;
+      const embeddings = await embedCrops(kind, pending[kind].map((p) => ({ img, rect: p.rect, flip: p.flip })));
+      pending[kind].forEach((p, i) => {
+        list.push({ features: joinFeatures(handMade(img, p.rect, p.flip), embeddings[i]!), label: p.label, fold: photo.fold, source: p.source, augmented: p.augmented, photo: key });
+      });
     }
     done++;
     if (done % 50 === 0 || done === photos.length) log(`\rsamples ${done}/${photos.length}: ${head.length} head, ${torso.length} torso`);

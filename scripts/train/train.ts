@@ -8,12 +8,13 @@
  *
  * `../shared/data/ppe-photos` (the validation set) is never read here.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import * as tfl from '@tensorflow/tfjs-layers';
-import { MODEL_PATH, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
-import { listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
+import { EMBEDDING_ID, MODEL_PATH, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
+import { CACHE_DIR, listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { buildSamples, calibrate, rng, type Sample } from './samples.js';
 
@@ -21,6 +22,8 @@ const SEED = 11;
 const EPOCHS = Number(process.env.BARET_TRAIN_EPOCHS ?? 40);
 const HIDDEN = 32;
 const BATCH = 64;
+/** Bump when the samples' features change (the cache of samples is keyed by it). */
+const SAMPLES_VERSION = 2;
 
 const log = (s: string): void => {
   process.stderr.write(s);
@@ -48,16 +51,53 @@ function shuffled<T>(items: T[], rand: () => number): T[] {
 
 const round = (v: number): number => Number(v.toPrecision(6));
 
+/**
+ * The samples, from `tmp/ppe-train/samples-<version>.bin` when a run with the same photos and
+ * sample code made them (BARET_TRAIN_FRESH=1 rebuilds them).
+ */
+async function cachedSamples(photoCount: number, build: () => Promise<{ head: Sample[]; torso: Sample[] }>): Promise<{ head: Sample[]; torso: Sample[] }> {
+  const file = path.join(CACHE_DIR, `samples-v${SAMPLES_VERSION}-${photoCount}.bin`);
+  if (process.env.BARET_TRAIN_FRESH !== '1') {
+    const buf = await readFile(file).catch(() => null);
+    if (buf) {
+      const metaLength = buf.readUInt32LE(0);
+      const meta = JSON.parse(buf.subarray(4, 4 + metaLength).toString('utf8')) as Record<'head' | 'torso', Array<Omit<Sample, 'features'> & { n: number }>>;
+      let offset = 4 + metaLength;
+      const read = (list: Array<Omit<Sample, 'features'> & { n: number }>): Sample[] =>
+        list.map(({ n, ...rest }) => {
+          const features = new Float32Array(buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + n * 4));
+          offset += n * 4;
+          return { ...rest, features };
+        });
+      log(`samples from ${file}\n`);
+      return { head: read(meta.head), torso: read(meta.torso) };
+    }
+  }
+  const samples = await build();
+  const meta = JSON.stringify({
+    head: samples.head.map(({ features, ...rest }) => ({ ...rest, n: features.length })),
+    torso: samples.torso.map(({ features, ...rest }) => ({ ...rest, n: features.length })),
+  });
+  const header = Buffer.alloc(4);
+  header.writeUInt32LE(Buffer.byteLength(meta), 0);
+  const bodies = [...samples.head, ...samples.torso].map((s) => Buffer.from(s.features.buffer, s.features.byteOffset, s.features.byteLength));
+  await mkdir(CACHE_DIR, { recursive: true });
+  await writeFile(file, Buffer.concat([header, Buffer.from(meta), ...bodies]));
+  return samples;
+}
+
 /** Trains one MLP (standardise → dense relu → dropout → dense softmax) on the train fold. */
 async function trainMlp(name: string, samples: Sample[], classes: string[]): Promise<MlpModel> {
   const train = samples.filter((s) => s.fold === 'train');
   const { mean, std } = standardise(train);
   const d = mean.length;
-  const toX = (list: Sample[]): tf.Tensor2D =>
-    tf.tensor2d(
-      list.flatMap((s) => Array.from(s.features, (v, i) => (v - mean[i]!) / std[i]!)),
-      [list.length, d],
-    );
+  const toX = (list: Sample[]): tf.Tensor2D => {
+    const x = new Float32Array(list.length * d);
+    list.forEach((s, r) => {
+      for (let i = 0; i < d; i++) x[r * d + i] = (s.features[i]! - mean[i]!) / std[i]!;
+    });
+    return tf.tensor2d(x, [list.length, d]);
+  };
   // Balanced classes: each class weighs as much in the loss.
   const counts = classes.map((_, c) => train.filter((s) => s.label === c).length);
   const classWeight = Object.fromEntries(counts.map((n, c) => [c, train.length / (classes.length * n)]));
@@ -132,8 +172,6 @@ function summary(name: string, samples: Sample[]): Record<string, number> {
 }
 
 async function main(): Promise<void> {
-  await tf.setBackend('cpu');
-  tf.util.assert(tf.getBackend() === 'cpu', () => 'cpu backend');
   const started = performance.now();
   log(`training data: ${TRAINING_DIR}\n`);
   let photos = await listTrainingPhotos(sizeOf);
@@ -145,7 +183,10 @@ async function main(): Promise<void> {
   const detections = await detectAll(photos, log);
   const cal = calibrate(photos, detections);
   log(`calibration: ${JSON.stringify(cal)}\n`);
-  const { head, torso } = await buildSamples(photos, detections, cal, SEED, log);
+  const { head, torso } = await cachedSamples(photos.length, () => buildSamples(photos, detections, cal, SEED, log));
+  // The embeddings ran on the detector's WASM backend; the classifiers train on the CPU backend.
+  await tf.setBackend('cpu');
+  tf.util.assert(tf.getBackend() === 'cpu', () => 'cpu backend');
   const headModel = await trainMlp('head', head, ['hat', 'bare']);
   const torsoModel = await trainMlp('torso', torso, ['vest', 'none']);
   const hold = (list: Sample[]): Sample[] => list.filter((s) => s.fold === 'holdout');
@@ -161,6 +202,7 @@ async function main(): Promise<void> {
     }).length / Math.max(1, list.length);
   const file: PpeModelFile = {
     version: 1,
+    embedding: EMBEDDING_ID,
     head: headModel as PpeModelFile['head'],
     torso: torsoModel as PpeModelFile['torso'],
     thresholds: { hatSeen: picks.hat.threshold, bareSeen: picks.bare.threshold, vestSeen: picks.vest.threshold, vestAbsent: picks.none.threshold },

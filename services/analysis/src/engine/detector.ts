@@ -69,7 +69,8 @@ function humanDistPath(): string {
   return path.join(path.dirname(localRequire.resolve('@vladmandic/human')), 'human.node-wasm.js');
 }
 
-function localModelDir(): string {
+/** The folder of the model weights that ship inside `@vladmandic/human`. */
+export function localModelDir(): string {
   return path.join(path.dirname(path.dirname(localRequire.resolve('@vladmandic/human'))), 'models');
 }
 

@@ -167,7 +167,7 @@ export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[]):
       out.push(null);
       continue;
     }
-    const persons = cell.persons ? analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop);
+    const persons = cell.persons ? await analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop);
     out.push({ width: crop.width, height: crop.height, persons });
   }
   return out;

@@ -106,7 +106,7 @@ describe('analyzePersonsByColour (the earlier colour thresholds) on drawn worker
 describe('analyzePersons (the learned classifier)', () => {
   it('reports probabilities, a -1..1 hard-hat score and the judge', async () => {
     const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
-    const [p] = analyzePersons(img, [DRAWN_PERSON]);
+    const [p] = await analyzePersons(img, [DRAWN_PERSON]);
     const s = p!.scores;
     expect(s.judge).toBe('learned');
     expect(s.hatProbability! + s.bareProbability!).toBeCloseTo(1, 6);
@@ -118,7 +118,7 @@ describe('analyzePersons (the learned classifier)', () => {
 
   it('answers unknown, without probabilities, for a person too small or placed by the box alone', async () => {
     const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
-    const [small, boxOnly] = analyzePersons(img, [TINY_PERSON, { ...DRAWN_PERSON, keypoints: [] }]);
+    const [small, boxOnly] = await analyzePersons(img, [TINY_PERSON, { ...DRAWN_PERSON, keypoints: [] }]);
     expect(small!.hardHat).toBe('unknown');
     expect(small!.hiVis).toBe('unknown');
     expect(small!.scores.hatProbability).toBeUndefined();

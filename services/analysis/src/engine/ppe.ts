@@ -11,7 +11,8 @@
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
-import { headCropRect, headFeatures, rgbToHsv, rgbToLab, torsoFeatures, type Rect } from './ppeFeatures.js';
+import { embedCrops } from './ppeEmbedding.js';
+import { headCropRect, headFeatures, joinFeatures, rgbToHsv, rgbToLab, torsoFeatures, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp } from './ppeModel.js';
 
 export { rgbToHsv, rgbToLab };
@@ -332,18 +333,31 @@ function headJudgeable(head: HeadGeometry): boolean {
  * PPE verdicts for persons already detected on a decoded working copy (working pixels), by the
  * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`, the head is
  * `bare` when p(bare) reaches `bareSeen`, otherwise `unknown` (also for small heads and heads
- * placed from the box alone); likewise hi-vis `seen` / `absent` / `unknown` on the torso.
+ * placed from the box alone); likewise hi-vis `seen` / `absent` / `unknown` on the torso. With a
+ * model trained on embeddings, every judged head and torso of the image goes through the backbone
+ * in one batch per kind (ppeEmbedding.ts).
  */
-export function analyzePersons(img: RawImage, persons: PersonDetection[]): PpePerson[] {
+export async function analyzePersons(img: RawImage, persons: PersonDetection[]): Promise<PpePerson[]> {
   const model = loadPpeModel();
   const T = model.thresholds;
-  return persons.map((person) => {
-    const { head, torso, scores } = measure(img, person);
+  const measured = persons.map((person) => {
+    const m = measure(img, person);
+    return { person, ...m, headRect: headJudgeable(m.head) ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
+  });
+  const heads = measured.filter((m) => m.headRect !== null);
+  const torsos = measured.filter((m) => m.torsoJudged);
+  const [headEmb, torsoEmb] = model.embedding
+    ? await Promise.all([embedCrops('head', heads.map((m) => ({ img, rect: m.headRect! }))), embedCrops('torso', torsos.map((m) => ({ img, rect: m.torso })))])
+    : [[], []];
+  const withEmbedding = (handMade: Float32Array, embedding: Float32Array | undefined): Float32Array => (embedding ? joinFeatures(handMade, embedding) : handMade);
+  return measured.map((m) => {
+    const { scores } = m;
     scores.judge = 'learned';
     let hardHat: HardHatVerdict = 'unknown';
     scores.hardHat = 0;
-    if (headJudgeable(head)) {
-      const [pHat, pBare] = predictMlp(model.head, headFeatures(img, headCropRect(head.cx, head.eyeY, head.width))) as [number, number];
+    if (m.headRect) {
+      const features = withEmbedding(headFeatures(img, m.headRect), headEmb[heads.indexOf(m)]);
+      const [pHat, pBare] = predictMlp(model.head, features) as [number, number];
       scores.hatProbability = pHat;
       scores.bareProbability = pBare;
       scores.hardHat = pHat - pBare;
@@ -352,16 +366,20 @@ export function analyzePersons(img: RawImage, persons: PersonDetection[]): PpePe
     }
     let hiVis: HiVisVerdict = 'unknown';
     scores.hiVis = 0;
-    if (scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx) {
-      const [pVest, pNone] = predictMlp(model.torso, torsoFeatures(img, torso)) as [number, number];
+    if (m.torsoJudged) {
+      const features = withEmbedding(torsoFeatures(img, m.torso), torsoEmb[torsos.indexOf(m)]);
+      const [pVest, pNone] = predictMlp(model.torso, features) as [number, number];
       scores.hiVisProbability = pVest;
       scores.hiVis = pVest;
       if (pVest >= T.vestSeen) hiVis = 'seen';
       else if (pNone >= T.vestAbsent) hiVis = 'absent';
     }
-    return { box: person.box, hardHat, hiVis, scores };
+    return { box: m.person.box, hardHat, hiVis, scores };
   });
 }
+
+/** Who gives the verdicts on detected persons: the learned classifier or the colour thresholds. */
+export type PpeJudge = (img: RawImage, persons: PersonDetection[]) => PpePerson[] | Promise<PpePerson[]>;
 
 /** The earlier colour-threshold verdicts (kept for comparison in `npm run bench` and `npm run eval -- --judge colour`). */
 export function analyzePersonsByColour(img: RawImage, persons: PersonDetection[]): PpePerson[] {
@@ -388,7 +406,7 @@ export function analyzePersonsByColour(img: RawImage, persons: PersonDetection[]
  * boxes are in pixels of `img`. Images larger than the detector's working size are downscaled.
  * `judge` gives the verdicts (the learned classifier unless told otherwise).
  */
-export async function analyzePpeRaw(img: RawImage, judge: (img: RawImage, persons: PersonDetection[]) => PpePerson[] = analyzePersons): Promise<PpePerson[]> {
+export async function analyzePpeRaw(img: RawImage, judge: PpeJudge = analyzePersons): Promise<PpePerson[]> {
   let work = img;
   let scale = 1;
   const longest = Math.max(img.width, img.height);
@@ -403,7 +421,7 @@ export async function analyzePpeRaw(img: RawImage, judge: (img: RawImage, person
     scale = img.width / width;
   }
   const persons = await detectPersonsRaw(work);
-  return judge(work, persons).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
+  return (await judge(work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
 }
 
 function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
@@ -416,9 +434,9 @@ function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'
  * worn on the torso (`seen` / `absent` / `unknown`). Boxes are in pixels of the input image;
  * `scores` holds the measurements behind each verdict (in working pixels).
  */
-export async function analyzePpe(jpeg: Buffer, judge: (img: RawImage, persons: PersonDetection[]) => PpePerson[] = analyzePersons): Promise<{ width: number; height: number; persons: PpePerson[] }> {
+export async function analyzePpe(jpeg: Buffer, judge: PpeJudge = analyzePersons): Promise<{ width: number; height: number; persons: PpePerson[] }> {
   const decoded = await decodeImage(jpeg);
   const persons = await detectPersonsRaw(decoded.work);
-  const analysed = judge(decoded.work, persons).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
+  const analysed = (await judge(decoded.work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
   return { width: decoded.width, height: decoded.height, persons: analysed };
 }

@@ -252,3 +252,11 @@ export function headFeatures(img: RawImage, rect: Rect, flip = false): Float32Ar
 export function torsoFeatures(img: RawImage, rect: Rect, flip = false): Float32Array {
   return cropFeatures(resampleCrop(img, rect, TORSO_CROP.width, TORSO_CROP.height, flip), { rows: 3, cols: 2, bands: 3, thumb: 0 });
 }
+
+/** The classifier's input: the hand-made features followed by the backbone's embedding (ppeEmbedding.ts). */
+export function joinFeatures(handMade: Float32Array, embedding: Float32Array): Float32Array {
+  const out = new Float32Array(handMade.length + embedding.length);
+  out.set(handMade, 0);
+  out.set(embedding, handMade.length);
+  return out;
+}

@@ -23,9 +23,17 @@ export interface MlpModel {
   layers: DenseLayer[];
 }
 
+/** The embedding the classifiers' inputs end with (ppeEmbedding.ts); see {@link PpeModelFile.embedding}. */
+export const EMBEDDING_ID = 'centernet-mobilenetv3-se-5-10-12-14';
+
 /** The committed model file. */
 export interface PpeModelFile {
   version: number;
+  /**
+   * When present, each classifier's input is the hand-made features followed by this embedding
+   * of the same crop ({@link EMBEDDING_ID}); absent, the hand-made features alone.
+   */
+  embedding?: typeof EMBEDDING_ID;
   head: MlpModel & { classes: ['hat', 'bare'] };
   torso: MlpModel & { classes: ['vest', 'none'] };
   /** Probability cut-offs of the verdicts, chosen on the training data's hold-out fold. */

@@ -1,0 +1,114 @@
+/**
+ * Appearance embeddings of head and torso crops for the learned PPE classifier: the crop, resized
+ * to a fixed size, goes through the MobileNetV3 backbone of the CenterNet person detector that
+ * ships with `@vladmandic/human` (ImageNet/COCO-pretrained, already loaded for person detection),
+ * and the global averages its squeeze-and-excite blocks compute at four depths (96 + 384 + 528 +
+ * 720 channels) are the embedding. Those layers tell shapes and materials apart (a hard hat's
+ * shell from a cap, hair or a hood; a vest's reflective bands from a yellow shirt) where colour
+ * statistics alone cannot.
+ *
+ * Runs on the tfjs backend the detector set up (WASM), in whatever thread calls it: the detector
+ * pool's threads at run time, the training script's own thread in `npm run train`.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import * as tfconv from '@tensorflow/tfjs-converter';
+import { localModelDir, warmUpDetector, type RawImage } from './detector.js';
+import { resampleCrop, type Rect } from './ppeFeatures.js';
+
+/** Input sizes of the backbone (width × height) per crop kind. */
+export const EMBED_INPUT = { head: { width: 96, height: 96 }, torso: { width: 80, height: 112 } } as const;
+export type CropKind = keyof typeof EMBED_INPUT;
+
+/** The backbone's pooled activations used as the embedding, shallow to deep. */
+const OUTPUTS = [5, 10, 12, 14].map((i) => `tower_0/MobilenetV3/expanded_conv_${i}/squeeze_excite/Mean`);
+/** Length of one embedding (sum of the channels of {@link OUTPUTS}). */
+export const EMBEDDING_SIZE = 96 + 384 + 528 + 720;
+/** Crops per backbone call. */
+const BATCH = 16;
+
+let modelPromise: Promise<tfconv.GraphModel> | null = null;
+
+/**
+ * The CenterNet graph with its input opened to any batch and size: the backbone is fully
+ * convolutional, only the detection head (never run here) needs 512×512.
+ */
+async function loadBackbone(): Promise<tfconv.GraphModel> {
+  await warmUpDetector();
+  const file = path.join(localModelDir(), 'centernet.json');
+  const json = JSON.parse(await readFile(file, 'utf8')) as {
+    modelTopology: { node: Array<{ op: string; attr?: { shape?: { shape?: { dim: Array<{ size: string }> } } } }> };
+    weightsManifest: Array<{ paths: string[]; weights: tf.io.WeightsManifestEntry[] }>;
+    format?: string;
+    generatedBy?: string;
+    convertedBy?: string;
+  };
+  for (const node of json.modelTopology.node) {
+    if (node.op === 'Placeholder' && node.attr?.shape?.shape) node.attr.shape.shape.dim = [{ size: '-1' }, { size: '-1' }, { size: '-1' }, { size: '3' }];
+  }
+  const weightSpecs: tf.io.WeightsManifestEntry[] = [];
+  const parts: Buffer[] = [];
+  for (const group of json.weightsManifest) {
+    weightSpecs.push(...group.weights);
+    for (const p of group.paths) parts.push(await readFile(path.join(path.dirname(file), p)));
+  }
+  const all = Buffer.concat(parts);
+  const artifacts: tf.io.ModelArtifacts = {
+    modelTopology: json.modelTopology as unknown as tf.io.ModelArtifacts['modelTopology'],
+    format: json.format,
+    generatedBy: json.generatedBy,
+    convertedBy: json.convertedBy ?? null,
+    weightSpecs,
+    weightData: all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer,
+  };
+  return tfconv.loadGraphModel({ load: async () => artifacts });
+}
+
+function backbone(): Promise<tfconv.GraphModel> {
+  if (!modelPromise) {
+    modelPromise = loadBackbone().catch((err: unknown) => {
+      modelPromise = null;
+      throw err;
+    });
+  }
+  return modelPromise;
+}
+
+/** One embedding request: a rectangle of an image, optionally mirrored. */
+export interface EmbedRequest {
+  img: RawImage;
+  rect: Rect;
+  flip?: boolean;
+}
+
+/** Embeddings (length {@link EMBEDDING_SIZE}) of crops of one kind, in the order asked. */
+export async function embedCrops(kind: CropKind, requests: readonly EmbedRequest[]): Promise<Float32Array[]> {
+  if (requests.length === 0) return [];
+  const model = await backbone();
+  const { width, height } = EMBED_INPUT[kind];
+  const out: Float32Array[] = [];
+  for (let start = 0; start < requests.length; start += BATCH) {
+    const batch = requests.slice(start, start + BATCH);
+    const pixels = new Float32Array(batch.length * width * height * 3);
+    batch.forEach((r, i) => pixels.set(resampleCrop(r.img, r.rect, width, height, r.flip ?? false).data, i * width * height * 3));
+    const input = tf.tensor4d(pixels, [batch.length, height, width, 3]);
+    const results = model.execute(input, OUTPUTS) as tf.Tensor[];
+    try {
+      const values = await Promise.all(results.map((t) => t.data() as Promise<Float32Array>));
+      for (let i = 0; i < batch.length; i++) {
+        const e = new Float32Array(EMBEDDING_SIZE);
+        let o = 0;
+        for (const [k, v] of values.entries()) {
+          const channels = results[k]!.shape[3]!;
+          e.set(v.subarray(i * channels, (i + 1) * channels), o);
+          o += channels;
+        }
+        out.push(e);
+      }
+    } finally {
+      tf.dispose([input, ...results]);
+    }
+  }
+  return out;
+}
