@@ -19,11 +19,11 @@ import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { buildSamples, calibrate, rng, type Sample } from './samples.js';
 
 const SEED = 11;
-const EPOCHS = Number(process.env.BARET_TRAIN_EPOCHS ?? 40);
+const EPOCHS = Number(process.env.BARET_TRAIN_EPOCHS ?? 25);
 const HIDDEN = 32;
 const BATCH = 64;
 /** Bump when the samples' features change (the cache of samples is keyed by it). */
-const SAMPLES_VERSION = 2;
+const SAMPLES_VERSION = 3;
 
 const log = (s: string): void => {
   process.stderr.write(s);

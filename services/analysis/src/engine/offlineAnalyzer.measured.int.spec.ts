@@ -20,12 +20,20 @@ describe('OfflineAnalyzer measured on safety-vest-v4 (learned classifier)', () =
     const vest = m['hi-vis worn']!;
     expect(vest.precision).toBeGreaterThanOrEqual(FLOOR.vestWorn.precision);
     expect(vest.recall).toBeGreaterThanOrEqual(FLOOR.vestWorn.recall);
+    const noVest = m['hi-vis not worn']!;
+    expect(noVest.precision).toBeGreaterThanOrEqual(FLOOR.vestNotWorn.precision);
+    expect(noVest.recall).toBeGreaterThanOrEqual(FLOOR.vestNotWorn.recall);
   }, 300_000);
 });
 
-/** Measured at commit: hard hat worn 88.4 % / 89.7 %, not worn 80.0 % / 54.5 %, hi-vis worn 63.6 % / 73.7 %. */
+/**
+ * Measured at commit (classifier v2 with the backbone embedding, ADR 0015): hard hat worn 91.2 % /
+ * 91.2 %, not worn 76.5 % / 59.1 %, hi-vis worn 71.4 % / 78.9 %, hi-vis not worn 92.3 % / 85.7 %.
+ * Each floor is about one image per class below.
+ */
 const FLOOR = {
-  hatWorn: { precision: 0.82, recall: 0.82 },
-  hatNotWorn: { precision: 0.65, recall: 0.45 },
-  vestWorn: { precision: 0.55, recall: 0.6 },
+  hatWorn: { precision: 0.87, recall: 0.87 },
+  hatNotWorn: { precision: 0.68, recall: 0.5 },
+  vestWorn: { precision: 0.62, recall: 0.7 },
+  vestNotWorn: { precision: 0.87, recall: 0.8 },
 };

@@ -28,7 +28,7 @@ export const HEAD_CROP = { width: 32, height: 32 } as const;
 export const TORSO_CROP = { width: 24, height: 32 } as const;
 
 /** Head crop around the head geometry (head centre x, eye line y, head width), in head widths. */
-export const HEAD_BOX = { above: 1.05, below: 0.75, halfWidth: 0.9 } as const;
+export const HEAD_BOX = { above: 1.35, below: 0.75, halfWidth: 1.0 } as const;
 
 /** The head crop rectangle for a head at (`cx`, `eyeY`) of width `width`. */
 export function headCropRect(cx: number, eyeY: number, width: number): Rect {
