@@ -68,7 +68,7 @@ const webBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/dev-dist/**', 'proto/gen/**', 'data/**', 'coverage/**', 'web/public/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/dev-dist/**', 'proto/gen/**', 'data/**', 'coverage/**', 'web/public/**', 'tmp/**', 'bench/out/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
