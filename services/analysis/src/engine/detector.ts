@@ -90,6 +90,30 @@ interface ModelJson {
   weightsManifest: Array<{ paths: string[]; weights: tf.io.WeightsManifestEntry[] }>;
 }
 
+/** A tfjs graph model's JSON and weight files read from disk (what tfjs-node's file loader would do). */
+export async function readModelArtifacts(file: string): Promise<tf.io.ModelArtifacts> {
+  const json = JSON.parse(await readFile(file, 'utf8')) as ModelJson;
+  const dir = path.dirname(file);
+  const weightSpecs: tf.io.WeightsManifestEntry[] = [];
+  const parts: Buffer[] = [];
+  for (const group of json.weightsManifest) {
+    weightSpecs.push(...group.weights);
+    for (const p of group.paths) parts.push(await readFile(path.join(dir, p)));
+  }
+  const all = Buffer.concat(parts);
+  return {
+    modelTopology: json.modelTopology as tf.io.ModelArtifacts['modelTopology'],
+    format: json.format,
+    generatedBy: json.generatedBy,
+    convertedBy: json.convertedBy ?? null,
+    signature: json.signature as tf.io.ModelArtifacts['signature'],
+    userDefinedMetadata: json.userDefinedMetadata,
+    modelInitializer: json.modelInitializer as tf.io.ModelArtifacts['modelInitializer'],
+    weightSpecs,
+    weightData: all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer,
+  };
+}
+
 let routerRegistered = false;
 
 /** Lets tfjs load `file://` model URLs from the local filesystem (tfjs-node is not available). */
@@ -100,32 +124,7 @@ function registerFileLoader(): void {
     const first = Array.isArray(url) ? url[0] : url;
     if (typeof first !== 'string' || !first.startsWith('file://')) return null;
     const file = fileURLToPath(first);
-    const handler: tf.io.IOHandler = {
-      load: async (): Promise<tf.io.ModelArtifacts> => {
-        const json = JSON.parse(await readFile(file, 'utf8')) as ModelJson;
-        const dir = path.dirname(file);
-        const weightSpecs: tf.io.WeightsManifestEntry[] = [];
-        const parts: Buffer[] = [];
-        for (const group of json.weightsManifest) {
-          weightSpecs.push(...group.weights);
-          for (const p of group.paths) parts.push(await readFile(path.join(dir, p)));
-        }
-        const all = Buffer.concat(parts);
-        const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer;
-        return {
-          modelTopology: json.modelTopology as tf.io.ModelArtifacts['modelTopology'],
-          format: json.format,
-          generatedBy: json.generatedBy,
-          convertedBy: json.convertedBy ?? null,
-          signature: json.signature as tf.io.ModelArtifacts['signature'],
-          userDefinedMetadata: json.userDefinedMetadata,
-          modelInitializer: json.modelInitializer as tf.io.ModelArtifacts['modelInitializer'],
-          weightSpecs,
-          weightData,
-        };
-      },
-    };
-    return handler;
+    return { load: () => readModelArtifacts(file) };
   };
   // tfjs's own routers answer null for URLs they do not handle; its declared type omits null.
   tf.io.registerLoadRouter(router as Parameters<typeof tf.io.registerLoadRouter>[0]);

@@ -11,9 +11,9 @@
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
-import { embedCrops } from './ppeEmbedding.js';
+import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headCropRect, headFeatures, joinFeatures, rgbToHsv, rgbToLab, torsoFeatures, type Rect } from './ppeFeatures.js';
-import { loadPpeModel, predictMlp } from './ppeModel.js';
+import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 
 export { rgbToHsv, rgbToLab };
 import type { Keypoint, PersonDetection } from './types.js';
@@ -338,6 +338,19 @@ function headJudgeable(head: HeadGeometry): boolean {
 }
 
 /**
+ * Class probabilities of crops of one kind: hand-made features, plus the backbone's embedding
+ * when the model was trained on it (all crops in one batch).
+ */
+async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, rects: Rect[]): Promise<Array<[number, number]>> {
+  const handMade = kind === 'head' ? headFeatures : torsoFeatures;
+  const embeddings = model.embedding ? await embedCrops(kind, rects.map((rect) => ({ img, rect }))) : [];
+  return rects.map((rect, i) => {
+    const own = handMade(img, rect);
+    return predictMlp(model[kind], model.embedding ? joinFeatures(own, embeddings[i]!) : own) as [number, number];
+  });
+}
+
+/**
  * PPE verdicts for persons already detected on a decoded working copy (working pixels), by the
  * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`, the head is
  * `bare` when p(bare) reaches `bareSeen`, otherwise `unknown` (also for small heads and heads
@@ -354,18 +367,17 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[]):
   });
   const heads = measured.filter((m) => m.headRect !== null);
   const torsos = measured.filter((m) => m.torsoJudged);
-  const [headEmb, torsoEmb] = model.embedding
-    ? await Promise.all([embedCrops('head', heads.map((m) => ({ img, rect: m.headRect! }))), embedCrops('torso', torsos.map((m) => ({ img, rect: m.torso })))])
-    : [[], []];
-  const withEmbedding = (handMade: Float32Array, embedding: Float32Array | undefined): Float32Array => (embedding ? joinFeatures(handMade, embedding) : handMade);
+  const [headP, torsoP] = await Promise.all([
+    judgeCrops(model, 'head', img, heads.map((m) => m.headRect!)),
+    judgeCrops(model, 'torso', img, torsos.map((m) => m.torso)),
+  ]);
   return measured.map((m) => {
     const { scores } = m;
     scores.judge = 'learned';
     let hardHat: HardHatVerdict = 'unknown';
     scores.hardHat = 0;
     if (m.headRect) {
-      const features = withEmbedding(headFeatures(img, m.headRect), headEmb[heads.indexOf(m)]);
-      const [pHat, pBare] = predictMlp(model.head, features) as [number, number];
+      const [pHat, pBare] = headP[heads.indexOf(m)]!;
       scores.hatProbability = pHat;
       scores.bareProbability = pBare;
       scores.hardHat = pHat - pBare;
@@ -375,8 +387,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[]):
     let hiVis: HiVisVerdict = 'unknown';
     scores.hiVis = 0;
     if (m.torsoJudged) {
-      const features = withEmbedding(torsoFeatures(img, m.torso), torsoEmb[torsos.indexOf(m)]);
-      const [pVest, pNone] = predictMlp(model.torso, features) as [number, number];
+      const [pVest, pNone] = torsoP[torsos.indexOf(m)]!;
       scores.hiVisProbability = pVest;
       scores.hiVis = pVest;
       if (pVest >= T.vestSeen) hiVis = scores.hiVisYellow + scores.hiVisOrange >= PPE_THRESHOLDS.hiVisMinFluorescent ? 'seen' : 'unknown';

@@ -10,11 +10,10 @@
  * Runs on the tfjs backend the detector set up (WASM), in whatever thread calls it: the detector
  * pool's threads at run time, the training script's own thread in `npm run train`.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import * as tfconv from '@tensorflow/tfjs-converter';
-import { localModelDir, warmUpDetector, type RawImage } from './detector.js';
+import { localModelDir, readModelArtifacts, warmUpDetector, type RawImage } from './detector.js';
 import { resampleCrop, type Rect } from './ppeFeatures.js';
 
 /** Input sizes of the backbone (width × height) per crop kind. */
@@ -36,33 +35,13 @@ let modelPromise: Promise<tfconv.GraphModel> | null = null;
  */
 async function loadBackbone(): Promise<tfconv.GraphModel> {
   await warmUpDetector();
-  const file = path.join(localModelDir(), 'centernet.json');
-  const json = JSON.parse(await readFile(file, 'utf8')) as {
-    modelTopology: { node: Array<{ op: string; attr?: { shape?: { shape?: { dim: Array<{ size: string }> } } } }> };
-    weightsManifest: Array<{ paths: string[]; weights: tf.io.WeightsManifestEntry[] }>;
-    format?: string;
-    generatedBy?: string;
-    convertedBy?: string;
-  };
-  for (const node of json.modelTopology.node) {
+  const artifacts = await readModelArtifacts(path.join(localModelDir(), 'centernet.json'));
+  const topology = artifacts.modelTopology as { node: Array<{ op: string; attr?: { shape?: { shape?: { dim: Array<{ size: string }> } } } }> };
+  for (const node of topology.node) {
     if (node.op === 'Placeholder' && node.attr?.shape?.shape) node.attr.shape.shape.dim = [{ size: '-1' }, { size: '-1' }, { size: '-1' }, { size: '3' }];
   }
-  const weightSpecs: tf.io.WeightsManifestEntry[] = [];
-  const parts: Buffer[] = [];
-  for (const group of json.weightsManifest) {
-    weightSpecs.push(...group.weights);
-    for (const p of group.paths) parts.push(await readFile(path.join(path.dirname(file), p)));
-  }
-  const all = Buffer.concat(parts);
-  const artifacts: tf.io.ModelArtifacts = {
-    modelTopology: json.modelTopology as unknown as tf.io.ModelArtifacts['modelTopology'],
-    format: json.format,
-    generatedBy: json.generatedBy,
-    convertedBy: json.convertedBy ?? null,
-    weightSpecs,
-    weightData: all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer,
-  };
-  return tfconv.loadGraphModel({ load: async () => artifacts });
+  // The declared 512×512 signature would be checked against every input: drop it.
+  return tfconv.loadGraphModel({ load: async () => ({ ...artifacts, signature: undefined }) });
 }
 
 function backbone(): Promise<tfconv.GraphModel> {
