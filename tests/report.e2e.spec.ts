@@ -1,15 +1,22 @@
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderJobReport } from '../services/job/src/report/pdf.js';
-import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
+import { PPE_PHOTOS_DIR, videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { submitVideo, waitForJob, type JobDetail } from './helpers/jobs.js';
 
 const run = promisify(execFile);
+/** A photo of the validation set by its file name's prefix. */
+const vest4 = (prefix: string): string => {
+  const file = readdirSync(PPE_PHOTOS_DIR).find((f) => f.startsWith(prefix));
+  if (!file) throw new Error(`no photo ${prefix} in ${PPE_PHOTOS_DIR}`);
+  return join(PPE_PHOTOS_DIR, file);
+};
 
 /** The PDF's text (pdftotext, layout kept) and its pages as PNG files (pdftoppm), with the count of embedded images (pdfimages). */
 async function inspectPdf(dir: string, name: string, pdf: Buffer) {
@@ -35,7 +42,12 @@ let video: string;
 beforeAll(async () => {
   fx = await videoFixtures();
   dir = await mkdtemp(join(tmpdir(), 'baret-pdf-'));
-  video = (await fx.photos('ppe.mp4', 12)).path;
+  // A crew in hard hats without vests (labels: helmet and no_vest only): the report has both
+  // evidence frames (hard hat worn) and violations (no vest).
+  video = await fx.slideshow(
+    'crew.mp4',
+    ['valid__00340', 'valid__00516', 'valid__00534', 'valid__00539'].map((prefix) => ({ photo: vest4(prefix), seconds: 1.5 })),
+  );
   app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { realClock: true });
   admin = await app.signUp('admin@baret.test');
   pro = await app.signUp('pro@example.com');
@@ -53,7 +65,7 @@ afterAll(async () => {
 });
 
 describe('the PDF report of a job', () => {
-  it('renders in Turkish through HTTP: the job, its equipment, why items are not checked, and the evidence frames', async () => {
+  it('renders in Turkish through HTTP: the job, its equipment, why items are not checked, the evidence frames and the violations', async () => {
     const res = await app.request({ method: 'GET', url: `/jobs/${job.job_id}/report.pdf?lang=tr`, token: pro.token });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/pdf');
@@ -72,6 +84,9 @@ describe('the PDF report of a job', () => {
     for (const page of pages) expect((await stat(page)).size).toBeGreaterThan(2000);
     const evidence = (job.result?.evidence as unknown[] | undefined) ?? [];
     expect(evidence.length).toBeGreaterThan(0);
+    const violations = (job.result?.violations as unknown[] | undefined) ?? [];
+    expect(violations.length).toBeGreaterThan(0);
+    expect(text).toContain('İhlaller');
     expect(images).toBeGreaterThanOrEqual(1);
     if (process.env.BARET_KEEP_PDF) await writeFile(process.env.BARET_KEEP_PDF, res.rawPayload);
     console.log(`PDF report (tr): ${res.rawPayload.length} bytes, ${pages.length} page(s), ${images} image(s)`);
