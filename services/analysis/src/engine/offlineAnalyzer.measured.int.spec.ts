@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { measureAnalyzer } from '../../../../bench/analyzer.js';
+import type { MeasureName } from '../../../../scripts/eval/measure.js';
 
 /**
  * Regression floor on the labelled photographs (safety-vest-v4, 90 images, never trained on),
@@ -11,18 +12,10 @@ describe('OfflineAnalyzer measured on safety-vest-v4 (learned classifier)', () =
     const result = await measureAnalyzer('learned', ['safety-vest-v4']);
     expect(result.images).toHaveLength(90);
     const m = result.byDataset['safety-vest-v4']!;
-    const hat = m['hard hat worn']!;
-    expect(hat.precision).toBeGreaterThanOrEqual(FLOOR.hatWorn.precision);
-    expect(hat.recall).toBeGreaterThanOrEqual(FLOOR.hatWorn.recall);
-    const bare = m['hard hat not worn']!;
-    expect(bare.precision).toBeGreaterThanOrEqual(FLOOR.hatNotWorn.precision);
-    expect(bare.recall).toBeGreaterThanOrEqual(FLOOR.hatNotWorn.recall);
-    const vest = m['hi-vis worn']!;
-    expect(vest.precision).toBeGreaterThanOrEqual(FLOOR.vestWorn.precision);
-    expect(vest.recall).toBeGreaterThanOrEqual(FLOOR.vestWorn.recall);
-    const noVest = m['hi-vis not worn']!;
-    expect(noVest.precision).toBeGreaterThanOrEqual(FLOOR.vestNotWorn.precision);
-    expect(noVest.recall).toBeGreaterThanOrEqual(FLOOR.vestNotWorn.recall);
+    for (const [measure, floor] of Object.entries(FLOOR) as Array<[MeasureName, { precision: number; recall: number }]>) {
+      expect(m[measure]!.precision, measure).toBeGreaterThanOrEqual(floor.precision);
+      expect(m[measure]!.recall, measure).toBeGreaterThanOrEqual(floor.recall);
+    }
   }, 300_000);
 });
 
@@ -31,9 +24,9 @@ describe('OfflineAnalyzer measured on safety-vest-v4 (learned classifier)', () =
  * 91.2 %, not worn 76.5 % / 59.1 %, hi-vis worn 71.4 % / 78.9 %, hi-vis not worn 92.3 % / 85.7 %.
  * Each floor is about one image per class below.
  */
-const FLOOR = {
-  hatWorn: { precision: 0.87, recall: 0.87 },
-  hatNotWorn: { precision: 0.68, recall: 0.5 },
-  vestWorn: { precision: 0.62, recall: 0.7 },
-  vestNotWorn: { precision: 0.87, recall: 0.8 },
+const FLOOR: Record<MeasureName, { precision: number; recall: number }> = {
+  'hard hat worn': { precision: 0.87, recall: 0.87 },
+  'hard hat not worn': { precision: 0.68, recall: 0.5 },
+  'hi-vis worn': { precision: 0.62, recall: 0.7 },
+  'hi-vis not worn': { precision: 0.87, recall: 0.8 },
 };

@@ -367,17 +367,20 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[]):
   });
   const heads = measured.filter((m) => m.headRect !== null);
   const torsos = measured.filter((m) => m.torsoJudged);
-  const [headP, torsoP] = await Promise.all([
+  const [headProbs, torsoProbs] = await Promise.all([
     judgeCrops(model, 'head', img, heads.map((m) => m.headRect!)),
     judgeCrops(model, 'torso', img, torsos.map((m) => m.torso)),
   ]);
+  const headP = new Map(heads.map((m, i) => [m, headProbs[i]!]));
+  const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
   return measured.map((m) => {
     const { scores } = m;
     scores.judge = 'learned';
     let hardHat: HardHatVerdict = 'unknown';
     scores.hardHat = 0;
-    if (m.headRect) {
-      const [pHat, pBare] = headP[heads.indexOf(m)]!;
+    const head = headP.get(m);
+    if (head) {
+      const [pHat, pBare] = head;
       scores.hatProbability = pHat;
       scores.bareProbability = pBare;
       scores.hardHat = pHat - pBare;
@@ -386,8 +389,9 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[]):
     }
     let hiVis: HiVisVerdict = 'unknown';
     scores.hiVis = 0;
-    if (m.torsoJudged) {
-      const [pVest, pNone] = torsoP[torsos.indexOf(m)]!;
+    const torso = torsoP.get(m);
+    if (torso) {
+      const [pVest, pNone] = torso;
       scores.hiVisProbability = pVest;
       scores.hiVis = pVest;
       if (pVest >= T.vestSeen) hiVis = scores.hiVisYellow + scores.hiVisOrange >= PPE_THRESHOLDS.hiVisMinFluorescent ? 'seen' : 'unknown';
