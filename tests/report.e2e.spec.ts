@@ -139,6 +139,8 @@ describe('the PDF report of a job', () => {
         violations: [
           { group: ['pic1'], group_name: 'Baret', worker: 2, time_sec: 3.2, box: { x: 0.1, y: 0.1, w: 0.3, h: 0.5 }, image_url: `/jobs/${job.job_id}/violations/0` },
           { group: ['pic23'], group_name: 'Yüksek görünürlüklü yelek', worker: 1, time_sec: 65, box: { x: 0.5, y: 0.2, w: 0.2, h: 0.4 }, image_url: `/jobs/${job.job_id}/violations/1` },
+          // A worker followed over four frames: one line with the span.
+          { group: ['pic1'], group_name: 'Baret', worker: 3, time_sec: 70, end_sec: 82, frames: 4, box: { x: 0.5, y: 0.2, w: 0.2, h: 0.4 }, image_url: `/jobs/${job.job_id}/violations/2` },
         ],
       },
     };
@@ -153,6 +155,7 @@ describe('the PDF report of a job', () => {
     expect(text).toContain('İhlaller');
     expect(text).toContain('2. çalışan, 3 sn: Baret');
     expect(text).toContain('1. çalışan, 1 dk 5 sn: Yüksek görünürlüklü yelek (görüntü yüklenemedi)');
+    expect(text).toContain('3. çalışan, 1 dk 10 sn – 1 dk 22 sn arası (4 kare): Baret');
     expect(asked).toEqual(expect.arrayContaining([`/jobs/${job.job_id}/violations/0`, `/jobs/${job.job_id}/violations/1`]));
     // A result without the field (an older job) renders, with no violations section.
     const { violations: _none, ...older } = job.result as Record<string, unknown>;

@@ -26,7 +26,7 @@ interface ResultWithViolations {
   satisfied_equipment: string[];
   job_type_source: string;
   job_type_confidence: number | null;
-  violations: Array<{ group: string[]; group_name: string; worker: number; time_sec: number; box: { x: number; y: number; w: number; h: number }; image_url: string }>;
+  violations: Array<{ group: string[]; group_name: string; worker: number; time_sec: number; end_sec: number; frames: number; box: { x: number; y: number; w: number; h: number }; image_url: string }>;
   missing_evidence: Array<{ group: string[]; violation: number | null; image_url: string | null }>;
 }
 
@@ -69,9 +69,14 @@ describe('violations over the whole video', () => {
       const hatGroup = r.required_groups.find((g) => g.includes('pic1'))!;
       const hat = r.violations.filter((v) => v.group.join() === hatGroup.join());
       expect(hat.length).toBeGreaterThan(0);
+      // The bare-headed worker stands still for 3 s: followed from frame to frame, that is one
+      // violation (a run), not one per frame.
+      expect(new Set(hat.map((v) => v.worker)).size).toBe(hat.length);
       for (const v of hat) {
         expect(v.time_sec).toBeGreaterThanOrEqual(9);
-        expect(v.time_sec).toBeLessThanOrEqual(12);
+        expect(v.end_sec).toBeGreaterThanOrEqual(v.time_sec);
+        expect(v.end_sec).toBeLessThanOrEqual(12);
+        expect(v.frames).toBeGreaterThanOrEqual(1);
         expect(v.worker).toBeGreaterThanOrEqual(1);
         expect(v.group_name).toMatch(/^Industrial safety helmet/);
         for (const k of ['x', 'y', 'w', 'h'] as const) {

@@ -1,6 +1,7 @@
 import type { Lang } from '@baret/platform';
 import { equipmentTitle, groupName, taskName } from './catalog/index.js';
-import type { CompositeAnalysis, EquipmentSighting, RelBox, TokenUsage, WearVerdict } from './engine/types.js';
+import type { CompositeAnalysis, CompositeCell, EquipmentSighting, RelBox, TokenUsage, WearVerdict } from './engine/types.js';
+import { toVideoBox, WorkerTracker } from './tracking.js';
 
 export interface Evidence {
   code: string;
@@ -10,22 +11,31 @@ export interface Evidence {
   confidence: number | null;
 }
 
-/** A worker seen without a required group's equipment in one sampled frame. */
+/**
+ * A worker seen without a required group's equipment: one run of sampled frames in which the same
+ * worker (followed from frame to frame, see tracking.ts) went without it. The evidence is the run's
+ * first frame.
+ */
 export interface Violation {
   group: string[];
-  /** 1-based number of the worker in the frame, left to right. */
+  /** 1-based number of the worker over the whole video, in order of first appearance. */
   worker: number;
+  /** Time of the run's first frame (the evidence). */
   time_sec: number;
+  /** Time of the run's last frame that showed the worker without it (equals `time_sec` for one frame). */
+  end_sec: number;
+  /** Sampled frames of the run that showed the worker without it. */
+  frames: number;
   frame_index: number;
   composite_index: number;
-  /** The worker's box, 0..1 of the frame. */
+  /** The worker's box in the evidence frame, 0..1 of that frame. */
   box: RelBox;
 }
 
 /** Where the job type came from: chosen by the user, recognised by the model, or assumed. */
 export type JobTypeSource = 'manual' | 'model' | 'fallback';
 
-/** Violations kept per required group at most (the report shows the first ones of each). */
+/** Violations (runs) kept per required group at most (the report shows the first ones of each). */
 export const MAX_VIOLATIONS_PER_GROUP = 12;
 
 /**
@@ -38,11 +48,14 @@ export function violates(verdicts: Record<string, WearVerdict>, group: readonly 
   return judged.length > 0 && judged.every((v) => v === 'not_worn');
 }
 
+/** Whether a worker's verdicts show a group worn: one of its codes judged worn. */
+const wears = (verdicts: Record<string, WearVerdict>, group: readonly string[]): boolean => group.some((c) => verdicts[c] === 'worn');
+
 const groupKey = (group: readonly string[]): string => group.join(',');
 
 /**
  * What the analysis has learned so far, composite after composite: which equipment was seen
- * (first sighting kept as evidence), which worker went without a required group in which frame
+ * (first sighting kept as evidence), which worker went without a required group and when
  * (violations), which codes the analyzer cannot check.
  *
  * The rule (docs/adr/0003-analysis.md): a group with a violation is missing, never satisfied; a
@@ -50,6 +63,11 @@ const groupKey = (group: readonly string[]): string => group.join(',');
  * stops asking about groups already settled as violated (or that the analyzer cannot check) but
  * keeps asking about satisfied groups, since a later worker can still go without them; early stop
  * comes only when every group is violated or uncheckable.
+ *
+ * Workers are followed across frames ({@link WorkerTracker}): the sightings of one worker without
+ * a group in frames after one another make one violation, from its first to its last frame. A
+ * sighting with the group worn ends the run; one where it was not judged (cannot tell, or not
+ * asked) does not.
  */
 export class Findings {
   readonly evidence = new Map<string, Evidence>();
@@ -57,31 +75,64 @@ export class Findings {
   readonly seenMissing = new Set<string>();
   readonly violations: Violation[] = [];
   private readonly violatedGroups = new Set<string>();
+  private readonly tracker = new WorkerTracker();
+  /** The violation a worker's current run extends, by `worker|group`. */
+  private readonly openRuns = new Map<string, Violation>();
   analyzed = 0;
 
   constructor(readonly requiredGroups: readonly string[][]) {}
 
-  add(compositeIndex: number, analysis: CompositeAnalysis): void {
+  /**
+   * Adds one composite's analysis (composites in order). `cells` tell which part of the video
+   * frame each cell shows, so workers are followed in the coordinates of the whole frame. Returns
+   * the groups a worker went without in this composite.
+   */
+  add(compositeIndex: number, analysis: CompositeAnalysis, cells: readonly CompositeCell[] = []): string[][] {
     this.analyzed += 1;
     for (const s of analysis.seen) if (!this.evidence.has(s.code)) this.evidence.set(s.code, toEvidence(compositeIndex, s));
     for (const code of analysis.notChecked) this.notCheckable.add(code);
     for (const code of analysis.missing) this.seenMissing.add(code);
-    for (const w of analysis.workers ?? []) {
-      for (const group of this.requiredGroups) {
-        if (!violates(w.verdicts, group)) continue;
-        const key = groupKey(group);
-        this.violatedGroups.add(key);
-        if (this.violations.filter((v) => groupKey(v.group) === key).length >= MAX_VIOLATIONS_PER_GROUP) continue;
-        this.violations.push({
-          group: [...group],
-          worker: w.worker,
-          time_sec: w.timeSec,
-          frame_index: w.frameIndex,
-          composite_index: compositeIndex,
-          box: w.box,
-        });
+    const violatedHere = new Map<string, string[]>();
+    const sightings = analysis.workers ?? [];
+    const frames = [...new Set(sightings.map((w) => w.frameIndex))].sort((a, b) => a - b);
+    for (const frameIndex of frames) {
+      const inFrame = sightings.filter((w) => w.frameIndex === frameIndex);
+      const region = cells.find((c) => c.frameIndex === frameIndex)?.region;
+      const ids = this.tracker.assign(frameIndex, inFrame.map((w) => toVideoBox(w.box, region)));
+      for (const [i, w] of inFrame.entries()) {
+        const worker = ids[i]!;
+        for (const group of this.requiredGroups) {
+          const key = groupKey(group);
+          const run = `${worker}|${key}`;
+          if (!violates(w.verdicts, group)) {
+            if (wears(w.verdicts, group)) this.openRuns.delete(run);
+            continue;
+          }
+          this.violatedGroups.add(key);
+          violatedHere.set(key, [...group]);
+          const open = this.openRuns.get(run);
+          if (open) {
+            open.end_sec = Math.max(open.end_sec, w.timeSec);
+            open.frames += 1;
+            continue;
+          }
+          if (this.violations.filter((v) => groupKey(v.group) === key).length >= MAX_VIOLATIONS_PER_GROUP) continue;
+          const v: Violation = {
+            group: [...group],
+            worker,
+            time_sec: w.timeSec,
+            end_sec: w.timeSec,
+            frames: 1,
+            frame_index: w.frameIndex,
+            composite_index: compositeIndex,
+            box: w.box,
+          };
+          this.violations.push(v);
+          this.openRuns.set(run, v);
+        }
       }
     }
+    return [...violatedHere.values()];
   }
 
   isViolated = (group: readonly string[]): boolean => this.violatedGroups.has(groupKey(group));

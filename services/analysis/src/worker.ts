@@ -299,11 +299,11 @@ export class AnalysisWorker {
         const done = journal.doc.analyses.find((a) => a.index === composite.index);
         if (done) {
           // Analysed before a restart: its findings and cost count, the model is not asked again.
-          findings.add(composite.index, done.analysis);
+          findings.add(composite.index, done.analysis, composite.cells);
           spend(done.analysis.usage, `composite_${composite.index}`);
         } else {
           const analysis = await analyzer.analyzeComposite(composite, { equipment: equipmentOptions(codes, 'en') }, signal);
-          findings.add(composite.index, analysis);
+          const violated = findings.add(composite.index, analysis, composite.cells);
           const saved = JSON.parse(JSON.stringify(analysis)) as CompositeAnalysis;
           await step(
             [
@@ -315,7 +315,7 @@ export class AnalysisWorker {
                 missing: analysis.missing,
                 not_checked: analysis.notChecked,
                 persons: analysis.persons ?? null,
-                violated: uniqueGroups(findings.violations.filter((v) => v.composite_index === composite.index).map((v) => v.group)),
+                violated,
               }),
             ],
             (doc) => doc.analyses.push({ index: composite.index, analysis: saved }),
@@ -501,6 +501,5 @@ export function userMessage(err: unknown): string {
   return 'The analysis failed on our side. Your quota unit was given back; please try again.';
 }
 
-const uniqueGroups = (groups: string[][]): string[][] => [...new Map(groups.map((g) => [g.join(','), g])).values()];
 
 const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;

@@ -46,11 +46,13 @@ const Group = Type.Array(Str, { description: 'An equipment group: any one of its
 const ViolationSchema = Type.Object({
   group: Group,
   group_name: Str,
-  worker: Type.Integer({ minimum: 1, description: 'Number of the worker in the frame, left to right' }),
-  time_sec: Type.Number({ description: 'Time of the frame in the video' }),
+  worker: Type.Integer({ minimum: 1, description: 'Number of the worker over the whole video, in order of first appearance (followed from frame to frame by position)' }),
+  time_sec: Type.Number({ description: 'Time of the first frame that showed the worker without the group (the evidence frame)' }),
+  end_sec: Type.Optional(Type.Number({ description: 'Time of the last frame of the same run that showed the worker without it (equals time_sec for a single frame)' })),
+  frames: Type.Optional(Type.Integer({ minimum: 1, description: 'Sampled frames of the run that showed the worker without it' })),
   box: Type.Object(
     { x: Type.Number(), y: Type.Number(), w: Type.Number(), h: Type.Number() },
-    { description: "The worker's box as fractions (0..1) of the frame" },
+    { description: "The worker's box as fractions (0..1) of the evidence frame" },
   ),
   image_url: Type.String({ description: 'The worker cropped out of the frame: GET /jobs/{id}/violations/{n} (owner or admin)' }),
 });
@@ -67,7 +69,7 @@ const ResultSchema = Type.Object(
     required_groups: Type.Array(Group),
     missing_groups: Type.Array(Group, { description: 'Groups violated by a worker, or not seen at all (never a group the analyzer cannot check)' }),
     satisfied_equipment: Type.Array(Str, { description: 'One item per group seen worn and never violated' }),
-    violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group, per sampled frame' })),
+    violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group: one item per run of sampled frames, at most 12 per group' })),
     missing_evidence: Type.Optional(
       Type.Array(
         Type.Object({

@@ -85,7 +85,7 @@ export interface JobResult {
   /** manual: chosen by the user; model: recognised by the vision model; fallback: not recognised, general rules applied. */
   job_type_source?: 'manual' | 'model' | 'fallback';
   job_type_confidence?: number | null;
-  /** Each worker seen without a required group's equipment, per sampled frame. */
+  /** Each worker seen without a required group's equipment: one item per run of sampled frames. */
   violations?: Violation[];
   /** Each missing group with the violation that proves it, or null when no sampled frame showed the item. */
   missing_evidence?: MissingEvidence[];
@@ -94,9 +94,14 @@ export interface JobResult {
 export interface Violation {
   group: string[];
   group_name: string;
-  /** 1-based number of the worker in the frame, left to right. */
+  /** 1-based number of the worker over the whole video, in order of first appearance. */
   worker: number;
+  /** First frame that showed the worker without it (the evidence). */
   time_sec: number;
+  /** Last frame of the same run (absent in results stored before workers were followed across frames). */
+  end_sec?: number;
+  /** Sampled frames of the run. */
+  frames?: number;
   /** 0..1 of the frame. */
   box: { x: number; y: number; w: number; h: number };
   /** The worker cropped out of the frame (GET with the bearer token). */

@@ -139,6 +139,7 @@ async function buildOne(group: SampledFrame[], index: number, quality: number): 
         top: y + Math.max(0, h - label.height - 6),
       });
       cells[i] = { frameIndex: frame.index, timeSec: frame.timeSec, x, y, width: w, height: h };
+      if (frame.region) cells[i].region = { ...frame.region };
       if (frame.persons) cells[i].persons = frame.persons.map((p) => scalePerson(p, w / frame.width, h / frame.height));
     }),
   );

@@ -53,6 +53,13 @@ describe('helpers', () => {
 });
 
 describe('buildComposites', () => {
+  it('tells for each cell which part of the video frame it shows when the sampler cropped the frame', async () => {
+    const [whole, cropped] = await frames(2);
+    const region = { x: 0.5, y: 0.25, w: 0.5, h: 0.5 };
+    const [c] = await buildComposites([whole!, { ...cropped!, region }], { targetComposites: 1, framesPerComposite: 2 });
+    expect(c!.cells.map((cell) => cell.region)).toEqual([undefined, region]);
+  });
+
   it('builds 6 composites of 2×2 from 24 frames, at most 2048 px wide, cells in order', async () => {
     const comps = await buildComposites(await frames(24, 1280, 720), { targetComposites: 6, framesPerComposite: 4 });
     expect(comps).toHaveLength(6);

@@ -188,6 +188,7 @@ describe('samplePersonFocus', () => {
     for (const f of frames) expect(f.persons).toHaveLength(1);
     for (const l of large) {
       expect([l.width, l.height]).toEqual([640, 360]);
+      expect(l.region).toBeUndefined(); // not cropped: it shows the whole video frame
       const [x, y, w, h] = l.persons![0]!.box;
       expect(Math.abs(x - 240)).toBeLessThanOrEqual(4);
       expect(Math.abs(y - 30)).toBeLessThanOrEqual(4);
@@ -207,6 +208,12 @@ describe('samplePersonFocus', () => {
       expect(x + w).toBeLessThanOrEqual(s.width + 1);
       expect(y + h).toBeLessThanOrEqual(s.height + 1);
       expect((w * h) / (s.width * s.height)).toBeGreaterThan((24 * 48) / (640 * 360) * 2);
+      // The frame says which part of the video frame it shows: mapped back, the box is the worker's (500,40 24×48).
+      const r = s.region!;
+      expect(r.w).toBeCloseTo(s.width / 640, 3);
+      expect(r.h).toBeCloseTo(s.height / 360, 3);
+      expect(Math.abs((r.x + (x / s.width) * r.w) * 640 - 500)).toBeLessThanOrEqual(4);
+      expect(Math.abs((r.y + (y / s.height) * r.h) * 360 - 40)).toBeLessThanOrEqual(4);
       // The crop really shows the worker: the box region is red.
       const { data } = await sharp(s.jpeg)
         .extract({ left: Math.round(x + w / 2) - 2, top: Math.round(y + h / 2) - 2, width: 4, height: 4 })

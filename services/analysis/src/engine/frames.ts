@@ -622,7 +622,8 @@ export async function samplePersonFocus(
     }
     const [x, y, w, h] = cropAround(union, c.frame.width, c.frame.height);
     const jpeg = await sharp(c.frame.jpeg).extract({ left: x, top: y, width: w, height: h }).jpeg({ quality: 90 }).toBuffer();
-    out.push({ ...base, jpeg, width: w, height: h, persons: c.persons.map((p) => shiftPerson(p, -x, -y)) });
+    const region = { x: x / c.frame.width, y: y / c.frame.height, w: w / c.frame.width, h: h / c.frame.height };
+    out.push({ ...base, jpeg, width: w, height: h, region, persons: c.persons.map((p) => shiftPerson(p, -x, -y)) });
   }
   return out;
 }

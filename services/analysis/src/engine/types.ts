@@ -32,6 +32,8 @@ export interface SampledFrame {
   /** Person-focus score (larger, sharper workers score higher); absent for uniform sampling. */
   score?: number;
   persons?: PersonDetection[];
+  /** The part of the video frame this frame shows, as fractions 0..1, when it was cropped around the workers (absent: all of it). */
+  region?: RelBox;
 }
 
 export interface CompositeCell {
@@ -42,6 +44,8 @@ export interface CompositeCell {
    * offline analyzer judges them without detecting again); absent when the sampler detected none.
    */
   persons?: PersonDetection[];
+  /** The part of the video frame the cell shows, as fractions 0..1 (absent: all of it). */
+  region?: RelBox;
   /** Where the frame sits in the composite, in pixels. */
   x: number;
   y: number;

@@ -28,6 +28,9 @@ export interface Violation {
   group_name: string;
   worker: number;
   time_sec: number;
+  /** Last frame of the run (absent in results stored before workers were followed across frames). */
+  end_sec: number | null;
+  frames: number | null;
   image_url: string;
 }
 
@@ -60,7 +63,16 @@ export function violationsOf(result: Record<string, unknown> | null): Violation[
     const worker = num(r.worker);
     const time = num(r.time_sec);
     if (worker === null || time === null || typeof r.image_url !== 'string') return [];
-    return [{ group_name: typeof r.group_name === 'string' ? r.group_name : strings(r.group).join(' / '), worker, time_sec: time, image_url: r.image_url }];
+    return [
+      {
+        group_name: typeof r.group_name === 'string' ? r.group_name : strings(r.group).join(' / '),
+        worker,
+        time_sec: time,
+        end_sec: num(r.end_sec),
+        frames: num(r.frames),
+        image_url: r.image_url,
+      },
+    ];
   });
 }
 
@@ -216,7 +228,12 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
         ensure(130);
         const y = doc.y;
         const image = await input.image(v.image_url);
-        const text = fill(l.violationLine, { worker: v.worker, time: durationText(l, v.time_sec), group: v.group_name });
+        const time = durationText(l, v.time_sec);
+        const end = v.end_sec === null ? time : durationText(l, v.end_sec);
+        const text =
+          end === time
+            ? fill(l.violationLine, { worker: v.worker, time, group: v.group_name })
+            : fill(l.violationSpanLine, { worker: v.worker, time, end, frames: v.frames ?? 2, group: v.group_name });
         if (image && tryImage(doc, image, left, y, { fit: [120, 120] })) {
           doc.font('Sans').fontSize(10).fillColor(COLORS.bad).text(text, left + 135, y + 4, { width: width - 135 });
           doc.y = Math.max(doc.y, y + 124);

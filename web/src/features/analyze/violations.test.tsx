@@ -81,6 +81,15 @@ describe('the result page with a violation', () => {
     expect(within(dialog).getByRole('img', { name: caption })).toBeInTheDocument();
   });
 
+  it('captions a worker followed over several frames with the whole span and the frame count', async () => {
+    const run = { group: ['pic1'], group_name: 'Helmet', worker: 3, time_sec: 9.2, end_sec: 12.4, frames: 4, box: { x: 0.5, y: 0.1, w: 0.2, h: 0.8 }, image_url: '/jobs/job-1/violations/0' };
+    await showResult(violatedJob({ violations: [run] }));
+    const section = screen.getByRole('heading', { name: 'İhlaller' }).closest('section')!;
+    const caption = 'Helmet — 3. çalışan, 0:09–0:12 arası (4 kare)';
+    expect(within(section).getByText(caption)).toBeInTheDocument();
+    expect(await within(section).findByRole('button', { name: `Tam boyut aç: ${caption}` })).toBeInTheDocument();
+  });
+
   it('shows a violated group as missing even if the server listed no missing group', async () => {
     await showResult(violatedJob({ missing_groups: [], missing_groups_name: [], missing_evidence: [] }));
     expectNotNothingMissing();

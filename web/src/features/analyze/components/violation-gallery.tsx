@@ -8,13 +8,18 @@ import { clockTime } from '@/features/analyze/model/result';
 import { useObjectUrl } from '@/hooks/use-object-url';
 import type { Violation } from '@/types/api';
 
-/** One violation: the worker's crop, large, opening full size on click, captioned "group — worker n at 0:10". */
+/** One violation: the worker's crop, large, opening full size on click, captioned "group — worker n at 0:10" (or "0:09–0:12, 4 frames" for a run). */
 function ViolationCard({ violation }: { violation: Violation }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
   const image = useEvidenceImage(violation.image_url);
   const url = useObjectUrl(image.data);
-  const caption = t('analyze.result.violationCaption', { group: violation.group_name, worker: violation.worker, time: clockTime(violation.time_sec) });
+  const time = clockTime(violation.time_sec);
+  const end = violation.end_sec === undefined ? time : clockTime(violation.end_sec);
+  const caption =
+    end === time
+      ? t('analyze.result.violationCaption', { group: violation.group_name, worker: violation.worker, time })
+      : t('analyze.result.violationSpanCaption', { group: violation.group_name, worker: violation.worker, time, end, frames: violation.frames ?? 2 });
   return (
     <figure className="violation">
       <button type="button" className="violation-frame" onClick={() => setOpen(true)} disabled={!url} aria-label={t('analyze.result.violationOpen', { caption })}>

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+
+import type { CompositeAnalysis, CompositeCell, RelBox, WearVerdict, WorkerSighting } from './engine/types.js';
+import { Findings, MAX_VIOLATIONS_PER_GROUP } from './result.js';
+
+const HAT = ['pic1'];
+const VEST = ['pic23', 'pic24'];
+const ZERO = { promptTokens: 0, completionTokens: 0 };
+
+const at = (x: number): RelBox => ({ x, y: 0.3, w: 0.1, h: 0.4 });
+const sighting = (frameIndex: number, x: number, verdicts: Record<string, WearVerdict>): WorkerSighting => ({
+  frameIndex,
+  timeSec: frameIndex * 0.5,
+  worker: 1,
+  box: at(x),
+  verdicts,
+});
+const analysis = (workers: WorkerSighting[]): CompositeAnalysis => ({ seen: [], missing: [], notChecked: [], workers, usage: ZERO });
+const bare = { pic1: 'not_worn', pic23: 'worn', pic24: 'worn' } as const;
+const hat = { pic1: 'worn', pic23: 'worn', pic24: 'worn' } as const;
+
+describe('Findings: violations per worker over frames', () => {
+  it('one worker bare-headed in three frames in a row is one violation from the first to the last frame, with the first as evidence', () => {
+    const f = new Findings([HAT, VEST]);
+    f.add(0, analysis([sighting(0, 0.1, hat), sighting(0, 0.6, hat), sighting(1, 0.1, hat), sighting(1, 0.61, bare)]));
+    f.add(1, analysis([sighting(2, 0.62, bare), sighting(2, 0.1, hat), sighting(3, 0.6, bare)]));
+    expect(f.violations).toEqual([
+      { group: HAT, worker: 2, time_sec: 0.5, end_sec: 1.5, frames: 3, frame_index: 1, composite_index: 0, box: at(0.61) },
+    ]);
+    expect(f.isViolated(HAT)).toBe(true);
+    expect(f.isViolated(VEST)).toBe(false);
+  });
+
+  it('a worker who puts the hard hat on and takes it off again has two violations; "cannot tell" in between does not split a run', () => {
+    const f = new Findings([HAT]);
+    f.add(0, analysis([sighting(0, 0.3, bare), sighting(1, 0.3, { pic1: 'unknown' }), sighting(2, 0.3, bare), sighting(3, 0.3, hat)]));
+    f.add(1, analysis([sighting(4, 0.3, bare)]));
+    expect(f.violations.map((v) => [v.worker, v.time_sec, v.end_sec, v.frames])).toEqual([
+      [1, 0, 1, 2],
+      [1, 2, 2, 1],
+    ]);
+  });
+
+  it('two workers without a hard hat in the same frames are two violations, each with its own number', () => {
+    const f = new Findings([HAT]);
+    const violated = f.add(0, analysis([sighting(0, 0.1, bare), sighting(0, 0.7, bare), sighting(1, 0.11, bare), sighting(1, 0.69, bare)]));
+    expect(f.violations.map((v) => [v.worker, v.frames])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
+    expect(violated).toEqual([HAT]);
+    expect(f.add(1, analysis([sighting(2, 0.1, hat)]))).toEqual([]);
+  });
+
+  it('follows workers in the coordinates of the whole video frame when a frame was cropped around them', () => {
+    const f = new Findings([HAT]);
+    // Frame 0 whole; frame 1 is the right half of the video frame, so x 0.2 there is x 0.6 of the video.
+    const cells: CompositeCell[] = [
+      { frameIndex: 0, timeSec: 0, x: 0, y: 0, width: 100, height: 100 },
+      { frameIndex: 1, timeSec: 0.5, x: 100, y: 0, width: 100, height: 100, region: { x: 0.5, y: 0, w: 0.5, h: 1 } },
+    ];
+    const cropped = (x: number): WorkerSighting => ({ ...sighting(1, 0, bare), box: { x, y: 0.3, w: 0.2, h: 0.4 } });
+    f.add(0, analysis([sighting(0, 0.1, hat), sighting(0, 0.6, bare), cropped(0.2)]), cells);
+    expect(f.violations.map((v) => [v.worker, v.frames, v.box.x])).toEqual([[2, 2, 0.6]]);
+  });
+
+  it(`keeps at most ${MAX_VIOLATIONS_PER_GROUP} violations per group, and the group stays violated`, () => {
+    const f = new Findings([HAT]);
+    // A new bare-headed worker every frame, each far from the last one seen.
+    const workers = Array.from({ length: MAX_VIOLATIONS_PER_GROUP + 3 }, (_, i) => sighting(i * 10, (i % 8) * 0.12, bare));
+    f.add(0, analysis(workers));
+    expect(f.violations).toHaveLength(MAX_VIOLATIONS_PER_GROUP);
+    expect(f.result({ jobType: 'x', jobTypeSource: 'manual', jobTypeConfidence: null, modelUsed: 'm', usage: ZERO, estimatedCost: 0, currency: 'USD' }).missing_groups).toEqual([HAT]);
+  });
+});
