@@ -120,6 +120,42 @@ describe('analysis through an OpenAI-compatible endpoint', () => {
     expect(fake.completions).toHaveLength(1);
   }, 60_000);
 
+  it('follows workers across frames and composites: one violation per worker and run, numbers kept over the video', async () => {
+    const user = await fresh();
+    const hatCodes = ['pic1', 'pic2', 'pic3'];
+    // Every frame: worker A (left) bare-headed, worker B (right) fully equipped; the model lists B
+    // first and numbers workers its own way. From the third composite on, A wears a hard hat.
+    let composite = 0;
+    fake.setDefault((req) => {
+      if (!isCompositeRequest(req)) return fakeReplies.default();
+      const codes = askedCodes(req);
+      const aBare = composite++ < 2;
+      const verdicts = (bare: boolean) => codes.map((code) => ({ code, verdict: bare && hatCodes.includes(code) ? 'not_worn' : 'worn' }));
+      return fakeReplies.content({
+        seen: codes.map((code) => ({ code, frame: 1, confidence: 0.9 })),
+        missing: [],
+        persons: 2,
+        workers: [1, 2].flatMap((frame) => [
+          { frame, worker: 1, box: { x: 0.6 + frame * 0.01, y: 0.1, w: 0.25, h: 0.8 }, verdicts: verdicts(false) },
+          { frame, worker: 2, box: { x: 0.1 + frame * 0.01, y: 0.1, w: 0.25, h: 0.8 }, verdicts: verdicts(aBare) },
+        ]),
+      });
+    });
+    const res = await submitVideo(app, user.token, video, { job_type: 'genel_saha_girisi', target_composites: 4, frames_per_composite: 2, dedupe_by_equipment: false });
+    const job = await waitForJob(app, user.token, (res.json() as { job_id: string }).job_id);
+    expect(job.status).toBe('done');
+    const r = job.result as { composites_processed: number; violations: Array<{ group: string[]; worker: number; time_sec: number; end_sec: number; frames: number }> };
+    expect(r.composites_processed).toBe(4);
+    // Four frames of worker A without a hard hat over two composites: one violation, not four.
+    expect(r.violations).toHaveLength(1);
+    const [v] = r.violations;
+    expect(v!.group).toEqual(hatCodes);
+    expect(v!.frames).toBe(4);
+    expect(v!.end_sec).toBeGreaterThan(v!.time_sec);
+    // Worker A stood left of B in the first frame, so it is worker 1 over the whole video.
+    expect(v!.worker).toBe(1);
+  }, 60_000);
+
   it('retries after a 429 and succeeds', async () => {
     const user = await fresh();
     fake.script(fakeReplies.rateLimited('0'));
