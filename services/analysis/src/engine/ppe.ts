@@ -290,6 +290,15 @@ export function torsoRect(person: PersonDetection, head: HeadGeometry): Rect {
   return { x0: Math.max(bx + bw * 0.15, head.cx - 1.0 * head.width), x1: Math.min(bx + bw * 0.85, head.cx + 1.0 * head.width), y0: top, y1: Math.min(by + bh, top + 2.4 * head.width) };
 }
 
+/**
+ * Fraction of a torso rectangle's pixels that are fluorescent yellow-green or orange (the input of
+ * the hi-vis gate, {@link PPE_THRESHOLDS}.hiVisMinFluorescent); 0 outside the image. The training
+ * script measures its hold-out torsos with it, so the hi-vis threshold is picked with the gate.
+ */
+export function fluorescentFraction(img: RawImage, r: Rect): number {
+  return torsoStats(img, r)?.hiVis ?? 0;
+}
+
 function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis'> | null {
   const rect = clipRect(r, img);
   if (!rect) return null;
