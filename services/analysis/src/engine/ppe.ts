@@ -92,7 +92,9 @@ export const PPE_THRESHOLDS = {
    * yellow-green or orange (hi-vis background material is fluorescent by definition, EN ISO
    * 20471); a confident "vest" on a torso without it (striped shirts, orange-brown overalls) is
    * `unknown`. Chosen on the training data's hold-out fold (ADR 0015): image-level "hi-vis worn"
-   * precision 0.83 → 0.94 at the same recall; 0.01–0.02 gave 0.89, 0.05 no more.
+   * precision 0.83 → 0.94 at the same recall; 0.01–0.02 gave 0.89, 0.05 no more. With the hi-vis
+   * threshold picked under the gate (0.50, v2.1): 0.01 gave 0.91 / 0.35, 0.03 0.95 / 0.32, 0.05
+   * 0.95 / 0.30 (precision / recall).
    */
   hiVisMinFluorescent: 0.03,
 } as const;
