@@ -4,11 +4,12 @@
  *   (ppe.ts) placed the head and torso, and a labelled box matches that place;
  * - every labelled box, mapped to the same crop geometry with the median box→geometry relation
  *   measured on the matches (so small or undetected workers count too).
- * Each sample is also taken mirrored and with a small random shift and scale (seeded).
+ * Each sample is also taken mirrored and with a small random shift and scale (seeded). Torso samples
+ * also carry their fluorescent pixel fraction, so the hi-vis threshold is picked with the gate.
  */
 import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
-import { headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
+import { fluorescentFraction, headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
 import { embedCrops, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { headCropRect, headFeatures, joinFeatures, torsoFeatures, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
 import type { PersonDetection } from '../../services/analysis/src/engine/types.js';
@@ -24,6 +25,8 @@ export interface Sample {
   /** Augmented copy (mirror / jitter): left out of hold-out figures. */
   augmented: boolean;
   photo: string;
+  /** Torso samples: fraction of fluorescent pixels in the crop rectangle (the run-time hi-vis gate's input). */
+  fluorescent?: number;
 }
 
 /** Deterministic PRNG (mulberry32). */
@@ -211,7 +214,9 @@ export async function buildSamples(
       const handMade = kind === 'head' ? headFeatures : torsoFeatures;
       const embeddings = await embedCrops(kind, pending[kind].map((p) => ({ img, rect: p.rect, flip: p.flip })));
       pending[kind].forEach((p, i) => {
-        list.push({ features: joinFeatures(handMade(img, p.rect, p.flip), embeddings[i]!), label: p.label, fold: photo.fold, source: p.source, augmented: p.augmented, photo: key });
+        const sample: Sample = { features: joinFeatures(handMade(img, p.rect, p.flip), embeddings[i]!), label: p.label, fold: photo.fold, source: p.source, augmented: p.augmented, photo: key };
+        if (kind === 'torso') sample.fluorescent = fluorescentFraction(img, p.rect);
+        list.push(sample);
       });
     }
     done++;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import * as tfl from '@tensorflow/tfjs-layers';
+import { PPE_THRESHOLDS } from '../../services/analysis/src/engine/ppe.js';
 import { EMBEDDING_ID, MODEL_PATH, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR, listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
@@ -23,7 +24,7 @@ const EPOCHS = Number(process.env.BARET_TRAIN_EPOCHS ?? 25);
 const HIDDEN = 32;
 const BATCH = 64;
 /** Bump when the samples' features change (the cache of samples is keyed by it). */
-const SAMPLES_VERSION = 3;
+const SAMPLES_VERSION = 4;
 
 const log = (s: string): void => {
   process.stderr.write(s);
@@ -143,13 +144,16 @@ interface Curve {
   recall: number;
 }
 
-/** Precision and recall of "class c" when p(c) ≥ t, on un-augmented hold-out samples. */
-function curve(model: MlpModel, holdout: Sample[], c: number): Curve[] {
-  const scored = holdout.map((s) => ({ p: predictMlp(model, s.features)[c]!, pos: s.label === c }));
+/**
+ * Precision and recall of "class c" when p(c) ≥ t (and the sample passes `gate`, as at run time),
+ * on un-augmented hold-out samples.
+ */
+function curve(model: MlpModel, holdout: Sample[], c: number, gate: (s: Sample) => boolean = () => true): Curve[] {
+  const scored = holdout.map((s) => ({ p: predictMlp(model, s.features)[c]!, pos: s.label === c, passes: gate(s) }));
   const positives = scored.filter((s) => s.pos).length;
   const out: Curve[] = [];
   for (let t = 0.5; t < 0.991; t += 0.01) {
-    const sel = scored.filter((s) => s.p >= t);
+    const sel = scored.filter((s) => s.p >= t && s.passes);
     const tp = sel.filter((s) => s.pos).length;
     out.push({ threshold: round(t), precision: sel.length ? tp / sel.length : 1, recall: positives ? tp / positives : 0 });
   }
@@ -192,7 +196,11 @@ async function main(): Promise<void> {
   const hold = (list: Sample[]): Sample[] => list.filter((s) => s.fold === 'holdout');
   const hat = curve(headModel, hold(head), 0);
   const bare = curve(headModel, hold(head), 1);
-  const vest = curve(torsoModel, hold(torso), 0);
+  // Hi-vis is `seen` only on a torso with enough fluorescent pixels (ppe.ts), so its threshold is
+  // picked on the hold-out torsos as the run time judges them: p(vest) ≥ t and the gate passed.
+  const fluorescentGate = (s: Sample): boolean => (s.fluorescent ?? 0) >= PPE_THRESHOLDS.hiVisMinFluorescent;
+  const vest = curve(torsoModel, hold(torso), 0, fluorescentGate);
+  const vestWithoutGate = pick(curve(torsoModel, hold(torso), 0), 0.9);
   const none = curve(torsoModel, hold(torso), 1);
   const picks = { hat: pick(hat, 0.95), bare: pick(bare, 0.9), vest: pick(vest, 0.9), none: pick(none, 0.9) };
   const accuracy = (m: MlpModel, list: Sample[]): number =>
@@ -221,6 +229,7 @@ async function main(): Promise<void> {
         hat: picks.hat,
         bare: picks.bare,
         vest: picks.vest,
+        vestWithoutGate,
         none: picks.none,
       },
     },

@@ -92,7 +92,9 @@ export const PPE_THRESHOLDS = {
    * yellow-green or orange (hi-vis background material is fluorescent by definition, EN ISO
    * 20471); a confident "vest" on a torso without it (striped shirts, orange-brown overalls) is
    * `unknown`. Chosen on the training data's hold-out fold (ADR 0015): image-level "hi-vis worn"
-   * precision 0.83 → 0.94 at the same recall; 0.01–0.02 gave 0.89, 0.05 no more.
+   * precision 0.83 → 0.94 at the same recall; 0.01–0.02 gave 0.89, 0.05 no more. With the hi-vis
+   * threshold picked under the gate (0.50, v2.1): 0.01 gave 0.91 / 0.35, 0.03 0.95 / 0.32, 0.05
+   * 0.95 / 0.30 (precision / recall).
    */
   hiVisMinFluorescent: 0.03,
 } as const;
@@ -288,6 +290,15 @@ export function torsoRect(person: PersonDetection, head: HeadGeometry): Rect {
   // No shoulders: the torso sits below the head, about 2.5 head widths tall.
   const top = head.eyeY + 1.3 * head.width;
   return { x0: Math.max(bx + bw * 0.15, head.cx - 1.0 * head.width), x1: Math.min(bx + bw * 0.85, head.cx + 1.0 * head.width), y0: top, y1: Math.min(by + bh, top + 2.4 * head.width) };
+}
+
+/**
+ * Fraction of a torso rectangle's pixels that are fluorescent yellow-green or orange (the input of
+ * the hi-vis gate, {@link PPE_THRESHOLDS}.hiVisMinFluorescent); 0 outside the image. The training
+ * script measures its hold-out torsos with it, so the hi-vis threshold is picked with the gate.
+ */
+export function fluorescentFraction(img: RawImage, r: Rect): number {
+  return torsoStats(img, r)?.hiVis ?? 0;
 }
 
 function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis'> | null {

@@ -42,7 +42,7 @@ export interface PpeModelFile {
     hatSeen: number;
     /** p(bare) at or above which the head is `bare`. */
     bareSeen: number;
-    /** p(vest) at or above which hi-vis is `seen`. */
+    /** p(vest) at or above which hi-vis is `seen` (on a torso that also passes the fluorescent gate, ppe.ts). */
     vestSeen: number;
     /** p(none) at or above which hi-vis is `absent`. */
     vestAbsent: number;
