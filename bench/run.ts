@@ -4,9 +4,11 @@ import { runFramesBench } from './frames.js';
 import { runModesBench } from './modes.js';
 import { runLatencyBench } from './latency.js';
 import { runUploadBench } from './upload.js';
+import { runVideoBench } from './videos.js';
 
 await runFramesBench();
 await runUploadBench();
 await runLatencyBench();
 await runAnalyzerBench();
+await runVideoBench();
 await runModesBench();
