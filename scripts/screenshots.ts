@@ -270,7 +270,8 @@ async function main(): Promise<void> {
               // Open the finished job from the recent analyses, as a person would.
               await page.locator('.recent-item').first().click();
               await page.getByRole('button', { name: /Yeni analiz|New analysis/ }).first().waitFor();
-              await page.locator('.evidence img').first().waitFor();
+              // Its pictures: evidence frames of what was worn, or crops of the workers who went without.
+              await page.locator('.evidence img, .violation img').first().waitFor();
               await page.waitForLoadState('networkidle');
               // A full-page picture is taken from the top (the sticky header would sit mid-page).
               await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
