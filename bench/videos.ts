@@ -15,20 +15,18 @@
  * judges them, so failures are the analyzer's. Run alone with `npx tsx bench/videos.ts`, or
  * through `npm run bench`.
  */
-import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classesIn } from '../scripts/yolo.js';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { api, startBaret } from '../tests/helpers/process.js';
-import { PHOTOS_DIR } from './analyzer.js';
+import { labelTextFor, truthOf } from '../scripts/eval/measure.js';
+import { DATASETS, PHOTOS_DIR } from './analyzer.js';
 
 const VIDEOS_PER_KIND = Number(process.env.BENCH_VIDEOS_PER_KIND ?? 4);
 const SECONDS_PER_PHOTO = 3;
-const HELMET = 0;
-const VEST = 1;
-const BARE = 2;
-const NO_VEST = 3;
+const DATASET = 'safety-vest-v4';
 
 interface Scenario {
   name: string;
@@ -61,25 +59,17 @@ interface Outcome {
 const spread = <T>(items: T[], count: number): T[] =>
   items.length <= count ? items : Array.from({ length: count }, (_, i) => items[Math.floor((i * items.length) / count)]!);
 
-function scenarios(dir: string): Scenario[] {
+async function scenarios(dir: string): Promise<Scenario[]> {
   const images = join(dir, 'images');
-  const labels = join(dir, 'labels');
+  const cls = DATASETS[DATASET]!;
   const files = readdirSync(images).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
-  const classes = (f: string) => {
-    try {
-      return classesIn(readFileSync(join(labels, f.replace(/\.[^.]+$/, '.txt')), 'utf8'));
-    } catch {
-      return new Set<number>();
-    }
-  };
-  const equipped = files.filter((f) => {
-    const c = classes(f);
-    return c.has(HELMET) && c.has(VEST) && !c.has(BARE) && !c.has(NO_VEST);
-  });
-  const bare = files.filter((f) => {
-    const c = classes(f);
-    return c.has(BARE) && !c.has(HELMET);
-  });
+  const labelled = await Promise.all(files.map(async (f) => ({ f, text: await labelTextFor(join(dir, 'labels'), f) })));
+  // Equipped: hard hats and vests, and no bare head or torso without a vest.
+  const equipped = labelled.filter(({ text }) => {
+    const c = classesIn(text);
+    return c.has(cls.helmet) && c.has(cls.vest) && !c.has(cls.bareHead) && !c.has(cls.noVest);
+  }).map(({ f }) => f);
+  const bare = labelled.filter(({ text }) => truthOf(text, cls)['hard hat not worn']).map(({ f }) => f);
   const at = (f: string) => join(images, f);
   const short = (f: string) => f.replace(/_(jpg|png)\.rf\..*$/, '').replace(/^valid__/, '');
   const out: Scenario[] = [];
@@ -122,7 +112,7 @@ const listed = (vs: Violation[]) =>
   vs.length === 0 ? 'none' : vs.map((v) => `${v.worker} at ${clock(v.time_sec)}${v.end_sec !== undefined && clock(v.end_sec) !== clock(v.time_sec) ? `–${clock(v.end_sec)}` : ''}`).join('; ');
 
 export async function runVideoBench(photosDir = PHOTOS_DIR): Promise<Outcome[]> {
-  const all = scenarios(join(photosDir, 'safety-vest-v4'));
+  const all = await scenarios(join(photosDir, DATASET));
   console.log(`\n## Per-video verdicts — ${all.length} videos made from the validation photos (${SECONDS_PER_PHOTO} s per photo), person and uniform sampling, a real Baret process`);
   const fx = await videoFixtures();
   const dir = mkdtempSync(join(tmpdir(), 'baret-bench-videos-'));

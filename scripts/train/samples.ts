@@ -10,8 +10,8 @@
 import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
 import { fluorescentFraction, headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
-import { embedCrops, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
-import { headCropRect, headFeatures, joinFeatures, torsoFeatures, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
+import { classifierInputs, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
+import { headCropRect, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
 import type { PersonDetection } from '../../services/analysis/src/engine/types.js';
 import type { LabelledBox, TrainingPhoto } from './data.js';
 import type { Detections } from './detect.js';
@@ -211,10 +211,9 @@ export async function buildSamples(
     }
     for (const kind of ['head', 'torso'] as const) {
       const list = kind === 'head' ? head : torso;
-      const handMade = kind === 'head' ? headFeatures : torsoFeatures;
-      const embeddings = await embedCrops(kind, pending[kind].map((p) => ({ img, rect: p.rect, flip: p.flip })));
+      const inputs = await classifierInputs(kind, pending[kind].map((p) => ({ img, rect: p.rect, flip: p.flip })), true);
       pending[kind].forEach((p, i) => {
-        const sample: Sample = { features: joinFeatures(handMade(img, p.rect, p.flip), embeddings[i]!), label: p.label, fold: photo.fold, source: p.source, augmented: p.augmented, photo: key };
+        const sample: Sample = { features: inputs[i]!, label: p.label, fold: photo.fold, source: p.source, augmented: p.augmented, photo: key };
         if (kind === 'torso') sample.fluorescent = fluorescentFraction(img, p.rect);
         list.push(sample);
       });

@@ -13,7 +13,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import * as tfl from '@tensorflow/tfjs-layers';
-import { PPE_THRESHOLDS } from '../../services/analysis/src/engine/ppe.js';
+import { passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
 import { EMBEDDING_ID, MODEL_PATH, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR, listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
@@ -198,7 +198,7 @@ async function main(): Promise<void> {
   const bare = curve(headModel, hold(head), 1);
   // Hi-vis is `seen` only on a torso with enough fluorescent pixels (ppe.ts), so its threshold is
   // picked on the hold-out torsos as the run time judges them: p(vest) ≥ t and the gate passed.
-  const fluorescentGate = (s: Sample): boolean => (s.fluorescent ?? 0) >= PPE_THRESHOLDS.hiVisMinFluorescent;
+  const fluorescentGate = (s: Sample): boolean => passesFluorescentGate(s.fluorescent ?? 0);
   const vest = curve(torsoModel, hold(torso), 0, fluorescentGate);
   const vestWithoutGate = pick(curve(torsoModel, hold(torso), 0), 0.9);
   const none = curve(torsoModel, hold(torso), 1);

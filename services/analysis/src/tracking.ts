@@ -46,7 +46,8 @@ export function similarity(a: RelBox, b: RelBox): number {
 }
 
 export class WorkerTracker {
-  private readonly tracks: Track[] = [];
+  /** Workers that can still be recognised (the ones unseen for longer are dropped). */
+  private tracks: Track[] = [];
   private nextId = 1;
   private readonly maxGap: number;
   private readonly minSimilarity: number;
@@ -62,7 +63,8 @@ export class WorkerTracker {
    * over are new workers, numbered left to right.
    */
   assign(frameIndex: number, boxes: readonly RelBox[]): number[] {
-    const live = this.tracks.filter((t) => t.frameIndex < frameIndex && frameIndex - t.frameIndex <= this.maxGap + 1);
+    this.tracks = this.tracks.filter((t) => frameIndex - t.frameIndex <= this.maxGap + 1);
+    const live = this.tracks.filter((t) => t.frameIndex < frameIndex);
     const pairs: Array<{ t: Track; b: number; s: number }> = [];
     for (const t of live) {
       for (const [b, box] of boxes.entries()) {
@@ -72,24 +74,25 @@ export class WorkerTracker {
     }
     // Most alike first; ties go to the worker seen most recently, then the older number.
     pairs.sort((p, q) => q.s - p.s || q.t.frameIndex - p.t.frameIndex || p.t.id - q.t.id);
-    const ids: Array<number | undefined> = boxes.map(() => undefined);
+    const matched: Array<Track | undefined> = boxes.map(() => undefined);
     const taken = new Set<Track>();
     for (const { t, b } of pairs) {
-      if (taken.has(t) || ids[b] !== undefined) continue;
+      if (taken.has(t) || matched[b]) continue;
       taken.add(t);
-      ids[b] = t.id;
+      matched[b] = t;
     }
-    const fresh = boxes.map((box, b) => ({ box, b })).filter(({ b }) => ids[b] === undefined);
-    for (const { b } of fresh.sort((p, q) => p.box.x - q.box.x)) ids[b] = this.nextId++;
-    for (const [b, box] of boxes.entries()) {
-      const id = ids[b]!;
-      const track = this.tracks.find((t) => t.id === id);
-      if (track) {
-        track.box = box;
-        track.frameIndex = frameIndex;
-      } else this.tracks.push({ id, box, frameIndex });
+    const fresh = boxes.map((box, b) => ({ box, b })).filter(({ b }) => !matched[b]);
+    for (const { box, b } of fresh.sort((p, q) => p.box.x - q.box.x)) {
+      const track = { id: this.nextId++, box, frameIndex };
+      this.tracks.push(track);
+      matched[b] = track;
     }
-    return ids as number[];
+    return boxes.map((box, b) => {
+      const track = matched[b]!;
+      track.box = box;
+      track.frameIndex = frameIndex;
+      return track.id;
+    });
   }
 }
 

@@ -11,8 +11,8 @@
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
-import { embedCrops, type CropKind } from './ppeEmbedding.js';
-import { headCropRect, headFeatures, joinFeatures, rgbToHsv, rgbToLab, torsoFeatures, type Rect } from './ppeFeatures.js';
+import { classifierInputs, type CropKind } from './ppeEmbedding.js';
+import { headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 
 export { rgbToHsv, rgbToLab };
@@ -301,6 +301,11 @@ export function fluorescentFraction(img: RawImage, r: Rect): number {
   return torsoStats(img, r)?.hiVis ?? 0;
 }
 
+/** The hi-vis gate of the learned judge: enough of the torso is fluorescent ({@link PPE_THRESHOLDS}.hiVisMinFluorescent). */
+export function passesFluorescentGate(fluorescent: number): boolean {
+  return fluorescent >= PPE_THRESHOLDS.hiVisMinFluorescent;
+}
+
 function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis'> | null {
   const rect = clipRect(r, img);
   if (!rect) return null;
@@ -348,17 +353,10 @@ function headJudgeable(head: HeadGeometry): boolean {
   return head.width >= PPE_THRESHOLDS.minHeadWidthPx && head.from !== 'box';
 }
 
-/**
- * Class probabilities of crops of one kind: hand-made features, plus the backbone's embedding
- * when the model was trained on it (all crops in one batch).
- */
+/** Class probabilities of crops of one kind (the backbone's embedding too when the model was trained on it). */
 async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, rects: Rect[]): Promise<Array<[number, number]>> {
-  const handMade = kind === 'head' ? headFeatures : torsoFeatures;
-  const embeddings = model.embedding ? await embedCrops(kind, rects.map((rect) => ({ img, rect }))) : [];
-  return rects.map((rect, i) => {
-    const own = handMade(img, rect);
-    return predictMlp(model[kind], model.embedding ? joinFeatures(own, embeddings[i]!) : own) as [number, number];
-  });
+  const inputs = await classifierInputs(kind, rects.map((rect) => ({ img, rect })), model.embedding !== undefined);
+  return inputs.map((x) => predictMlp(model[kind], x) as [number, number]);
 }
 
 /**
@@ -405,7 +403,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[]):
       const [pVest, pNone] = torso;
       scores.hiVisProbability = pVest;
       scores.hiVis = pVest;
-      if (pVest >= T.vestSeen) hiVis = scores.hiVisYellow + scores.hiVisOrange >= PPE_THRESHOLDS.hiVisMinFluorescent ? 'seen' : 'unknown';
+      if (pVest >= T.vestSeen) hiVis = passesFluorescentGate(scores.hiVisYellow + scores.hiVisOrange) ? 'seen' : 'unknown';
       else if (pNone >= T.vestAbsent) hiVis = 'absent';
     }
     return { box: m.person.box, hardHat, hiVis, scores };

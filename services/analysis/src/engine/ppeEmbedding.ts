@@ -14,7 +14,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import * as tfconv from '@tensorflow/tfjs-converter';
 import { localModelDir, readModelArtifacts, warmUpDetector, type RawImage } from './detector.js';
-import { resampleCrop, type Rect } from './ppeFeatures.js';
+import { headFeatures, joinFeatures, resampleCrop, torsoFeatures, type Rect } from './ppeFeatures.js';
 
 /** Input sizes of the backbone (width × height) per crop kind. */
 export const EMBED_INPUT = { head: { width: 96, height: 96 }, torso: { width: 80, height: 112 } } as const;
@@ -90,4 +90,18 @@ export async function embedCrops(kind: CropKind, requests: readonly EmbedRequest
     }
   }
   return out;
+}
+
+/**
+ * The classifier's inputs for crops of one kind, in the order asked: the hand-made features,
+ * followed by the backbone's embedding when `withEmbedding` (all crops in batches). Training
+ * (scripts/train/samples.ts) and run time (ppe.ts) both build their inputs here, so they match.
+ */
+export async function classifierInputs(kind: CropKind, requests: readonly EmbedRequest[], withEmbedding: boolean): Promise<Float32Array[]> {
+  const handMade = kind === 'head' ? headFeatures : torsoFeatures;
+  const embeddings = withEmbedding ? await embedCrops(kind, requests) : [];
+  return requests.map((r, i) => {
+    const own = handMade(r.img, r.rect, r.flip ?? false);
+    return withEmbedding ? joinFeatures(own, embeddings[i]!) : own;
+  });
 }
