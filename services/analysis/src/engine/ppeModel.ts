@@ -23,7 +23,12 @@ export interface MlpModel {
   layers: DenseLayer[];
 }
 
-/** The embedding the classifiers' inputs end with (ppeEmbedding.ts); see {@link PpeModelFile.embedding}. */
+/**
+ * The embedding the classifiers' inputs end with (ppeEmbedding.ts); see
+ * {@link PpeModelFile.embedding}. Change it with anything that changes the embedding (backbone,
+ * blocks read, crop input sizes): a model file trained on another embedding is refused, since its
+ * weights would read the wrong inputs.
+ */
 export const EMBEDDING_ID = 'centernet-mobilenetv3-se-5-10-12-14';
 
 /** The committed model file. */
@@ -51,7 +56,6 @@ export interface PpeModelFile {
   metrics?: Record<string, unknown>;
 }
 
-/** Where the committed weights live (next to the package's `src/`). */
 /**
  * The committed weights, found by walking up from this module: it runs from its source
  * (services/analysis/src/engine) and from the compiled bundles (services/<name>/dist, the
@@ -73,6 +77,9 @@ export function loadPpeModel(file = MODEL_PATH): PpeModelFile {
   if (cached && file === MODEL_PATH) return cached;
   const model = JSON.parse(readFileSync(file, 'utf8')) as PpeModelFile;
   if (model.version !== 1) throw new Error(`unsupported PPE model version ${String(model.version)}`);
+  if (model.embedding !== undefined && model.embedding !== EMBEDDING_ID) {
+    throw new Error(`PPE model ${file} was trained on the embedding "${String(model.embedding)}", this build computes "${EMBEDDING_ID}": run npm run train`);
+  }
   if (file === MODEL_PATH) cached = model;
   return model;
 }

@@ -1,0 +1,51 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMBEDDING_ID, loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
+
+const tiny = (classes: string[]) => ({ classes, featureMean: [0, 0], featureStd: [1, 1], layers: [{ weights: [[1, 0], [0, 1]], bias: [0, 0] }] });
+
+function modelFile(embedding: string | undefined): PpeModelFile {
+  return {
+    version: 1,
+    ...(embedding === undefined ? {} : { embedding: embedding as typeof EMBEDDING_ID }),
+    head: tiny(['hat', 'bare']) as PpeModelFile['head'],
+    torso: tiny(['vest', 'none']) as PpeModelFile['torso'],
+    thresholds: { hatSeen: 0.5, bareSeen: 0.5, vestSeen: 0.5, vestAbsent: 0.5 },
+  };
+}
+
+describe('loadPpeModel', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'baret-ppe-model-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const write = async (name: string, model: PpeModelFile): Promise<string> => {
+    const file = path.join(dir, name);
+    await writeFile(file, JSON.stringify(model));
+    return file;
+  };
+
+  it('reads the committed model, trained on the embedding this build computes', () => {
+    expect(loadPpeModel().embedding).toBe(EMBEDDING_ID);
+  });
+
+  it('reads a model of hand-made features only, and one of this build\'s embedding', async () => {
+    expect(loadPpeModel(await write('plain.json', modelFile(undefined))).embedding).toBeUndefined();
+    expect(loadPpeModel(await write('same.json', modelFile(EMBEDDING_ID))).head.classes).toEqual(['hat', 'bare']);
+  });
+
+  it('refuses a model trained on another embedding (its weights would read the wrong inputs) and says what to do', async () => {
+    const file = await write('old.json', modelFile('centernet-mobilenetv3-se-5-10-12-14-head128'));
+    expect(() => loadPpeModel(file)).toThrow(/trained on the embedding "centernet-mobilenetv3-se-5-10-12-14-head128".*run npm run train/);
+  });
+
+  it('predicts a softmax over the classes', () => {
+    const p = predictMlp(modelFile(undefined).head, [2, 0]);
+    expect(p[0]! + p[1]!).toBeCloseTo(1, 6);
+    expect(p[0]).toBeCloseTo(Math.exp(2) / (Math.exp(2) + 1), 6);
+  });
+});
