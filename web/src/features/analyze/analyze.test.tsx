@@ -65,6 +65,9 @@ describe('analyze form', () => {
     expect(screen.getByRole('slider', { name: /Kompozit başına kare/ })).toHaveAttribute('min', '2');
     expect(screen.getByRole('slider', { name: /Kompozit başına kare/ })).toHaveAttribute('max', '8');
     expect(screen.getByRole('checkbox', { name: /tekilleştir/ })).toBeChecked();
+    // It says what it saves and what it costs: a missing item is not asked about again.
+    expect(screen.getByRole('checkbox', { name: /tekilleştir/ })).toHaveAccessibleName('Eksik bulunan ekipmanı tekrar sorma (tekilleştir)');
+    expect(screen.getByRole('checkbox', { name: /tekilleştir/ })).toHaveAccessibleDescription(/sonuna kadar izlemek için kapatın/);
     await u.click(screen.getByRole('radio', { name: 'Eşit aralıklı' }));
     await u.click(screen.getByRole('checkbox', { name: /tekilleştir/ }));
 

@@ -147,9 +147,10 @@ export function AnalyzeForm({
               <p className="field-hint">{t('analyze.form.framesHint', { min: FRAMES_PER_COMPOSITE.min, max: FRAMES_PER_COMPOSITE.max })}</p>
             </div>
             <label className="checkbox">
-              <input type="checkbox" checked={state.dedupe} disabled={busy} onChange={(event) => dispatch({ type: 'DedupeSet', value: event.target.checked })} />
+              <input type="checkbox" aria-describedby="analyze-dedupe-hint" checked={state.dedupe} disabled={busy} onChange={(event) => dispatch({ type: 'DedupeSet', value: event.target.checked })} />
               <span>{t('analyze.form.dedupe')}</span>
             </label>
+            <p id="analyze-dedupe-hint" className="field-hint">{t('analyze.form.dedupeHint')}</p>
           </div>
         ) : null}
       </div>
