@@ -162,6 +162,57 @@ const TORSO_LABELS = { vest: 0, none: 1 } as const;
 const MIN_LABEL_HEAD = 10;
 const MIN_LABEL_TORSO_H = 20;
 
+/** One crop of a training photo to turn into a sample (before the features are computed). */
+export interface PlannedCrop {
+  rect: Rect;
+  flip: boolean;
+  label: number;
+  source: Sample['source'];
+  augmented: boolean;
+}
+
+/**
+ * The head and torso crops of one photo, in sample order: the detector's matches, then the
+ * labelled boxes; each original followed (training fold only) by a mirrored and a jittered copy.
+ * `rand` is shared across photos, so photos must be planned in the same order to get the same
+ * samples.
+ */
+export function planCrops(photo: TrainingPhoto, persons: readonly PersonDetection[], cal: Calibration, rand: () => number): Record<CropKind, PlannedCrop[]> {
+  const pending: Record<CropKind, PlannedCrop[]> = { head: [], torso: [] };
+  const add = (kind: CropKind, rect: Rect, label: number, source: Sample['source']): void => {
+    pending[kind].push({ rect, flip: false, label, source, augmented: false });
+    if (photo.fold !== 'train') return;
+    pending[kind].push({ rect, flip: true, label, source, augmented: true });
+    pending[kind].push({ rect: jitter(rect, rand), flip: rand() < 0.5, label, source, augmented: true });
+  };
+  for (const person of persons) {
+    const g = usableHead(person);
+    if (g) {
+      const m = matchHead(g, photo.boxes);
+      if (m) add('head', headCropRect(g.cx, g.eyeY, g.width), HEAD_LABELS[m.label as 'hat' | 'bare'], 'detector');
+    }
+    if (photo.vestMasked) continue;
+    const t = torsoRect(person, headGeometry(person));
+    if (t.y1 - t.y0 < PPE_THRESHOLDS.minTorsoHeightPx) continue;
+    const mt = matchTorso(t, photo.boxes);
+    if (mt) add('torso', t, TORSO_LABELS[mt.label as 'vest' | 'none'], 'detector');
+  }
+  for (const b of photo.boxes) {
+    const [x, y, w, h] = b.box;
+    if (b.kind === 'head') {
+      if (w < MIN_LABEL_HEAD) continue;
+      const c = cal.head[b.label as 'hat' | 'bare'];
+      const width = c.width * w;
+      add('head', headCropRect(x + w / 2 + c.dx * w, y + c.eye * h, width), HEAD_LABELS[b.label as 'hat' | 'bare'], 'label');
+    } else if (!photo.vestMasked) {
+      if (h < MIN_LABEL_TORSO_H) continue;
+      const c = cal.torso;
+      add('torso', { x0: x + c.x0 * w, y0: y + c.y0 * h, x1: x + c.x1 * w, y1: y + c.y1 * h }, TORSO_LABELS[b.label as 'vest' | 'none'], 'label');
+    }
+  }
+  return pending;
+}
+
 /** Builds every head and torso sample of the photos: hand-made features followed by the backbone's embedding. */
 export async function buildSamples(
   photos: TrainingPhoto[],
@@ -177,38 +228,7 @@ export async function buildSamples(
   for (const photo of photos) {
     const img = await loadRaw(photo.imagePath);
     const key = photoKey(photo);
-    const pending: Record<CropKind, Array<{ rect: Rect; flip: boolean; label: number; source: Sample['source']; augmented: boolean }>> = { head: [], torso: [] };
-    const add = (kind: CropKind, rect: Rect, label: number, source: Sample['source']): void => {
-      pending[kind].push({ rect, flip: false, label, source, augmented: false });
-      if (photo.fold !== 'train') return;
-      pending[kind].push({ rect, flip: true, label, source, augmented: true });
-      pending[kind].push({ rect: jitter(rect, rand), flip: rand() < 0.5, label, source, augmented: true });
-    };
-    for (const person of detections[key] ?? []) {
-      const g = usableHead(person);
-      if (g) {
-        const m = matchHead(g, photo.boxes);
-        if (m) add('head', headCropRect(g.cx, g.eyeY, g.width), HEAD_LABELS[m.label as 'hat' | 'bare'], 'detector');
-      }
-      if (photo.vestMasked) continue;
-      const t = torsoRect(person, headGeometry(person));
-      if (t.y1 - t.y0 < PPE_THRESHOLDS.minTorsoHeightPx) continue;
-      const mt = matchTorso(t, photo.boxes);
-      if (mt) add('torso', t, TORSO_LABELS[mt.label as 'vest' | 'none'], 'detector');
-    }
-    for (const b of photo.boxes) {
-      const [x, y, w, h] = b.box;
-      if (b.kind === 'head') {
-        if (w < MIN_LABEL_HEAD) continue;
-        const c = cal.head[b.label as 'hat' | 'bare'];
-        const width = c.width * w;
-        add('head', headCropRect(x + w / 2 + c.dx * w, y + c.eye * h, width), HEAD_LABELS[b.label as 'hat' | 'bare'], 'label');
-      } else if (!photo.vestMasked) {
-        if (h < MIN_LABEL_TORSO_H) continue;
-        const c = cal.torso;
-        add('torso', { x0: x + c.x0 * w, y0: y + c.y0 * h, x1: x + c.x1 * w, y1: y + c.y1 * h }, TORSO_LABELS[b.label as 'vest' | 'none'], 'label');
-      }
-    }
+    const pending = planCrops(photo, detections[key] ?? [], cal, rand);
     for (const kind of ['head', 'torso'] as const) {
       const list = kind === 'head' ? head : torso;
       const inputs = await classifierInputs(kind, pending[kind].map((p) => ({ img, rect: p.rect, flip: p.flip })), true);

@@ -1,0 +1,138 @@
+"""Prototype: fine-tune the whole PPE backbone on the training crops and measure it on the hold-out
+fold (README.md). Does not write a model: it answers "does fine-tuning beat the frozen backbone?".
+
+Usage: python scripts/train/finetune/finetune.py --kind head|torso [--epochs 4] [--lr 3e-5]
+Reads the crops `dump-crops.ts` wrote to tmp/ppe-train/finetune/. Never reads ppe-photos.
+"""
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from backbone import REPO, Backbone
+
+CROPS = REPO / 'tmp' / 'ppe-train' / 'finetune'
+SEED = 11
+
+
+def auc(scores, positive):
+    order = np.argsort(scores)
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
+    p = positive.sum()
+    return (ranks[positive].sum() - p * (p + 1) / 2) / (p * (len(scores) - p))
+
+
+def recall_at_precision(scores, positive, target):
+    order = np.argsort(-scores)
+    hit = positive[order]
+    tp = np.cumsum(hit)
+    precision = tp / np.arange(1, len(hit) + 1)
+    ok = precision >= target
+    return float((tp / hit.sum())[ok].max()) if ok.any() else 0.0
+
+
+def figures(p, labels, cls, subset):
+    """AUC and recall at precision 0.9 / 0.95 of class `cls`, on all hold-out crops and on the Safety vest subset."""
+    out = {}
+    for name, mask in (('all', np.ones_like(subset)), ('safety_vest', subset)):
+        s, pos = p[mask, cls], labels[mask] == cls
+        out[name] = {'auc': round(auc(s, pos), 4), 'r_at_p90': round(recall_at_precision(s, pos, 0.9), 3), 'r_at_p95': round(recall_at_precision(s, pos, 0.95), 3), 'n': int(pos.sum())}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--kind', choices=['head', 'torso'], default='head')
+    ap.add_argument('--epochs', type=int, default=4)
+    ap.add_argument('--warmup', type=int, default=4, help='epochs of the classifier alone on the frozen backbone first')
+    ap.add_argument('--lr', type=float, default=3e-5, help='learning rate of the backbone (the classifier: 1e-3)')
+    args = ap.parse_args()
+    tf.keras.utils.set_random_seed(SEED)
+    tf.config.experimental.enable_op_determinism()
+
+    meta = json.loads((CROPS / 'crops-meta.json').read_text())
+    rows = meta[args.kind]
+    size = meta['sizes'][args.kind]
+    h, w = size['height'], size['width']
+    images = np.fromfile(CROPS / f'crops-{args.kind}.u8', dtype=np.uint8).reshape(len(rows), h, w, 3)
+    labels = np.array([r['label'] for r in rows], dtype=np.int32)
+    train = np.where([r['fold'] == 'train' for r in rows])[0]
+    holdout = np.where([r['fold'] == 'holdout' and not r['augmented'] for r in rows])[0]
+    safety_vest = np.array([rows[i]['photo'].startswith('safety-vest') for i in holdout])
+    cls = 1 if args.kind == 'head' else 0  # the class the targets are hardest on: bare head / hi-vis
+    print(f'{args.kind}: {len(train)} training crops, {len(holdout)} hold-out crops', flush=True)
+
+    net = Backbone(trainable='.')
+    batch = 256
+    embed = tf.function(net.embed, input_signature=[tf.TensorSpec([batch, h, w, 3], tf.float32)])
+
+    def embed_all(idx):
+        out = []
+        for s in range(0, len(idx), batch):
+            x = images[idx[s:s + batch]].astype(np.float32)
+            n = len(x)
+            x = np.concatenate([x, np.zeros((batch - n, h, w, 3), np.float32)]) if n < batch else x
+            out.append(embed(tf.constant(x)).numpy()[:n])
+        return np.concatenate(out)
+
+    frozen = embed_all(train)
+    mean, std = frozen.mean(0), frozen.std(0) + 1e-3
+    head = tf.keras.Sequential([
+        tf.keras.layers.Dense(32, activation='relu', kernel_regularizer=tf.keras.regularizers.l2(1e-3)),
+        tf.keras.layers.Dropout(0.3, seed=SEED),
+        tf.keras.layers.Dense(2),
+    ])
+    head.build((None, frozen.shape[1]))
+    weight = tf.constant([len(train) / (2 * (labels[train] == c).sum()) for c in (0, 1)], tf.float32)
+    opt_head, opt_backbone = tf.keras.optimizers.Adam(1e-3), tf.keras.optimizers.Adam(args.lr)
+    trainable = net.trainable()
+
+    def loss_of(features, y):
+        logits = head((features - mean) / std, training=True)
+        return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits) * tf.gather(weight, y)) + tf.add_n(head.losses)
+
+    @tf.function
+    def head_step(features, y):
+        with tf.GradientTape() as tape:
+            loss = loss_of(features, y)
+        opt_head.apply_gradients(zip(tape.gradient(loss, head.trainable_variables), head.trainable_variables))
+        return loss
+
+    @tf.function(input_signature=[tf.TensorSpec([None, h, w, 3], tf.float32), tf.TensorSpec([None], tf.int32)])
+    def full_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_of(net.embed(x), y)
+        grads = tape.gradient(loss, head.trainable_variables + trainable)
+        k = len(head.trainable_variables)
+        opt_head.apply_gradients(zip(grads[:k], head.trainable_variables))
+        opt_backbone.apply_gradients([(g, v) for g, v in zip(grads[k:], trainable) if g is not None])
+        return loss
+
+    def evaluate():
+        p = tf.nn.softmax(head((embed_all(holdout) - mean) / std, training=False)).numpy()
+        return figures(p, labels[holdout], cls, safety_vest)
+
+    rng = np.random.default_rng(SEED)
+    for _ in range(args.warmup):
+        order = rng.permutation(len(train))
+        for s in range(0, len(order), 64):
+            i = order[s:s + 64]
+            head_step(tf.constant(frozen[i]), tf.constant(labels[train][i]))
+    report = {'kind': args.kind, 'class': cls, 'frozen': evaluate(), 'epochs': []}
+    print('frozen backbone:', json.dumps(report['frozen']), flush=True)
+    for epoch in range(args.epochs):
+        started = time.time()
+        order = rng.permutation(train)
+        losses = [float(full_step(tf.constant(images[order[s:s + 64]].astype(np.float32)), tf.constant(labels[order[s:s + 64]]))) for s in range(0, len(order), 64)]
+        figs = evaluate()
+        report['epochs'].append({'loss': round(float(np.mean(losses)), 4), 'seconds': round(time.time() - started), **figs})
+        print(f'epoch {epoch + 1}: loss {np.mean(losses):.4f}, {time.time() - started:.0f} s,', json.dumps(figs), flush=True)
+    print(json.dumps(report))
+
+
+if __name__ == '__main__':
+    main()
