@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from backbone import REPO, Backbone
+from backbone import MODEL_DIR, REPO, Backbone
 
 CROPS = REPO / 'tmp' / 'ppe-train' / 'finetune'
 SEED = 11
@@ -50,6 +50,7 @@ def main():
     ap.add_argument('--epochs', type=int, default=4)
     ap.add_argument('--warmup', type=int, default=4, help='epochs of the classifier alone on the frozen backbone first')
     ap.add_argument('--lr', type=float, default=3e-5, help='learning rate of the backbone (the classifier: 1e-3)')
+    ap.add_argument('--export', action='store_true', help='write the tuned weights and a probe to tmp/ppe-train/finetune/ for check-export.ts')
     args = ap.parse_args()
     tf.keras.utils.set_random_seed(SEED)
     tf.config.experimental.enable_op_determinism()
@@ -132,6 +133,36 @@ def main():
         report['epochs'].append({'loss': round(float(np.mean(losses)), 4), 'seconds': round(time.time() - started), **figs})
         print(f'epoch {epoch + 1}: loss {np.mean(losses):.4f}, {time.time() - started:.0f} s,', json.dumps(figs), flush=True)
     print(json.dumps(report))
+    if args.export:
+        export(net, head, mean, std, images, holdout, args.kind)
+
+
+def export(net, head, mean, std, images, holdout, kind):
+    """The tuned backbone as a weights file for the unchanged centernet.json (same manifest order and
+    quantisation), the classifier in ppeModel.ts's MlpModel shape, and TensorFlow's probabilities on
+    32 hold-out crops, so tfjs can be checked against them."""
+    graph = json.loads((MODEL_DIR / 'centernet.json').read_text())
+    parts = []
+    for w in graph['weightsManifest'][0]['weights']:
+        value = net.vars[w['name']].numpy()
+        if (w.get('quantization') or {}).get('dtype') == 'float16':
+            parts.append(value.astype(np.float16).tobytes())
+        else:
+            parts.append(value.astype(np.int32 if w['dtype'] == 'int32' else np.float32).tobytes())
+    (CROPS / f'backbone-{kind}.bin').write_bytes(b''.join(parts))
+    dense = [l for l in head.layers if isinstance(l, tf.keras.layers.Dense)]
+    layers = [{'weights': l.kernel.numpy().T.tolist(), 'bias': l.bias.numpy().tolist()} for l in dense]
+    probe = holdout[:32]
+    x = images[probe].astype(np.float32)
+    # The probe uses the float16-rounded weights, as tfjs will.
+    for w in graph['weightsManifest'][0]['weights']:
+        if (w.get('quantization') or {}).get('dtype') == 'float16':
+            net.vars[w['name']].assign(net.vars[w['name']].numpy().astype(np.float16).astype(np.float32))
+    p = tf.nn.softmax(head((net.embed(tf.constant(x)) - mean) / std, training=False)).numpy()
+    classes = ['hat', 'bare'] if kind == 'head' else ['vest', 'none']
+    model = {'classes': classes, 'featureMean': mean.tolist(), 'featureStd': std.tolist(), 'layers': layers}
+    (CROPS / f'classifier-{kind}.json').write_text(json.dumps({'model': model, 'probe': {'index': probe.tolist(), 'p': p.tolist()}}))
+    print(f'exported to {CROPS}', flush=True)
 
 
 if __name__ == '__main__':
