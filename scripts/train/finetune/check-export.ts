@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import * as tfconv from '@tensorflow/tfjs-converter';
-import { localModelDir, readModelArtifacts, warmUpDetector } from '../../../services/analysis/src/engine/detector.js';
-import { EMBED_INPUT } from '../../../services/analysis/src/engine/ppeEmbedding.js';
+import { warmUpDetector } from '../../../services/analysis/src/engine/detector.js';
+import { backboneArtifacts, EMBED_INPUT } from '../../../services/analysis/src/engine/ppeEmbedding.js';
 import { predictMlp, type MlpModel } from '../../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR } from '../data.js';
 
@@ -19,14 +19,10 @@ const PREFIX = 'tower_0/MobilenetV3/';
 const OUTPUTS = [...[5, 10, 12, 14].map((i) => `${PREFIX}expanded_conv_${i}/squeeze_excite/Mean`), 'tower_0/extern1/hard_swish/mul_1'];
 
 await warmUpDetector();
-const artifacts = await readModelArtifacts(path.join(localModelDir(), 'centernet.json'));
-const topology = artifacts.modelTopology as { node: Array<{ op: string; attr?: { shape?: { shape?: { dim: Array<{ size: string }> } } } }> };
-for (const node of topology.node) {
-  if (node.op === 'Placeholder' && node.attr?.shape?.shape) node.attr.shape.shape.dim = [{ size: '-1' }, { size: '-1' }, { size: '-1' }, { size: '3' }];
-}
+const artifacts = await backboneArtifacts();
 const tuned = await readFile(path.join(dir, `backbone-${kind}.bin`));
 const weightData = tuned.buffer.slice(tuned.byteOffset, tuned.byteOffset + tuned.byteLength);
-const model = await tfconv.loadGraphModel({ load: async () => ({ ...artifacts, weightData, signature: undefined }) });
+const model = await tfconv.loadGraphModel({ load: async () => ({ ...artifacts, weightData }) });
 
 const { model: mlp, probe } = JSON.parse(await readFile(path.join(dir, `classifier-${kind}.json`), 'utf8')) as { model: MlpModel; probe: { index: number[]; p: number[][] } };
 const { width, height } = EMBED_INPUT[kind];

@@ -30,18 +30,23 @@ const BATCH = 16;
 let modelPromise: Promise<tfconv.GraphModel> | null = null;
 
 /**
- * The CenterNet graph with its input opened to any batch and size: the backbone is fully
- * convolutional, only the detection head (never run here) needs 512×512.
+ * The CenterNet graph's artifacts with its input opened to any batch and size: the backbone is
+ * fully convolutional, only the detection head (never run here) needs 512×512. The declared
+ * 512×512 signature, which would be checked against every input, is dropped.
  */
-async function loadBackbone(): Promise<tfconv.GraphModel> {
-  await warmUpDetector();
+export async function backboneArtifacts(): Promise<tf.io.ModelArtifacts> {
   const artifacts = await readModelArtifacts(path.join(localModelDir(), 'centernet.json'));
   const topology = artifacts.modelTopology as { node: Array<{ op: string; attr?: { shape?: { shape?: { dim: Array<{ size: string }> } } } }> };
   for (const node of topology.node) {
     if (node.op === 'Placeholder' && node.attr?.shape?.shape) node.attr.shape.shape.dim = [{ size: '-1' }, { size: '-1' }, { size: '-1' }, { size: '3' }];
   }
-  // The declared 512×512 signature would be checked against every input: drop it.
-  return tfconv.loadGraphModel({ load: async () => ({ ...artifacts, signature: undefined }) });
+  return { ...artifacts, signature: undefined };
+}
+
+async function loadBackbone(): Promise<tfconv.GraphModel> {
+  await warmUpDetector();
+  const artifacts = await backboneArtifacts();
+  return tfconv.loadGraphModel({ load: async () => artifacts });
 }
 
 function backbone(): Promise<tfconv.GraphModel> {
