@@ -166,6 +166,28 @@ describe('analyze form', () => {
     expect(await screen.findByText('Video yükleme sınırından büyük. Lütfen daha kısa ya da daha küçük bir video yükleyin.')).toBeInTheDocument();
   });
 
+  it('disables start together with a quota refusal (403), before the refreshed user arrives', async () => {
+    let releaseMe: () => void = () => undefined;
+    let refused = false;
+    server.use(
+      http.get('*/auth/me', async () => {
+        if (refused) await new Promise<void>((resolve) => (releaseMe = resolve));
+        return HttpResponse.json(refused ? user({ quota: quota({ lifetime_used: 2, can_analyze: false }) }) : user());
+      }),
+      http.post('*/analyze', () => ((refused = true), HttpResponse.json({ detail: 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.' }, { status: 403 }))),
+    );
+    renderApp('/dashboard', { token: 't' });
+    const u = userEvent.setup();
+    await chooseVideo(u);
+    await u.click(screen.getByRole('button', { name: 'Analizi başlat' }));
+    expect(await screen.findByText('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.')).toBeInTheDocument();
+    // The refreshed user is still on its way: the button is already disabled.
+    expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled();
+    releaseMe();
+    await waitFor(() => expect(screen.getAllByText('Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.')).toHaveLength(1));
+    expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeDisabled();
+  });
+
   it('shows the quota message once when a refused start (403) is followed by the quota gate', async () => {
     // The page still believes an analysis is left; the server knows better.
     let refused = false;

@@ -34,6 +34,9 @@ export function AnalyzePage() {
   const [uploading, setUploading] = useState(false);
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [startError, setStartError] = useState<StartError | null>(null);
+  // A start the server refused for quota blocks the form until the refreshed user says how much is
+  // left, so the refusal and the disabled button show together.
+  const [quotaRefused, setQuotaRefused] = useState(false);
   const [queuedNotice, setQueuedNotice] = useState(false);
   const [recent, setRecent] = useState<JobDetail[]>(() => loadRecentJobs(user?.id));
   const handledJobs = useRef(new Set<string>());
@@ -91,7 +94,7 @@ export function AnalyzePage() {
 
   const jobInFlight = activeJobId !== null && !(activeJob && TERMINAL_STATUSES.has(activeJob.status));
   const busy = uploading || jobInFlight;
-  const canAnalyze = user?.quota?.can_analyze !== false;
+  const canAnalyze = user?.quota?.can_analyze !== false && !quotaRefused;
   const blocker = startBlocker(form, { submitting: busy, canAnalyze });
   const shownJob = activeJob ?? (activeJobId ? null : viewedJob);
   const status: DisplayStatus = activeJobId ? (activeJob?.status ?? 'queued') : (viewedJob?.status ?? 'ready');
@@ -118,7 +121,8 @@ export function AnalyzePage() {
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) {
         setStartError(error.detail ? { text: error.detail } : { key: 'errors.quotaExceeded' });
-        void refreshUser();
+        setQuotaRefused(true);
+        void refreshUser().finally(() => setQuotaRefused(false));
       } else if (error instanceof QueueError) {
         const lang = i18n.language;
         setStartError(
