@@ -9,14 +9,14 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import * as tfconv from '@tensorflow/tfjs-converter';
 import { warmUpDetector } from '../../../services/analysis/src/engine/detector.js';
-import { backboneArtifacts, EMBED_INPUT } from '../../../services/analysis/src/engine/ppeEmbedding.js';
+import { backboneArtifacts, EMBED_INPUT, EMBEDDING_NODES } from '../../../services/analysis/src/engine/ppeEmbedding.js';
 import { predictMlp, type MlpModel } from '../../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR } from '../data.js';
 
 const kind = process.argv[2] === 'torso' ? 'torso' : 'head';
 const dir = path.join(CACHE_DIR, 'finetune');
-const PREFIX = 'tower_0/MobilenetV3/';
-const OUTPUTS = [...[5, 10, 12, 14].map((i) => `${PREFIX}expanded_conv_${i}/squeeze_excite/Mean`), 'tower_0/extern1/hard_swish/mul_1'];
+/** The run time's embedding, then the backbone's last layer (averaged below), as finetune.py embeds. */
+const OUTPUTS = [...EMBEDDING_NODES, 'tower_0/extern1/hard_swish/mul_1'];
 
 await warmUpDetector();
 const artifacts = await backboneArtifacts();

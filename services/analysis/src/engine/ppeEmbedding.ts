@@ -20,9 +20,9 @@ import { headFeatures, joinFeatures, resampleCrop, torsoFeatures, type Rect } fr
 export const EMBED_INPUT = { head: { width: 96, height: 96 }, torso: { width: 80, height: 112 } } as const;
 export type CropKind = keyof typeof EMBED_INPUT;
 
-/** The backbone's pooled activations used as the embedding, shallow to deep. */
-const OUTPUTS = [5, 10, 12, 14].map((i) => `tower_0/MobilenetV3/expanded_conv_${i}/squeeze_excite/Mean`);
-/** Length of one embedding (sum of the channels of {@link OUTPUTS}). */
+/** The backbone's pooled activations used as the embedding, shallow to deep (graph node names). */
+export const EMBEDDING_NODES = [5, 10, 12, 14].map((i) => `tower_0/MobilenetV3/expanded_conv_${i}/squeeze_excite/Mean`);
+/** Length of one embedding (sum of the channels of {@link EMBEDDING_NODES}). */
 export const EMBEDDING_SIZE = 96 + 384 + 528 + 720;
 /** Crops per backbone call. */
 const BATCH = 16;
@@ -77,7 +77,7 @@ export async function embedCrops(kind: CropKind, requests: readonly EmbedRequest
     const pixels = new Float32Array(batch.length * width * height * 3);
     batch.forEach((r, i) => pixels.set(resampleCrop(r.img, r.rect, width, height, r.flip ?? false).data, i * width * height * 3));
     const input = tf.tensor4d(pixels, [batch.length, height, width, 3]);
-    const results = model.execute(input, OUTPUTS) as tf.Tensor[];
+    const results = model.execute(input, EMBEDDING_NODES) as tf.Tensor[];
     try {
       const values = await Promise.all(results.map((t) => t.data() as Promise<Float32Array>));
       for (let i = 0; i < batch.length; i++) {
