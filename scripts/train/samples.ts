@@ -1,33 +1,21 @@
 /**
- * Step 2 of `npm run train`: the head and torso samples. Two sources per photo:
+ * Step 2 of `npm run train`: where the head and torso samples are cut (their crops are written by
+ * finetune/dump-crops.ts). Two sources per photo:
  * - the run-time crops: the analyzer's own detector found a person, `headGeometry` / `torsoRect`
  *   (ppe.ts) placed the head and torso, and a labelled box matches that place;
  * - every labelled box, mapped to the same crop geometry with the median box→geometry relation
  *   measured on the matches (so small or undetected workers count too).
- * Each sample is also taken mirrored and with a small random shift and scale (seeded). Torso samples
- * also carry their fluorescent pixel fraction, so the hi-vis threshold is picked with the gate.
+ * Each training-fold sample is also taken mirrored and with a small random shift and scale (seeded).
  */
 import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
-import { fluorescentFraction, headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
-import { classifierInputs, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
+import { headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
+import type { CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { headCropRect, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
 import type { PersonDetection } from '../../services/analysis/src/engine/types.js';
 import type { LabelledBox, TrainingPhoto } from './data.js';
 import type { Detections } from './detect.js';
 import { photoKey } from './detect.js';
-
-export interface Sample {
-  features: Float32Array;
-  label: number;
-  fold: TrainingPhoto['fold'];
-  source: 'detector' | 'label';
-  /** Augmented copy (mirror / jitter): left out of hold-out figures. */
-  augmented: boolean;
-  photo: string;
-  /** Torso samples: fraction of fluorescent pixels in the crop rectangle (the run-time hi-vis gate's input). */
-  fluorescent?: number;
-}
 
 /** Deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {
@@ -167,7 +155,9 @@ export interface PlannedCrop {
   rect: Rect;
   flip: boolean;
   label: number;
-  source: Sample['source'];
+  /** `detector`: the analyzer's own detector found the person; `label`: a labelled box, mapped to the crop geometry. */
+  source: 'detector' | 'label';
+  /** Augmented copy (mirror / jitter): training fold only, left out of hold-out figures. */
   augmented: boolean;
 }
 
@@ -179,7 +169,7 @@ export interface PlannedCrop {
  */
 export function planCrops(photo: TrainingPhoto, persons: readonly PersonDetection[], cal: Calibration, rand: () => number): Record<CropKind, PlannedCrop[]> {
   const pending: Record<CropKind, PlannedCrop[]> = { head: [], torso: [] };
-  const add = (kind: CropKind, rect: Rect, label: number, source: Sample['source']): void => {
+  const add = (kind: CropKind, rect: Rect, label: number, source: PlannedCrop['source']): void => {
     pending[kind].push({ rect, flip: false, label, source, augmented: false });
     if (photo.fold !== 'train') return;
     pending[kind].push({ rect, flip: true, label, source, augmented: true });
@@ -211,36 +201,4 @@ export function planCrops(photo: TrainingPhoto, persons: readonly PersonDetectio
     }
   }
   return pending;
-}
-
-/** Builds every head and torso sample of the photos: hand-made features followed by the backbone's embedding. */
-export async function buildSamples(
-  photos: TrainingPhoto[],
-  detections: Detections,
-  cal: Calibration,
-  seed: number,
-  log: (s: string) => void,
-): Promise<{ head: Sample[]; torso: Sample[] }> {
-  const rand = rng(seed);
-  const head: Sample[] = [];
-  const torso: Sample[] = [];
-  let done = 0;
-  for (const photo of photos) {
-    const img = await loadRaw(photo.imagePath);
-    const key = photoKey(photo);
-    const pending = planCrops(photo, detections[key] ?? [], cal, rand);
-    for (const kind of ['head', 'torso'] as const) {
-      const list = kind === 'head' ? head : torso;
-      const inputs = await classifierInputs(kind, pending[kind].map((p) => ({ img, rect: p.rect, flip: p.flip })), true);
-      pending[kind].forEach((p, i) => {
-        const sample: Sample = { features: inputs[i]!, label: p.label, fold: photo.fold, source: p.source, augmented: p.augmented, photo: key };
-        if (kind === 'torso') sample.fluorescent = fluorescentFraction(img, p.rect);
-        list.push(sample);
-      });
-    }
-    done++;
-    if (done % 50 === 0 || done === photos.length) log(`\rsamples ${done}/${photos.length}: ${head.length} head, ${torso.length} torso`);
-  }
-  log('\n');
-  return { head, torso };
 }

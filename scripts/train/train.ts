@@ -1,141 +1,137 @@
 /**
- * `npm run train`: reproduces `services/analysis/models/ppe-classifier.json` from
- * `../shared/data/ppe-training` (read in place). Steps: detect persons on every photo with the
- * analyzer's detector (cached in tmp/ppe-train), cut head and torso samples (samples.ts), train one
- * small MLP per part with @tensorflow/tfjs-layers on the CPU backend (fixed seeds, own seeded
- * shuffling), pick the verdict thresholds on the hold-out fold (15 % of the photos, by name hash),
- * check the plain-TypeScript forward pass against tfjs, and write the weights.
+ * `npm run train`: reproduces the offline PPE classifier — `services/analysis/models/ppe-classifier.json`
+ * and the two fine-tuned backbones next to it, `ppe-backbone-head.bin` and `ppe-backbone-torso.bin`
+ * — from `../shared/data/ppe-training` (read in place). Steps:
+ * 1. detect persons on every photo with the analyzer's detector (cached in tmp/ppe-train);
+ * 2. plan the head and torso crops (samples.ts) and write them as pixels (finetune/dump-crops.ts);
+ * 3. per kind, fine-tune the backbone together with a small classifier in TensorFlow
+ *    (finetune/finetune.py, fixed epochs and seed; a Python virtual environment with the pinned
+ *    `tensorflow-cpu` is made in tmp/ppe-train/venv on first use; docs/adr/0016);
+ * 4. load each tuned backbone into tfjs the way the run time does, check that its probabilities on
+ *    every hold-out crop match TensorFlow's, and pick the verdict thresholds on them (hold-out fold:
+ *    15 % of the photos, by name hash);
+ * 5. write the weights.
  *
  * `../shared/data/ppe-photos` (the validation set) is never read here.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs-backend-cpu';
-import * as tfl from '@tensorflow/tfjs-layers';
+import { fileURLToPath } from 'node:url';
 import { passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
-import { EMBEDDING_ID, MODEL_PATH, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
+import { backboneWeightsPath, EMBED_INPUT, embedPixels, loadBackbone, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
+import { EMBEDDING_ID, MODEL_PATH, MODEL_VERSION, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR, listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
-import { buildSamples, calibrate, rng, type Sample } from './samples.js';
+import { dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
+import { calibrate } from './samples.js';
 
 const SEED = 11;
-const EPOCHS = Number(process.env.BARET_TRAIN_EPOCHS ?? 25);
-const HIDDEN = 32;
-const BATCH = 64;
-/** Bump when the samples' features change (the cache of samples is keyed by it). */
-const SAMPLES_VERSION = 4;
+/**
+ * Fine-tuning epochs per kind, fixed beforehand (the prototype's settings, scripts/train/finetune/
+ * README.md): never chosen on the hold-out fold, which picks the thresholds.
+ */
+const EPOCHS: Record<CropKind, number> = { head: 5, torso: 4 };
+/** Largest difference allowed between tfjs's and TensorFlow's probability of a hold-out crop. */
+const PARITY_TOLERANCE = 1e-3;
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const FINETUNE_DIR = path.join(HERE, 'finetune');
+const CROPS_DIR = path.join(CACHE_DIR, 'finetune');
 
 const log = (s: string): void => {
   process.stderr.write(s);
 };
 
-function standardise(train: Sample[]): { mean: number[]; std: number[] } {
-  const d = train[0]!.features.length;
-  const mean = new Array<number>(d).fill(0);
-  const sq = new Array<number>(d).fill(0);
-  for (const s of train) for (let i = 0; i < d; i++) mean[i]! += s.features[i]!;
-  for (let i = 0; i < d; i++) mean[i]! /= train.length;
-  for (const s of train) for (let i = 0; i < d; i++) sq[i]! += (s.features[i]! - mean[i]!) ** 2;
-  const std = sq.map((v) => Math.max(1e-4, Math.sqrt(v / train.length)));
-  return { mean, std };
-}
-
-function shuffled<T>(items: T[], rand: () => number): T[] {
-  const a = [...items];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
-}
-
 const round = (v: number): number => Number(v.toPrecision(6));
 
-/**
- * The samples, from `tmp/ppe-train/samples-<version>.bin` when a run with the same photos and
- * sample code made them (BARET_TRAIN_FRESH=1 rebuilds them).
- */
-async function cachedSamples(photoCount: number, build: () => Promise<{ head: Sample[]; torso: Sample[] }>): Promise<{ head: Sample[]; torso: Sample[] }> {
-  const file = path.join(CACHE_DIR, `samples-v${SAMPLES_VERSION}-${photoCount}.bin`);
-  if (process.env.BARET_TRAIN_FRESH !== '1') {
-    const buf = await readFile(file).catch(() => null);
-    if (buf) {
-      const metaLength = buf.readUInt32LE(0);
-      const meta = JSON.parse(buf.subarray(4, 4 + metaLength).toString('utf8')) as Record<'head' | 'torso', Array<Omit<Sample, 'features'> & { n: number }>>;
-      let offset = 4 + metaLength;
-      const read = (list: Array<Omit<Sample, 'features'> & { n: number }>): Sample[] =>
-        list.map(({ n, ...rest }) => {
-          const features = new Float32Array(buf.buffer.slice(buf.byteOffset + offset, buf.byteOffset + offset + n * 4));
-          offset += n * 4;
-          return { ...rest, features };
-        });
-      log(`samples from ${file}\n`);
-      return { head: read(meta.head), torso: read(meta.torso) };
-    }
-  }
-  const samples = await build();
-  const meta = JSON.stringify({
-    head: samples.head.map(({ features, ...rest }) => ({ ...rest, n: features.length })),
-    torso: samples.torso.map(({ features, ...rest }) => ({ ...rest, n: features.length })),
+/** Runs a command with the output shown; rejects when it fails. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${String(code)}`})`))));
   });
-  const header = Buffer.alloc(4);
-  header.writeUInt32LE(Buffer.byteLength(meta), 0);
-  const bodies = [...samples.head, ...samples.torso].map((s) => Buffer.from(s.features.buffer, s.features.byteOffset, s.features.byteLength));
-  await mkdir(CACHE_DIR, { recursive: true });
-  await writeFile(file, Buffer.concat([header, Buffer.from(meta), ...bodies]));
-  return samples;
 }
 
-/** Trains one MLP (standardise → dense relu → dropout → dense softmax) on the train fold. */
-async function trainMlp(name: string, samples: Sample[], classes: string[]): Promise<MlpModel> {
-  const train = samples.filter((s) => s.fold === 'train');
-  const { mean, std } = standardise(train);
-  const d = mean.length;
-  const toX = (list: Sample[]): tf.Tensor2D => {
-    const x = new Float32Array(list.length * d);
-    list.forEach((s, r) => {
-      for (let i = 0; i < d; i++) x[r * d + i] = (s.features[i]! - mean[i]!) / std[i]!;
-    });
-    return tf.tensor2d(x, [list.length, d]);
+/**
+ * The Python that fine-tunes: BARET_PYTHON when set, else a virtual environment in the cache
+ * folder with `finetune/requirements.txt` installed (again when that file changes).
+ */
+async function python(): Promise<string> {
+  if (process.env.BARET_PYTHON) return process.env.BARET_PYTHON;
+  const venv = path.join(CACHE_DIR, 'venv');
+  const bin = path.join(venv, 'bin', 'python');
+  const requirements = path.join(FINETUNE_DIR, 'requirements.txt');
+  const wanted = createHash('sha256').update(await readFile(requirements)).digest('hex');
+  const stamp = path.join(venv, 'requirements.sha256');
+  if (!existsSync(bin)) {
+    const probe = spawnSync('python3', ['--version'], { encoding: 'utf8' });
+    if (probe.status !== 0) throw new Error('npm run train needs python3 with venv (Debian: apt-get install -y python3-venv), or BARET_PYTHON pointing at a Python with finetune/requirements.txt installed');
+    log(`making a Python environment in ${venv}\n`);
+    await run('python3', ['-m', 'venv', venv]);
+  }
+  if ((await readFile(stamp, 'utf8').catch(() => '')) !== wanted) {
+    log(`installing ${requirements}\n`);
+    await run(bin, ['-m', 'pip', 'install', '--quiet', '-r', requirements]);
+    await writeFile(stamp, wanted);
+  }
+  return bin;
+}
+
+/** What finetune.py writes per kind: the classifier and TensorFlow's probabilities on the hold-out crops. */
+interface Tuned {
+  model: MlpModel;
+  holdout: { index: number[]; p: number[][] };
+  report: { frozen: unknown; epochs: unknown[] };
+}
+
+/** Fine-tunes one kind (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of the same epochs). */
+async function fineTune(py: string, kind: CropKind): Promise<Tuned> {
+  const file = path.join(CROPS_DIR, `classifier-${kind}.json`);
+  const earlier = await readFile(file, 'utf8').then((s) => JSON.parse(s) as Tuned, () => null);
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && earlier?.report.epochs.length === EPOCHS[kind] && existsSync(path.join(CROPS_DIR, `backbone-${kind}.bin`))) {
+    log(`${kind}: fine-tuned backbone from ${CROPS_DIR}\n`);
+    return earlier;
+  }
+  const args = [path.join(FINETUNE_DIR, 'finetune.py'), '--kind', kind, '--epochs', String(EPOCHS[kind]), '--out', CROPS_DIR];
+  await run(py, args, { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
+  return JSON.parse(await readFile(file, 'utf8')) as Tuned;
+}
+
+/** The classifier with its numbers rounded to 6 significant digits, as committed. */
+function rounded(model: MlpModel): MlpModel {
+  return {
+    classes: model.classes,
+    featureMean: model.featureMean.map(round),
+    featureStd: model.featureStd.map(round),
+    layers: model.layers.map((l) => ({ weights: l.weights.map((row) => row.map(round)), bias: l.bias.map(round) })),
   };
-  // Balanced classes: each class weighs as much in the loss.
-  const counts = classes.map((_, c) => train.filter((s) => s.label === c).length);
-  const classWeight = Object.fromEntries(counts.map((n, c) => [c, train.length / (classes.length * n)]));
-  const model = tfl.sequential();
-  model.add(tfl.layers.dense({ inputShape: [d], units: HIDDEN, activation: 'relu', kernelInitializer: tfl.initializers.glorotUniform({ seed: SEED }), kernelRegularizer: tfl.regularizers.l2({ l2: 1e-3 }) }));
-  model.add(tfl.layers.dropout({ rate: 0.3, seed: SEED }));
-  model.add(tfl.layers.dense({ units: classes.length, activation: 'softmax', kernelInitializer: tfl.initializers.glorotUniform({ seed: SEED + 1 }) }));
-  model.compile({ optimizer: tf.train.adam(1e-3), loss: 'categoricalCrossentropy', metrics: ['accuracy'] });
-  const rand = rng(SEED);
-  for (let epoch = 0; epoch < EPOCHS; epoch++) {
-    const order = shuffled(train, rand);
-    const x = toX(order);
-    const y = tf.oneHot(tf.tensor1d(order.map((s) => s.label), 'int32'), classes.length);
-    const h = await model.fit(x, y, { epochs: 1, batchSize: BATCH, shuffle: false, verbose: 0, classWeight });
-    tf.dispose([x, y]);
-    log(`\r${name}: epoch ${epoch + 1}/${EPOCHS} loss ${Number(h.history.loss![0]).toFixed(4)} acc ${Number(h.history.acc![0]).toFixed(3)}`);
+}
+
+/**
+ * Probabilities of the hold-out crops by tfjs — the tuned weights loaded into the run time's
+ * backbone graph, the committed (rounded) classifier — and their largest difference from TensorFlow's.
+ */
+async function tfjsProbabilities(kind: CropKind, weights: Buffer, mlp: MlpModel, tuned: Tuned): Promise<{ p: number[][]; worst: number }> {
+  const backbone = await loadBackbone(weights);
+  const { width, height } = EMBED_INPUT[kind];
+  const size = width * height * 3;
+  const crops = await readFile(path.join(CROPS_DIR, `crops-${kind}.u8`));
+  const rows = tuned.holdout.index;
+  const p: number[][] = [];
+  for (let start = 0; start < rows.length; start += 16) {
+    const batch = rows.slice(start, start + 16);
+    const pixels = new Float32Array(batch.length * size);
+    batch.forEach((row, i) => pixels.set(crops.subarray(row * size, (row + 1) * size), i * size));
+    for (const e of await embedPixels(backbone, kind, pixels, batch.length)) p.push(predictMlp(mlp, e));
+    log(`\r${kind}: tfjs on hold-out crops ${p.length}/${rows.length}`);
   }
   log('\n');
-  const layers = model.layers
-    .filter((l) => l.getClassName() === 'Dense')
-    .map((l) => {
-      const [k, b] = l.getWeights();
-      const kernel = k!.arraySync() as number[][]; // [in][out]
-      const bias = b!.arraySync() as number[];
-      return { weights: bias.map((_, o) => kernel.map((row) => round(row[o]!))), bias: bias.map(round) };
-    });
-  const mlp: MlpModel = { classes, featureMean: mean.map(round), featureStd: std.map(round), layers };
-  // The plain forward pass must agree with tfjs on the hold-out samples.
-  const probe = samples.filter((s) => s.fold === 'holdout').slice(0, 50);
-  if (probe.length > 0) {
-    const x = toX(probe);
-    const tfOut = (model.predict(x) as tf.Tensor).arraySync() as number[][];
-    x.dispose();
-    const worst = Math.max(...probe.map((s, i) => Math.max(...predictMlp(mlp, s.features).map((p, c) => Math.abs(p - tfOut[i]![c]!)))));
-    if (worst > 1e-3) throw new Error(`${name}: plain forward pass differs from tfjs by ${worst}`);
-  }
-  return mlp;
+  backbone.dispose();
+  const worst = Math.max(...p.map((q, i) => Math.max(...q.map((v, c) => Math.abs(v - tuned.holdout.p[i]![c]!)))));
+  return { p, worst };
 }
 
 interface Curve {
@@ -144,17 +140,20 @@ interface Curve {
   recall: number;
 }
 
-/**
- * Precision and recall of "class c" when p(c) ≥ t (and the sample passes `gate`, as at run time),
- * on un-augmented hold-out samples.
- */
-function curve(model: MlpModel, holdout: Sample[], c: number, gate: (s: Sample) => boolean = () => true): Curve[] {
-  const scored = holdout.map((s) => ({ p: predictMlp(model, s.features)[c]!, pos: s.label === c, passes: gate(s) }));
-  const positives = scored.filter((s) => s.pos).length;
+/** A hold-out crop as the run time would judge it: its probability of the class, whether it is one, whether it passes the class's gate. */
+interface Scored {
+  p: number;
+  positive: boolean;
+  passes: boolean;
+}
+
+/** Precision and recall of "the class" when p ≥ t (and the crop passes its gate, as at run time). */
+function curve(scored: Scored[]): Curve[] {
+  const positives = scored.filter((s) => s.positive).length;
   const out: Curve[] = [];
   for (let t = 0.5; t < 0.991; t += 0.01) {
     const sel = scored.filter((s) => s.p >= t && s.passes);
-    const tp = sel.filter((s) => s.pos).length;
+    const tp = sel.filter((s) => s.positive).length;
     out.push({ threshold: round(t), precision: sel.length ? tp / sel.length : 1, recall: positives ? tp / positives : 0 });
   }
   return out;
@@ -165,13 +164,13 @@ function pick(c: Curve[], target: number): Curve {
   return c.find((p) => p.precision >= target) ?? [...c].sort((a, b) => b.precision - a.precision)[0]!;
 }
 
-function summary(name: string, samples: Sample[]): Record<string, number> {
-  const n = (f: (s: Sample) => boolean): number => samples.filter(f).length;
+function counts(kind: CropKind, rows: CropRow[]): Record<string, number> {
+  const n = (f: (r: CropRow) => boolean): number => rows.filter(f).length;
   return {
-    [`${name}_train_original`]: n((s) => s.fold === 'train' && !s.augmented),
-    [`${name}_train_with_augmented`]: n((s) => s.fold === 'train'),
-    [`${name}_holdout`]: n((s) => s.fold === 'holdout'),
-    [`${name}_from_detector`]: n((s) => s.source === 'detector' && !s.augmented),
+    [`${kind}_train_original`]: n((r) => r.fold === 'train' && !r.augmented),
+    [`${kind}_train_with_augmented`]: n((r) => r.fold === 'train'),
+    [`${kind}_holdout`]: n((r) => r.fold === 'holdout'),
+    [`${kind}_from_detector`]: n((r) => r.source === 'detector' && !r.augmented),
   };
 }
 
@@ -187,55 +186,69 @@ async function main(): Promise<void> {
   const detections = await detectAll(photos, log);
   const cal = calibrate(photos, detections);
   log(`calibration: ${JSON.stringify(cal)}\n`);
-  const { head, torso } = await cachedSamples(photos.length, () => buildSamples(photos, detections, cal, SEED, log));
-  // The embeddings ran on the detector's WASM backend; the classifiers train on the CPU backend.
-  await tf.setBackend('cpu');
-  tf.util.assert(tf.getBackend() === 'cpu', () => 'cpu backend');
-  const headModel = await trainMlp('head', head, ['hat', 'bare']);
-  const torsoModel = await trainMlp('torso', torso, ['vest', 'none']);
-  const hold = (list: Sample[]): Sample[] => list.filter((s) => s.fold === 'holdout');
-  const hat = curve(headModel, hold(head), 0);
-  const bare = curve(headModel, hold(head), 1);
+  const meta: CropsMeta = await dumpCrops(photos, detections, cal, SEED, CROPS_DIR, process.env.BARET_TRAIN_FRESH === '1', log);
+  const py = await python();
+
+  const models = {} as Record<CropKind, MlpModel>;
+  const backbones = {} as PpeModelFile['backbones'];
+  const weightsOf = {} as Record<CropKind, Buffer>;
+  const scored = {} as Record<CropKind, Array<{ p: number[]; row: CropRow }>>;
+  const parity = {} as Record<CropKind, number>;
+  const reports = {} as Record<CropKind, Tuned['report']>;
+  for (const kind of ['head', 'torso'] as const) {
+    const tuned = await fineTune(py, kind);
+    const weights = await readFile(path.join(CROPS_DIR, `backbone-${kind}.bin`));
+    const mlp = rounded(tuned.model);
+    const { p, worst } = await tfjsProbabilities(kind, weights, mlp, tuned);
+    log(`${kind}: tfjs and TensorFlow probabilities differ by at most ${worst.toExponential(2)} on ${p.length} hold-out crops\n`);
+    if (!(worst <= PARITY_TOLERANCE)) throw new Error(`${kind}: tfjs differs from TensorFlow by ${worst} (more than ${PARITY_TOLERANCE}); nothing written`);
+    models[kind] = mlp;
+    weightsOf[kind] = weights;
+    backbones[kind] = { sha256: createHash('sha256').update(weights).digest('hex') };
+    scored[kind] = p.map((q, i) => ({ p: q, row: meta[kind][tuned.holdout.index[i]!]! }));
+    parity[kind] = Number(worst.toExponential(2));
+    reports[kind] = tuned.report;
+  }
+
+  const of = (kind: CropKind, c: number, gate: (r: CropRow) => boolean = () => true): Curve[] =>
+    curve(scored[kind].map((s) => ({ p: s.p[c]!, positive: s.row.label === c, passes: gate(s.row) })));
   // Hi-vis is `seen` only on a torso with enough fluorescent pixels (ppe.ts), so its threshold is
   // picked on the hold-out torsos as the run time judges them: p(vest) ≥ t and the gate passed.
-  const fluorescentGate = (s: Sample): boolean => passesFluorescentGate(s.fluorescent ?? 0);
-  const vest = curve(torsoModel, hold(torso), 0, fluorescentGate);
-  const vestWithoutGate = pick(curve(torsoModel, hold(torso), 0), 0.9);
-  const none = curve(torsoModel, hold(torso), 1);
-  const picks = { hat: pick(hat, 0.95), bare: pick(bare, 0.9), vest: pick(vest, 0.9), none: pick(none, 0.9) };
-  const accuracy = (m: MlpModel, list: Sample[]): number =>
-    list.filter((s) => {
-      const p = predictMlp(m, s.features);
-      return p.indexOf(Math.max(...p)) === s.label;
-    }).length / Math.max(1, list.length);
+  const fluorescentGate = (r: CropRow): boolean => passesFluorescentGate(r.fluorescent ?? 0);
+  const picks = { hat: pick(of('head', 0), 0.95), bare: pick(of('head', 1), 0.9), vest: pick(of('torso', 0, fluorescentGate), 0.9), none: pick(of('torso', 1), 0.9) };
+  const accuracy = (kind: CropKind): number => scored[kind].filter((s) => s.p.indexOf(Math.max(...s.p)) === s.row.label).length / Math.max(1, scored[kind].length);
+
   const file: PpeModelFile = {
-    version: 1,
+    version: MODEL_VERSION,
     embedding: EMBEDDING_ID,
-    head: headModel as PpeModelFile['head'],
-    torso: torsoModel as PpeModelFile['torso'],
+    backbones,
+    head: models.head as PpeModelFile['head'],
+    torso: models.torso as PpeModelFile['torso'],
     thresholds: { hatSeen: picks.hat.threshold, bareSeen: picks.bare.threshold, vestSeen: picks.vest.threshold, vestAbsent: picks.none.threshold },
     metrics: {
       seed: SEED,
       epochs: EPOCHS,
-      hidden: HIDDEN,
       photos: photos.length,
       holdoutPhotos: photos.filter((p) => p.fold === 'holdout').length,
-      ...summary('head', head),
-      ...summary('torso', torso),
+      ...counts('head', meta.head),
+      ...counts('torso', meta.torso),
       calibration: cal,
+      parityMaxProbabilityDifference: parity,
+      fineTuning: reports,
       holdout: {
-        headAccuracy: round(accuracy(headModel, hold(head))),
-        torsoAccuracy: round(accuracy(torsoModel, hold(torso))),
+        headAccuracy: round(accuracy('head')),
+        torsoAccuracy: round(accuracy('torso')),
         hat: picks.hat,
         bare: picks.bare,
         vest: picks.vest,
-        vestWithoutGate,
+        vestWithoutGate: pick(of('torso', 0), 0.9),
         none: picks.none,
       },
     },
   };
+  for (const kind of ['head', 'torso'] as const) await writeFile(backboneWeightsPath(kind), weightsOf[kind]);
   await writeFile(MODEL_PATH, JSON.stringify(file) + '\n');
-  console.log(JSON.stringify({ model: MODEL_PATH, seconds: Math.round((performance.now() - started) / 1000), metrics: file.metrics, thresholds: file.thresholds }, null, 2));
+  console.log(JSON.stringify({ model: MODEL_PATH, seconds: Math.round((performance.now() - started) / 1000), thresholds: file.thresholds, holdout: file.metrics!.holdout, parity }, null, 2));
 }
 
 await main();

@@ -1,8 +1,10 @@
-"""Prototype: fine-tune the whole PPE backbone on the training crops and measure it on the hold-out
-fold (README.md). Does not write a model: it answers "does fine-tuning beat the frozen backbone?".
+"""Step of `npm run train` (scripts/train/train.ts, README.md here): fine-tunes the whole PPE
+backbone with a classifier of the run time's shape on the training crops of one kind, prints
+hold-out figures after each epoch, and writes the tuned backbone, the classifier and TensorFlow's
+probabilities on every hold-out crop (train.ts checks tfjs against them and picks the thresholds).
 
-Usage: python scripts/train/finetune/finetune.py --kind head|torso [--epochs 4] [--lr 3e-5]
-Reads the crops `dump-crops.ts` wrote to tmp/ppe-train/finetune/. Never reads ppe-photos.
+Usage: python scripts/train/finetune/finetune.py --kind head|torso --epochs N [--out DIR]
+Reads the crops `dump-crops.ts` wrote (DIR, default tmp/ppe-train/finetune/). Never reads ppe-photos.
 """
 import argparse
 import json
@@ -50,16 +52,17 @@ def main():
     ap.add_argument('--epochs', type=int, default=4)
     ap.add_argument('--warmup', type=int, default=4, help='epochs of the classifier alone on the frozen backbone first')
     ap.add_argument('--lr', type=float, default=3e-5, help='learning rate of the backbone (the classifier: 1e-3)')
-    ap.add_argument('--export', action='store_true', help='write the tuned weights and a probe to tmp/ppe-train/finetune/ for check-export.ts')
+    ap.add_argument('--out', type=Path, default=CROPS, help='folder of the crops, and of what this writes')
     args = ap.parse_args()
+    crops = args.out
     tf.keras.utils.set_random_seed(SEED)
     tf.config.experimental.enable_op_determinism()
 
-    meta = json.loads((CROPS / 'crops-meta.json').read_text())
+    meta = json.loads((crops / 'crops-meta.json').read_text())
     rows = meta[args.kind]
     size = meta['sizes'][args.kind]
     h, w = size['height'], size['width']
-    images = np.fromfile(CROPS / f'crops-{args.kind}.u8', dtype=np.uint8).reshape(len(rows), h, w, 3)
+    images = np.fromfile(crops / f'crops-{args.kind}.u8', dtype=np.uint8).reshape(len(rows), h, w, 3)
     labels = np.array([r['label'] for r in rows], dtype=np.int32)
     train = np.where([r['fold'] == 'train' for r in rows])[0]
     holdout = np.where([r['fold'] == 'holdout' and not r['augmented'] for r in rows])[0]
@@ -132,15 +135,14 @@ def main():
         figs = evaluate()
         report['epochs'].append({'loss': round(float(np.mean(losses)), 4), 'seconds': round(time.time() - started), **figs})
         print(f'epoch {epoch + 1}: loss {np.mean(losses):.4f}, {time.time() - started:.0f} s,', json.dumps(figs), flush=True)
-    print(json.dumps(report))
-    if args.export:
-        export(net, head, mean, std, images, holdout, args.kind)
+    export(crops, net, head, mean, std, holdout, embed_all, args.kind, report)
 
 
-def export(net, head, mean, std, images, holdout, kind):
+def export(out, net, head, mean, std, holdout, embed_all, kind, report):
     """The tuned backbone as a weights file for the unchanged centernet.json (same manifest order and
     quantisation), the classifier in ppeModel.ts's MlpModel shape, and TensorFlow's probabilities on
-    32 hold-out crops, so tfjs can be checked against them."""
+    every un-augmented hold-out crop (with the float16-rounded weights tfjs will load), so that tfjs
+    can be checked against them and the thresholds picked on them."""
     graph = json.loads((MODEL_DIR / 'centernet.json').read_text())
     parts = []
     for w in graph['weightsManifest'][0]['weights']:
@@ -149,20 +151,17 @@ def export(net, head, mean, std, images, holdout, kind):
             parts.append(value.astype(np.float16).tobytes())
         else:
             parts.append(value.astype(np.int32 if w['dtype'] == 'int32' else np.float32).tobytes())
-    (CROPS / f'backbone-{kind}.bin').write_bytes(b''.join(parts))
+    (out / f'backbone-{kind}.bin').write_bytes(b''.join(parts))
     dense = [l for l in head.layers if isinstance(l, tf.keras.layers.Dense)]
     layers = [{'weights': l.kernel.numpy().T.tolist(), 'bias': l.bias.numpy().tolist()} for l in dense]
-    probe = holdout[:32]
-    x = images[probe].astype(np.float32)
-    # The probe uses the float16-rounded weights, as tfjs will.
     for w in graph['weightsManifest'][0]['weights']:
         if (w.get('quantization') or {}).get('dtype') == 'float16':
             net.vars[w['name']].assign(net.vars[w['name']].numpy().astype(np.float16).astype(np.float32))
-    p = tf.nn.softmax(head((net.embed(tf.constant(x)) - mean) / std, training=False)).numpy()
+    p = tf.nn.softmax(head((embed_all(holdout) - mean) / std, training=False)).numpy()
     classes = ['hat', 'bare'] if kind == 'head' else ['vest', 'none']
     model = {'classes': classes, 'featureMean': mean.tolist(), 'featureStd': std.tolist(), 'layers': layers}
-    (CROPS / f'classifier-{kind}.json').write_text(json.dumps({'model': model, 'probe': {'index': probe.tolist(), 'p': p.tolist()}}))
-    print(f'exported to {CROPS}', flush=True)
+    (out / f'classifier-{kind}.json').write_text(json.dumps({'model': model, 'holdout': {'index': holdout.tolist(), 'p': p.tolist()}, 'report': report}))
+    print(f'written to {out}', flush=True)
 
 
 if __name__ == '__main__':

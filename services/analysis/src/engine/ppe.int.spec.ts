@@ -5,6 +5,7 @@ import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectPersons, type RawImage, warmUpDetector } from './detector.js';
 import { analyzePersons, analyzePersonsByColour, analyzePpe, headGeometry, rgbToHsv, rgbToLab, type PpePerson } from './ppe.js';
+import { backboneWeightsPath, verifyBackboneWeights } from './ppeEmbedding.js';
 import { loadPpeModel } from './ppeModel.js';
 import type { Keypoint, PersonDetection } from './types.js';
 
@@ -124,6 +125,22 @@ describe('analyzePersons (the learned classifier)', () => {
     expect(small!.scores.hatProbability).toBeUndefined();
     expect(boxOnly!.hardHat).toBe('unknown');
     expect(boxOnly!.scores.hatProbability).toBeUndefined();
+  });
+});
+
+describe('the tuned backbones', () => {
+  it('are the committed weights the model file was trained with; a changed file is refused with what to do', async () => {
+    for (const kind of ['head', 'torso'] as const) {
+      const file = backboneWeightsPath(kind);
+      const weights = await readFile(file);
+      expect(() => verifyBackboneWeights(kind, weights, file)).not.toThrow();
+      const changed = Buffer.from(weights);
+      changed[1000] = changed[1000]! ^ 1;
+      expect(() => verifyBackboneWeights(kind, changed, file)).toThrow(new RegExp(`not the ${kind} backbone the PPE model was trained with.*run npm run train`));
+    }
+    // Each kind has its own weights: the head's are not the torso's.
+    const head = await readFile(backboneWeightsPath('head'));
+    expect(() => verifyBackboneWeights('torso', head, 'head')).toThrow();
   });
 });
 

@@ -11,7 +11,7 @@
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
-import { classifierInputs, type CropKind } from './ppeEmbedding.js';
+import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 
@@ -353,9 +353,9 @@ function headJudgeable(head: HeadGeometry): boolean {
   return head.width >= PPE_THRESHOLDS.minHeadWidthPx && head.from !== 'box';
 }
 
-/** Class probabilities of crops of one kind (the backbone's embedding too when the model was trained on it). */
+/** Class probabilities of crops of one kind: their embedding by the kind's tuned backbone, through the kind's classifier. */
 async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, rects: Rect[]): Promise<Array<[number, number]>> {
-  const inputs = await classifierInputs(kind, rects.map((rect) => ({ img, rect })), model.embedding !== undefined);
+  const inputs = await embedCrops(kind, rects.map((rect) => ({ img, rect })));
   return inputs.map((x) => predictMlp(model[kind], x) as [number, number]);
 }
 
@@ -363,9 +363,9 @@ async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, re
  * PPE verdicts for persons already detected on a decoded working copy (working pixels), by the
  * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`, the head is
  * `bare` when p(bare) reaches `bareSeen`, otherwise `unknown` (also for small heads and heads
- * placed from the box alone); likewise hi-vis `seen` / `absent` / `unknown` on the torso. With a
- * model trained on embeddings, every judged head and torso of the image goes through the backbone
- * in one batch per kind (ppeEmbedding.ts).
+ * placed from the box alone); likewise hi-vis `seen` / `absent` / `unknown` on the torso. Every
+ * judged head and torso of the image goes through its kind's tuned backbone in batches
+ * (ppeEmbedding.ts).
  */
 export async function analyzePersons(img: RawImage, persons: PersonDetection[]): Promise<PpePerson[]> {
   const model = loadPpeModel();

@@ -1,9 +1,10 @@
 /**
  * The learned PPE classifier at run time: two small multilayer perceptrons (head: hard hat / bare;
- * torso: hi-vis / none) over the features of `ppeFeatures.ts`, with weights trained by
- * `npm run train` (scripts/train/) and committed in `services/analysis/models/ppe-classifier.json`
- * (see MODEL_CARD.md there). The forward pass is plain TypeScript: synchronous, no tfjs backend,
- * a fraction of a millisecond per crop, usable in any thread.
+ * torso: hi-vis / none) over the embedding of a crop by that kind's fine-tuned backbone
+ * (`ppeEmbedding.ts`), with weights trained by `npm run train` (scripts/train/) and committed in
+ * `services/analysis/models/ppe-classifier.json` next to the two backbones' weights (see
+ * MODEL_CARD.md there). The forward pass is plain TypeScript: synchronous, no tfjs backend, a
+ * fraction of a millisecond per crop, usable in any thread.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,21 +25,22 @@ export interface MlpModel {
 }
 
 /**
- * The embedding the classifiers' inputs end with (ppeEmbedding.ts); see
- * {@link PpeModelFile.embedding}. Change it with anything that changes the embedding (backbone,
- * blocks read, crop input sizes): a model file trained on another embedding is refused, since its
- * weights would read the wrong inputs.
+ * The embedding the classifiers read (ppeEmbedding.ts); see {@link PpeModelFile.embedding}.
+ * Change it with anything that changes the embedding (topology, nodes read, crop input sizes): a
+ * model file trained on another embedding is refused, since its weights would read the wrong inputs.
  */
-export const EMBEDDING_ID = 'centernet-mobilenetv3-se-5-10-12-14';
+export const EMBEDDING_ID = 'centernet-mobilenetv3-tuned-se-5-10-12-14-extern1';
+
+/** The model file format this build reads. */
+export const MODEL_VERSION = 2;
 
 /** The committed model file. */
 export interface PpeModelFile {
-  version: number;
-  /**
-   * When present, each classifier's input is the hand-made features followed by this embedding
-   * of the same crop ({@link EMBEDDING_ID}); absent, the hand-made features alone.
-   */
-  embedding?: typeof EMBEDDING_ID;
+  version: typeof MODEL_VERSION;
+  /** Each classifier's input: this embedding of the crop ({@link EMBEDDING_ID}) by its kind's tuned backbone. */
+  embedding: typeof EMBEDDING_ID;
+  /** The tuned backbones' weights files (`ppe-backbone-<kind>.bin`, next to this file), by their SHA-256. */
+  backbones: Record<'head' | 'torso', { sha256: string }>;
   head: MlpModel & { classes: ['hat', 'bare'] };
   torso: MlpModel & { classes: ['vest', 'none'] };
   /** Probability cut-offs of the verdicts, chosen on the training data's hold-out fold. */
@@ -76,8 +78,8 @@ let cached: PpeModelFile | null = null;
 export function loadPpeModel(file = MODEL_PATH): PpeModelFile {
   if (cached && file === MODEL_PATH) return cached;
   const model = JSON.parse(readFileSync(file, 'utf8')) as PpeModelFile;
-  if (model.version !== 1) throw new Error(`unsupported PPE model version ${String(model.version)}`);
-  if (model.embedding !== undefined && model.embedding !== EMBEDDING_ID) {
+  if (model.version !== MODEL_VERSION) throw new Error(`PPE model ${file} has version ${String(model.version)}, this build reads version ${MODEL_VERSION}: run npm run train`);
+  if (model.embedding !== EMBEDDING_ID) {
     throw new Error(`PPE model ${file} was trained on the embedding "${String(model.embedding)}", this build computes "${EMBEDDING_ID}": run npm run train`);
   }
   if (file === MODEL_PATH) cached = model;

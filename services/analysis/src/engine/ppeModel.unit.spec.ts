@@ -2,14 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMBEDDING_ID, loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
+import { EMBEDDING_ID, loadPpeModel, MODEL_VERSION, predictMlp, type PpeModelFile } from './ppeModel.js';
 
 const tiny = (classes: string[]) => ({ classes, featureMean: [0, 0], featureStd: [1, 1], layers: [{ weights: [[1, 0], [0, 1]], bias: [0, 0] }] });
 
-function modelFile(embedding: string | undefined): PpeModelFile {
+function modelFile(embedding: string, version: number = MODEL_VERSION): PpeModelFile {
   return {
-    version: 1,
-    ...(embedding === undefined ? {} : { embedding: embedding as typeof EMBEDDING_ID }),
+    version: version as typeof MODEL_VERSION,
+    embedding: embedding as typeof EMBEDDING_ID,
+    backbones: { head: { sha256: '0'.repeat(64) }, torso: { sha256: '1'.repeat(64) } },
     head: tiny(['hat', 'bare']) as PpeModelFile['head'],
     torso: tiny(['vest', 'none']) as PpeModelFile['torso'],
     thresholds: { hatSeen: 0.5, bareSeen: 0.5, vestSeen: 0.5, vestAbsent: 0.5 },
@@ -29,13 +30,20 @@ describe('loadPpeModel', () => {
     return file;
   };
 
-  it('reads the committed model, trained on the embedding this build computes', () => {
-    expect(loadPpeModel().embedding).toBe(EMBEDDING_ID);
+  it('reads the committed model, trained on the embedding this build computes, with both tuned backbones named', () => {
+    const model = loadPpeModel();
+    expect(model.embedding).toBe(EMBEDDING_ID);
+    expect(model.backbones.head.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(model.backbones.torso.sha256).not.toBe(model.backbones.head.sha256);
   });
 
-  it('reads a model of hand-made features only, and one of this build\'s embedding', async () => {
-    expect(loadPpeModel(await write('plain.json', modelFile(undefined))).embedding).toBeUndefined();
+  it('reads a model of this build\'s embedding and version', async () => {
     expect(loadPpeModel(await write('same.json', modelFile(EMBEDDING_ID))).head.classes).toEqual(['hat', 'bare']);
+  });
+
+  it('refuses a model file of the earlier format (hand-made features and the frozen backbone) and says what to do', async () => {
+    const file = await write('v1.json', modelFile('centernet-mobilenetv3-se-5-10-12-14', 1));
+    expect(() => loadPpeModel(file)).toThrow(/has version 1, this build reads version 2: run npm run train/);
   });
 
   it('refuses a model trained on another embedding (its weights would read the wrong inputs) and says what to do', async () => {
@@ -44,7 +52,7 @@ describe('loadPpeModel', () => {
   });
 
   it('predicts a softmax over the classes', () => {
-    const p = predictMlp(modelFile(undefined).head, [2, 0]);
+    const p = predictMlp(modelFile(EMBEDDING_ID).head, [2, 0]);
     expect(p[0]! + p[1]!).toBeCloseTo(1, 6);
     expect(p[0]).toBeCloseTo(Math.exp(2) / (Math.exp(2) + 1), 6);
   });
