@@ -38,6 +38,7 @@ export const TEXT = {
     missing: 'Eksik',
     notChecked: 'Kontrol edilmedi',
     evidence: 'Kanıtlar',
+    violations: 'İhlaller',
     duration: 'Süre',
     compositesStat: 'Kompozit',
     cost: 'Maliyet',
@@ -107,6 +108,7 @@ export const TEXT = {
     missing: 'Missing',
     notChecked: 'Not checked',
     evidence: 'Evidence',
+    violations: 'Violations',
     duration: 'Duration',
     compositesStat: 'Composites',
     cost: 'Cost',
@@ -261,13 +263,24 @@ export async function checkResult(page: Page, t: Texts): Promise<{ required: str
   for (const name of notChecked) expect(statusOf.get(name.trim()), name).toMatch(new RegExp(`${t.notChecked}$`));
   expect([...statusOf.values()].some((status) => status.endsWith(t.present) || status.endsWith(t.missing))).toBe(true);
 
-  const evidence = panel.getByRole('region', { name: t.evidence });
-  const images = evidence.getByRole('img');
-  await visible(images.first());
-  await until(
-    async () => (await images.evaluateAll((els) => els.every((el) => (el as unknown as { complete: boolean; naturalWidth: number }).complete && (el as unknown as { naturalWidth: number }).naturalWidth > 0))),
-    'evidence thumbnails to load',
-  );
+  // The proof shown: a frame for each present item (evidence) and the worker's crop for each
+  // violation. Which of the two a video gets depends on the analyzer's verdicts: a present item in
+  // the table needs the evidence pictures; violations, when listed, their pictures; at least one
+  // kind is shown, and every picture shown loads.
+  const statuses = [...statusOf.values()];
+  const proofs = [
+    ...(statuses.some((status) => status.endsWith(t.present)) ? [panel.getByRole('region', { name: t.evidence })] : []),
+    ...((await panel.getByRole('region', { name: t.violations }).count()) > 0 ? [panel.getByRole('region', { name: t.violations })] : []),
+  ];
+  expect(proofs.length, 'evidence or violation pictures').toBeGreaterThan(0);
+  for (const region of proofs) {
+    const images = region.getByRole('img');
+    await visible(images.first());
+    await until(
+      async () => (await images.evaluateAll((els) => els.every((el) => (el as unknown as { complete: boolean; naturalWidth: number }).complete && (el as unknown as { naturalWidth: number }).naturalWidth > 0))),
+      'evidence thumbnails to load',
+    );
+  }
 
   expect(((await definition(panel, t.duration).textContent()) ?? '').trim()).toMatch(t.seconds);
   expect(((await definition(panel, t.compositesStat).textContent()) ?? '').trim()).toMatch(/^[1-9]\d*$/);
