@@ -46,6 +46,37 @@ def figures(p, labels, cls, subset):
     return out
 
 
+def augment(x, rand):
+    """What video frames do to a crop, drawn per crop: another exposure and contrast (gain 0.7-1.3,
+    offset +-25, contrast 0.75-1.25 around the crop's mean), and, for half the crops, less
+    resolution (down to 35, 50, 65 or 80 % of the side with an area filter, then back up bilinearly:
+    small or distant workers, compressed frames)."""
+    n, h, w, _ = x.shape
+    gain = rand.uniform(0.7, 1.3, (n, 1, 1, 1))
+    offset = rand.uniform(-25, 25, (n, 1, 1, 1))
+    contrast = rand.uniform(0.75, 1.25, (n, 1, 1, 1))
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    x = np.clip(((x - mean) * contrast + mean) * gain + offset, 0, 255).astype(np.float32)
+    scale = np.where(rand.random(n) < 0.5, rand.choice(len(LOW_RES), n), -1)
+    for k, f in enumerate(LOW_RES):
+        i = np.where(scale == k)[0]
+        if len(i):
+            x[i] = _lower_resolution(f, h, w)(tf.constant(x[i])).numpy()
+    return x
+
+
+# Fractions of the side a crop is brought down to by `augment` (a few fixed sizes, one traced graph each).
+LOW_RES = (0.35, 0.5, 0.65, 0.8)
+_resizers = {}
+
+
+def _lower_resolution(f, h, w):
+    if (f, h, w) not in _resizers:
+        size = (max(8, round(h * f)), max(8, round(w * f)))
+        _resizers[(f, h, w)] = tf.function(lambda x: tf.image.resize(tf.image.resize(x, size, method='area'), (h, w), method='bilinear'), input_signature=[tf.TensorSpec([None, h, w, 3], tf.float32)])
+    return _resizers[(f, h, w)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--kind', choices=['head', 'torso'], default='head')
@@ -53,6 +84,7 @@ def main():
     ap.add_argument('--warmup', type=int, default=4, help='epochs of the classifier alone on the frozen backbone first')
     ap.add_argument('--lr', type=float, default=3e-5, help='learning rate of the backbone (the classifier: 1e-3)')
     ap.add_argument('--out', type=Path, default=CROPS, help='folder of the crops, and of what this writes')
+    ap.add_argument('--augment', action='store_true', help='photometric and resolution augmentation of the training crops while fine-tuning')
     args = ap.parse_args()
     crops = args.out
     tf.keras.utils.set_random_seed(SEED)
@@ -121,6 +153,7 @@ def main():
         return figures(p, labels[holdout], cls, safety_vest)
 
     rng = np.random.default_rng(SEED)
+    aug_rng = np.random.default_rng(SEED + 1)
     for _ in range(args.warmup):
         order = rng.permutation(len(train))
         for s in range(0, len(order), 64):
@@ -131,7 +164,12 @@ def main():
     for epoch in range(args.epochs):
         started = time.time()
         order = rng.permutation(train)
-        losses = [float(full_step(tf.constant(images[order[s:s + 64]].astype(np.float32)), tf.constant(labels[order[s:s + 64]]))) for s in range(0, len(order), 64)]
+        losses = []
+        for s in range(0, len(order), 64):
+            x = images[order[s:s + 64]].astype(np.float32)
+            if args.augment:
+                x = augment(x, aug_rng)
+            losses.append(float(full_step(tf.constant(x), tf.constant(labels[order[s:s + 64]]))))
         figs = evaluate()
         report['epochs'].append({'loss': round(float(np.mean(losses)), 4), 'seconds': round(time.time() - started), **figs})
         print(f'epoch {epoch + 1}: loss {np.mean(losses):.4f}, {time.time() - started:.0f} s,', json.dumps(figs), flush=True)
