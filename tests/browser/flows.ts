@@ -239,7 +239,7 @@ export async function watchJobToDone(page: Page, t: Texts, timeout = 60_000): Pr
 }
 
 /** Checks the finished job's result as shown: table, not-checked list, evidence, stats. */
-export async function checkResult(page: Page, t: Texts): Promise<{ required: string[]; notChecked: string[] }> {
+export async function checkResult(page: Page, t: Texts): Promise<{ required: string[]; notChecked: string[]; proofs: Array<'evidence' | 'violations'> }> {
   const panel = jobPanel(page);
   const table = panel.getByRole('region', { name: t.required }).getByRole('table');
   await visible(table);
@@ -268,13 +268,13 @@ export async function checkResult(page: Page, t: Texts): Promise<{ required: str
   // the table needs the evidence pictures; violations, when listed, their pictures; at least one
   // kind is shown, and every picture shown loads.
   const statuses = [...statusOf.values()];
-  const proofs = [
-    ...(statuses.some((status) => status.endsWith(t.present)) ? [panel.getByRole('region', { name: t.evidence })] : []),
-    ...((await panel.getByRole('region', { name: t.violations }).count()) > 0 ? [panel.getByRole('region', { name: t.violations })] : []),
+  const proofs: Array<'evidence' | 'violations'> = [
+    ...(statuses.some((status) => status.endsWith(t.present)) ? (['evidence'] as const) : []),
+    ...((await panel.getByRole('region', { name: t.violations }).count()) > 0 ? (['violations'] as const) : []),
   ];
   expect(proofs.length, 'evidence or violation pictures').toBeGreaterThan(0);
-  for (const region of proofs) {
-    const images = region.getByRole('img');
+  for (const proof of proofs) {
+    const images = panel.getByRole('region', { name: t[proof] }).getByRole('img');
     await visible(images.first());
     await until(
       async () => (await images.evaluateAll((els) => els.every((el) => (el as unknown as { complete: boolean; naturalWidth: number }).complete && (el as unknown as { naturalWidth: number }).naturalWidth > 0))),
@@ -285,7 +285,7 @@ export async function checkResult(page: Page, t: Texts): Promise<{ required: str
   expect(((await definition(panel, t.duration).textContent()) ?? '').trim()).toMatch(t.seconds);
   expect(((await definition(panel, t.compositesStat).textContent()) ?? '').trim()).toMatch(/^[1-9]\d*$/);
   expect(((await definition(panel, t.cost).textContent()) ?? '').trim()).toMatch(/^\d+[.,]\d{4} [A-Z]{3}$/);
-  return { required, notChecked };
+  return { required, notChecked, proofs };
 }
 
 /** History (through the navigation) lists the job with its file name and status. */

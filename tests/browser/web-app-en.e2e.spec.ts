@@ -18,7 +18,9 @@ let video: string;
 beforeAll(async () => {
   const built = ensureWebBuilt();
   fixtures = await videoFixtures();
-  video = (await fixtures.photos('site-visit.mp4', 8)).path;
+  // The first 4 validation photos: every worker in a hard hat, one without hi-vis, so the result shows
+  // both kinds of proof (the hard hat's evidence and the vest's violation).
+  video = (await fixtures.photos('site-visit.mp4', 4)).path;
   await built;
   server = await startServerForBrowser({ BARET_ADMIN_EMAILS: 'admin@baret.test' });
 }, 180_000);
@@ -48,7 +50,7 @@ describe('the web app in English, against the real server', () => {
         expect(liveEvents.some((e) => e.startsWith(t.jobQueuedEvent))).toBe(true);
         await page.getByText(t.timeline, { exact: true }).click();
         await visible(page.getByRole('list', { name: t.timeline }).getByText(t.jobCompletedEvent));
-        await checkResult(page, t);
+        expect((await checkResult(page, t)).proofs).toEqual(['evidence', 'violations']);
 
         // The admin lowers the lifetime limit to the one analysis used; the page does not know
         // yet, so the server refuses the next start, in English.

@@ -18,7 +18,9 @@ let fakeVideo: string;
 beforeAll(async () => {
   const built = ensureWebBuilt();
   fixtures = await videoFixtures();
-  video = (await fixtures.photos('saha-ziyareti.mp4', 8)).path;
+  // The first 4 validation photos: every worker in a hard hat, one without hi-vis, so the result shows
+  // both kinds of proof (the hard hat's evidence and the vest's violation).
+  video = (await fixtures.photos('saha-ziyareti.mp4', 4)).path;
   notes = await fixtures.bytes('notlar.txt', 'Saha notları: baret, yelek, eldiven.');
   fakeVideo = await fixtures.bytes('bozuk-video.mp4', 'bu bir video değil '.repeat(200));
   await built;
@@ -45,7 +47,7 @@ describe('the web app in Turkish, against the real server', () => {
       // Once done, the timeline folds away; opening it shows the whole run.
       await page.getByText(t.timeline, { exact: true }).click();
       await visible(page.getByRole('list', { name: t.timeline }).getByText(t.jobCompletedEvent));
-      await checkResult(page, t);
+      expect((await checkResult(page, t)).proofs).toEqual(['evidence', 'violations']);
       await checkHistory(page, t, 'saha-ziyareti.mp4');
       await apiKeyRoundTrip(page, server.url, t, user.email);
       await logout(page, server.url, t);
