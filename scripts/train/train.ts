@@ -17,15 +17,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
-import { backboneWeightsPath, EMBED_INPUT, embedPixels, loadBackbone, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
+import { backboneWeightsPath, embedPixels, loadBackbone, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { EMBEDDING_ID, MODEL_PATH, MODEL_VERSION, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR, listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
-import { dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
+import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
 import { calibrate } from './samples.js';
 
 const SEED = 11;
@@ -90,10 +90,12 @@ interface Tuned {
 /** Fine-tunes one kind (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of the same epochs). */
 async function fineTune(py: string, kind: CropKind): Promise<Tuned> {
   const file = path.join(CROPS_DIR, `classifier-${kind}.json`);
-  const earlier = await readFile(file, 'utf8').then((s) => JSON.parse(s) as Tuned, () => null);
-  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && earlier?.report.epochs.length === EPOCHS[kind] && existsSync(path.join(CROPS_DIR, `backbone-${kind}.bin`))) {
-    log(`${kind}: fine-tuned backbone from ${CROPS_DIR}\n`);
-    return earlier;
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1') {
+    const earlier = await readFile(file, 'utf8').then((s) => JSON.parse(s) as Tuned, () => null);
+    if (earlier?.report.epochs.length === EPOCHS[kind] && existsSync(path.join(CROPS_DIR, `backbone-${kind}.bin`))) {
+      log(`${kind}: fine-tuned backbone from ${CROPS_DIR}\n`);
+      return earlier;
+    }
   }
   const args = [path.join(FINETUNE_DIR, 'finetune.py'), '--kind', kind, '--epochs', String(EPOCHS[kind]), '--out', CROPS_DIR];
   await run(py, args, { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
@@ -116,20 +118,28 @@ function rounded(model: MlpModel): MlpModel {
  */
 async function tfjsProbabilities(kind: CropKind, weights: Buffer, mlp: MlpModel, tuned: Tuned): Promise<{ p: number[][]; worst: number }> {
   const backbone = await loadBackbone(weights);
-  const { width, height } = EMBED_INPUT[kind];
-  const size = width * height * 3;
-  const crops = await readFile(path.join(CROPS_DIR, `crops-${kind}.u8`));
+  const size = bytesPerCrop(kind);
+  // Only the hold-out rows are read from the crop file (the training rows are most of its 0.5 GB).
+  const crops = await open(path.join(CROPS_DIR, `crops-${kind}.u8`));
   const rows = tuned.holdout.index;
   const p: number[][] = [];
-  for (let start = 0; start < rows.length; start += 16) {
-    const batch = rows.slice(start, start + 16);
-    const pixels = new Float32Array(batch.length * size);
-    batch.forEach((row, i) => pixels.set(crops.subarray(row * size, (row + 1) * size), i * size));
-    for (const e of await embedPixels(backbone, kind, pixels, batch.length)) p.push(predictMlp(mlp, e));
-    log(`\r${kind}: tfjs on hold-out crops ${p.length}/${rows.length}`);
+  const crop = Buffer.alloc(size);
+  try {
+    for (let start = 0; start < rows.length; start += 16) {
+      const batch = rows.slice(start, start + 16);
+      const pixels = new Float32Array(batch.length * size);
+      for (const [i, row] of batch.entries()) {
+        await crops.read(crop, 0, size, row * size);
+        pixels.set(crop, i * size);
+      }
+      for (const e of await embedPixels(backbone, kind, pixels, batch.length)) p.push(predictMlp(mlp, e));
+      log(`\r${kind}: tfjs on hold-out crops ${p.length}/${rows.length}`);
+    }
+  } finally {
+    await crops.close();
+    backbone.dispose();
   }
   log('\n');
-  backbone.dispose();
   const worst = Math.max(...p.map((q, i) => Math.max(...q.map((v, c) => Math.abs(v - tuned.holdout.p[i]![c]!)))));
   return { p, worst };
 }

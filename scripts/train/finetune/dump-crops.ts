@@ -35,7 +35,8 @@ export interface CropsMeta extends Record<CropKind, CropRow[]> {
   sizes: typeof EMBED_INPUT;
 }
 
-const bytesPerCrop = (kind: CropKind): number => EMBED_INPUT[kind].width * EMBED_INPUT[kind].height * 3;
+/** Bytes of one crop of `kind` in `crops-<kind>.u8` (RGB, uint8). */
+export const bytesPerCrop = (kind: CropKind): number => EMBED_INPUT[kind].width * EMBED_INPUT[kind].height * 3;
 
 /** The dump in `dir` when one of this version, photo count and seed is complete there. */
 async function cachedDump(dir: string, photos: number, seed: number): Promise<CropsMeta | null> {

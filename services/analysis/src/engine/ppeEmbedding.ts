@@ -99,25 +99,17 @@ function backbone(kind: CropKind): Promise<tfconv.GraphModel> {
  */
 export async function embedPixels(model: tfconv.GraphModel, kind: CropKind, pixels: Float32Array, count: number): Promise<Float32Array[]> {
   const { width, height } = EMBED_INPUT[kind];
-  const input = tf.tensor4d(pixels, [count, height, width, 3]);
-  const outputs = model.execute(input, EMBEDDING_NODES) as tf.Tensor[];
-  const pooled = outputs.map((t) => (t.shape[1] === 1 && t.shape[2] === 1 ? t : tf.mean(t, [1, 2], true)));
+  // Each node averaged over space (the squeeze-and-excite means already are), side by side: one row per crop.
+  const embedded = tf.tidy(() => {
+    const outputs = model.execute(tf.tensor4d(pixels, [count, height, width, 3]), EMBEDDING_NODES) as tf.Tensor[];
+    return tf.concat(outputs.map((t) => tf.mean(t, [1, 2])), 1);
+  });
   try {
-    const values = await Promise.all(pooled.map((t) => t.data() as Promise<Float32Array>));
-    const out: Float32Array[] = [];
-    for (let i = 0; i < count; i++) {
-      const e = new Float32Array(EMBEDDING_SIZE);
-      let o = 0;
-      for (const [k, v] of values.entries()) {
-        const channels = pooled[k]!.shape[3]!;
-        e.set(v.subarray(i * channels, (i + 1) * channels), o);
-        o += channels;
-      }
-      out.push(e);
-    }
-    return out;
+    if (embedded.shape[1] !== EMBEDDING_SIZE) throw new Error(`backbone embedding has ${String(embedded.shape[1])} values, expected ${EMBEDDING_SIZE}`);
+    const values = (await embedded.data()) as Float32Array;
+    return Array.from({ length: count }, (_, i) => values.slice(i * EMBEDDING_SIZE, (i + 1) * EMBEDDING_SIZE));
   } finally {
-    tf.dispose([input, ...outputs, ...pooled]);
+    embedded.dispose();
   }
 }
 
