@@ -5,7 +5,8 @@
  * 1. detect persons on every photo with the analyzer's detector (cached in tmp/ppe-train);
  * 2. plan the head and torso crops (samples.ts) and write them as pixels (finetune/dump-crops.ts);
  * 3. per kind, fine-tune the backbone together with a small classifier in TensorFlow
- *    (finetune/finetune.py, fixed epochs and seed; a Python virtual environment with the pinned
+ *    (finetune/finetune.py, fixed epochs and seed, the mean of the weights after each epoch from
+ *    the second on; a Python virtual environment with the pinned
  *    `tensorflow-cpu` is made in tmp/ppe-train/venv on first use; docs/adr/0016);
  * 4. load each tuned backbone into tfjs the way the run time does, check that its probabilities on
  *    every hold-out crop match TensorFlow's, and pick the verdict thresholds on them (hold-out fold:
@@ -34,6 +35,12 @@ const SEED = 11;
  * README.md): never chosen on the hold-out fold, which picks the thresholds.
  */
 const EPOCHS: Record<CropKind, number> = { head: 5, torso: 4 };
+/**
+ * The written weights are the mean of the weights after each epoch from this one on (stochastic
+ * weight averaging: the per-epoch figures swing, their mean is steadier). Fixed before measuring;
+ * adopted on the hold-out fold (MODEL_CARD.md, "v3.1").
+ */
+const AVERAGE_FROM = 2;
 /** Largest difference allowed between tfjs's and TensorFlow's probability of a hold-out crop. */
 const PARITY_TOLERANCE = 1e-3;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -84,7 +91,7 @@ async function python(): Promise<string> {
 interface Tuned {
   model: MlpModel;
   holdout: { index: number[]; p: number[][] };
-  report: { frozen: unknown; epochs: unknown[] };
+  report: { frozen: unknown; epochs: unknown[]; averaged?: { epochs: number } };
 }
 
 /** Fine-tunes one kind (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of the same epochs). */
@@ -92,12 +99,12 @@ async function fineTune(py: string, kind: CropKind): Promise<Tuned> {
   const file = path.join(CROPS_DIR, `classifier-${kind}.json`);
   if (process.env.BARET_TRAIN_REUSE_TUNED === '1') {
     const earlier = await readFile(file, 'utf8').then((s) => JSON.parse(s) as Tuned, () => null);
-    if (earlier?.report.epochs.length === EPOCHS[kind] && existsSync(path.join(CROPS_DIR, `backbone-${kind}.bin`))) {
+    if (earlier?.report.epochs.length === EPOCHS[kind] && earlier.report.averaged?.epochs === EPOCHS[kind] - AVERAGE_FROM + 1 && existsSync(path.join(CROPS_DIR, `backbone-${kind}.bin`))) {
       log(`${kind}: fine-tuned backbone from ${CROPS_DIR}\n`);
       return earlier;
     }
   }
-  const args = [path.join(FINETUNE_DIR, 'finetune.py'), '--kind', kind, '--epochs', String(EPOCHS[kind]), '--out', CROPS_DIR];
+  const args = [path.join(FINETUNE_DIR, 'finetune.py'), '--kind', kind, '--epochs', String(EPOCHS[kind]), '--average-from', String(AVERAGE_FROM), '--out', CROPS_DIR];
   await run(py, args, { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
   return JSON.parse(await readFile(file, 'utf8')) as Tuned;
 }
@@ -239,6 +246,7 @@ async function main(): Promise<void> {
     metrics: {
       seed: SEED,
       epochs: EPOCHS,
+      averageFrom: AVERAGE_FROM,
       photos: photos.length,
       holdoutPhotos: photos.filter((p) => p.fold === 'holdout').length,
       ...counts('head', meta.head),

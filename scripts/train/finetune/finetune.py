@@ -3,7 +3,11 @@ backbone with a classifier of the run time's shape on the training crops of one 
 hold-out figures after each epoch, and writes the tuned backbone, the classifier and TensorFlow's
 probabilities on every hold-out crop (train.ts checks tfjs against them and picks the thresholds).
 
-Usage: python scripts/train/finetune/finetune.py --kind head|torso --epochs N [--out DIR]
+With --average-from K (npm run train passes 2) the written weights are the mean of the weights
+after each epoch from the K-th on (stochastic weight averaging); the report then also holds the
+hold-out figures of that mean.
+
+Usage: python scripts/train/finetune/finetune.py --kind head|torso --epochs N [--average-from K] [--out DIR]
 Reads the crops `dump-crops.ts` wrote (DIR, default tmp/ppe-train/finetune/). Never reads ppe-photos.
 """
 import argparse
@@ -85,6 +89,7 @@ def main():
     ap.add_argument('--lr', type=float, default=3e-5, help='learning rate of the backbone (the classifier: 1e-3)')
     ap.add_argument('--out', type=Path, default=CROPS, help='folder of the crops, and of what this writes')
     ap.add_argument('--augment', action='store_true', help='photometric and resolution augmentation of the training crops while fine-tuning')
+    ap.add_argument('--average-from', type=int, default=0, help='if > 0: the written weights are the mean of the weights after each epoch from this one on (stochastic weight averaging)')
     args = ap.parse_args()
     crops = args.out
     tf.keras.utils.set_random_seed(SEED)
@@ -161,6 +166,7 @@ def main():
             head_step(tf.constant(frozen[i]), tf.constant(labels[train][i]))
     report = {'kind': args.kind, 'class': cls, 'frozen': evaluate(), 'epochs': []}
     print('frozen backbone:', json.dumps(report['frozen']), flush=True)
+    averaged, total, count = head.trainable_variables + trainable, None, 0
     for epoch in range(args.epochs):
         started = time.time()
         order = rng.permutation(train)
@@ -173,6 +179,15 @@ def main():
         figs = evaluate()
         report['epochs'].append({'loss': round(float(np.mean(losses)), 4), 'seconds': round(time.time() - started), **figs})
         print(f'epoch {epoch + 1}: loss {np.mean(losses):.4f}, {time.time() - started:.0f} s,', json.dumps(figs), flush=True)
+        if args.average_from and epoch + 1 >= args.average_from:
+            snapshot = [v.numpy() for v in averaged]
+            total = snapshot if total is None else [t + x for t, x in zip(total, snapshot)]
+            count += 1
+    if args.average_from:
+        for v, t in zip(averaged, total):
+            v.assign(t / count)
+        report['averaged'] = {'epochs': count, **evaluate()}
+        print(f'mean of the weights after epochs {args.average_from}..{args.epochs}:', json.dumps(report['averaged']), flush=True)
     export(crops, net, head, mean, std, holdout, embed_all, args.kind, report)
 
 
