@@ -38,10 +38,12 @@ export interface CropsMeta extends Record<CropKind, CropRow[]> {
 /** Bytes of one crop of `kind` in `crops-<kind>.u8` (RGB, uint8). */
 export const bytesPerCrop = (kind: CropKind): number => EMBED_INPUT[kind].width * EMBED_INPUT[kind].height * 3;
 
-/** The dump in `dir` when one of this version, photo count and seed is complete there. */
+/** The dump in `dir` when one of this version, photo count, seed and crop sizes is complete there. */
 async function cachedDump(dir: string, photos: number, seed: number): Promise<CropsMeta | null> {
   const meta = await readFile(path.join(dir, 'crops-meta.json'), 'utf8').then((s) => JSON.parse(s) as CropsMeta, () => null);
   if (!meta || meta.version !== CROPS_VERSION || meta.photos !== photos || meta.seed !== seed) return null;
+  // Another input size (EMBED_INPUT) means other crops, even when the byte counts happen to match.
+  if (JSON.stringify(meta.sizes) !== JSON.stringify(EMBED_INPUT)) return null;
   for (const kind of ['head', 'torso'] as const) {
     const size = await stat(path.join(dir, `crops-${kind}.u8`)).then((s) => s.size, () => -1);
     if (size !== meta[kind].length * bytesPerCrop(kind)) return null;
