@@ -94,7 +94,7 @@ interface Tuned {
   report: { frozen: unknown; epochs: unknown[]; averaged?: { epochs: number } };
 }
 
-/** Fine-tunes one kind (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of the same epochs). */
+/** Fine-tunes one kind (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of the same epochs and averaging). */
 async function fineTune(py: string, kind: CropKind): Promise<Tuned> {
   const file = path.join(CROPS_DIR, `classifier-${kind}.json`);
   if (process.env.BARET_TRAIN_REUSE_TUNED === '1') {

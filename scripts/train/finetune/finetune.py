@@ -91,6 +91,8 @@ def main():
     ap.add_argument('--augment', action='store_true', help='photometric and resolution augmentation of the training crops while fine-tuning')
     ap.add_argument('--average-from', type=int, default=0, help='if > 0: the written weights are the mean of the weights after each epoch from this one on (stochastic weight averaging)')
     args = ap.parse_args()
+    if not 0 <= args.average_from <= args.epochs:
+        ap.error(f'--average-from must be between 1 and --epochs ({args.epochs}), or 0 for the last epoch alone')
     crops = args.out
     tf.keras.utils.set_random_seed(SEED)
     tf.config.experimental.enable_op_determinism()
