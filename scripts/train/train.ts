@@ -224,8 +224,7 @@ async function main(): Promise<void> {
     backbones[kind] = { sha256: createHash('sha256').update(weights).digest('hex') };
     scored[kind] = p.map((q, i) => ({ p: q, row: meta[kind][tuned.holdout.index[i]!]! }));
     parity[kind] = Number(worst.toExponential(2));
-    // Without the per-epoch seconds: a second run then writes the same file, byte for byte.
-    reports[kind] = { ...tuned.report, epochs: tuned.report.epochs.map((e) => Object.fromEntries(Object.entries(e as Record<string, unknown>).filter(([k]) => k !== 'seconds'))) };
+    reports[kind] = tuned.report;
   }
 
   const of = (kind: CropKind, c: number, gate: (r: CropRow) => boolean = () => true): Curve[] =>

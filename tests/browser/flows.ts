@@ -238,6 +238,12 @@ export async function watchJobToDone(page: Page, t: Texts, timeout = 60_000): Pr
   return { statuses, liveEvents: [...liveEvents] };
 }
 
+/** What the browser reports of an <img> (the tests' types have no DOM). */
+interface ImageState {
+  complete: boolean;
+  naturalWidth: number;
+}
+
 /** Checks the finished job's result as shown: table, not-checked list, evidence, stats. */
 export async function checkResult(page: Page, t: Texts): Promise<{ required: string[]; notChecked: string[]; proofs: Array<'evidence' | 'violations'> }> {
   const panel = jobPanel(page);
@@ -268,18 +274,16 @@ export async function checkResult(page: Page, t: Texts): Promise<{ required: str
   // violation. Which of the two a video gets depends on the analyzer's verdicts: a present item in
   // the table needs the evidence pictures; violations, when listed, their pictures; at least one
   // kind is shown, and every picture shown loads.
-  const proofs: Array<'evidence' | 'violations'> = [
-    ...(statuses.some((status) => status.endsWith(t.present)) ? (['evidence'] as const) : []),
-    ...((await panel.getByRole('region', { name: t.violations }).count()) > 0 ? (['violations'] as const) : []),
-  ];
+  const proofs: Array<'evidence' | 'violations'> = [];
+  if (statuses.some((status) => status.endsWith(t.present))) proofs.push('evidence');
+  if ((await panel.getByRole('region', { name: t.violations }).count()) > 0) proofs.push('violations');
   expect(proofs.length, 'evidence or violation pictures').toBeGreaterThan(0);
   for (const proof of proofs) {
     const images = panel.getByRole('region', { name: t[proof] }).getByRole('img');
     await visible(images.first());
-    await until(
-      async () => (await images.evaluateAll((els) => els.every((el) => (el as unknown as { complete: boolean; naturalWidth: number }).complete && (el as unknown as { naturalWidth: number }).naturalWidth > 0))),
-      'evidence thumbnails to load',
-    );
+    // Runs in the page (nothing from here is in scope there): loaded and decoded, a broken picture has no width.
+    const allLoaded = (els: unknown[]): boolean => els.every((el) => (el as ImageState).complete && (el as ImageState).naturalWidth > 0);
+    await until(async () => await images.evaluateAll(allLoaded), `${proof} pictures to load`);
   }
 
   expect(((await definition(panel, t.duration).textContent()) ?? '').trim()).toMatch(t.seconds);

@@ -179,9 +179,11 @@ def main():
                 x = augment(x, aug_rng)
             losses.append(float(full_step(tf.constant(x), tf.constant(labels[order[s:s + 64]]))))
         figs = evaluate()
-        report['epochs'].append({'loss': round(float(np.mean(losses)), 4), 'seconds': round(time.time() - started), **figs})
+        # The report goes into the committed model file: no timings in it, so a rerun writes the same bytes.
+        report['epochs'].append({'loss': round(float(np.mean(losses)), 4), **figs})
         print(f'epoch {epoch + 1}: loss {np.mean(losses):.4f}, {time.time() - started:.0f} s,', json.dumps(figs), flush=True)
         if args.average_from and epoch + 1 >= args.average_from:
+            # Summed from the first snapshot, not from zeros: 0.0 + -0.0 would turn negative zeros positive.
             snapshot = [v.numpy() for v in averaged]
             total = snapshot if total is None else [t + x for t, x in zip(total, snapshot)]
             count += 1
