@@ -244,6 +244,17 @@ interface ImageState {
   naturalWidth: number;
 }
 
+/**
+ * Whether every picture is loaded and decoded (a broken one has no width). Runs in the page via
+ * `evaluateAll`, so it must not use anything from this module.
+ */
+function allLoaded(els: unknown[]): boolean {
+  return els.every((el) => {
+    const img = el as ImageState;
+    return img.complete && img.naturalWidth > 0;
+  });
+}
+
 /** Checks the finished job's result as shown: table, not-checked list, evidence, stats. */
 export async function checkResult(page: Page, t: Texts): Promise<{ required: string[]; notChecked: string[]; proofs: Array<'evidence' | 'violations'> }> {
   const panel = jobPanel(page);
@@ -281,8 +292,6 @@ export async function checkResult(page: Page, t: Texts): Promise<{ required: str
   for (const proof of proofs) {
     const images = panel.getByRole('region', { name: t[proof] }).getByRole('img');
     await visible(images.first());
-    // Runs in the page (nothing from here is in scope there): loaded and decoded, a broken picture has no width.
-    const allLoaded = (els: unknown[]): boolean => els.every((el) => (el as ImageState).complete && (el as ImageState).naturalWidth > 0);
     await until(async () => await images.evaluateAll(allLoaded), `${proof} pictures to load`);
   }
 
