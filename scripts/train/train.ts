@@ -11,7 +11,9 @@
  * 4. load each tuned backbone into tfjs the way the run time does, check that its probabilities on
  *    every hold-out crop match TensorFlow's, and pick the verdict thresholds on them (hold-out fold:
  *    15 % of the photos, by name hash);
- * 5. write the weights.
+ * 5. train the head detector on the frozen person-detector backbone (heads/heads.ts,
+ *    heads/train_heads.py) and check tfjs against TensorFlow the same way;
+ * 6. write the weights.
  *
  * `../shared/data/ppe-photos` (the validation set) is never read here.
  */
@@ -21,12 +23,14 @@ import { existsSync } from 'node:fs';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HEAD_DETECTOR_PATH } from '../../services/analysis/src/engine/headDetector.js';
 import { passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
 import { backboneWeightsPath, embedPixels, loadBackbone, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { EMBEDDING_ID, MODEL_PATH, MODEL_VERSION, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR, listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
+import { trainHeadDetector } from './heads/heads.js';
 import { calibrate } from './samples.js';
 
 const SEED = 11;
@@ -264,9 +268,13 @@ async function main(): Promise<void> {
       },
     },
   };
+  const heads = await trainHeadDetector(py, run, photos, cal, log);
   for (const kind of ['head', 'torso'] as const) await writeFile(backboneWeightsPath(kind), weightsOf[kind]);
   await writeFile(MODEL_PATH, JSON.stringify(file) + '\n');
-  console.log(JSON.stringify({ model: MODEL_PATH, seconds: Math.round((performance.now() - started) / 1000), thresholds: file.thresholds, holdout: file.metrics!.holdout, parity }, null, 2));
+  await writeFile(path.join(path.dirname(HEAD_DETECTOR_PATH), heads.file.weights.file), heads.weights);
+  await writeFile(HEAD_DETECTOR_PATH, JSON.stringify(heads.file) + '\n');
+  const headDetector = { model: HEAD_DETECTOR_PATH, holdout: heads.file.metrics!.holdoutImageLevel, parity: heads.file.metrics!.parityMaxHeatmapDifference };
+  console.log(JSON.stringify({ model: MODEL_PATH, seconds: Math.round((performance.now() - started) / 1000), thresholds: file.thresholds, holdout: file.metrics!.holdout, parity, headDetector }, null, 2));
 }
 
 await main();

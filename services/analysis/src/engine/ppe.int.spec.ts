@@ -4,7 +4,8 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectPersons, type RawImage, warmUpDetector } from './detector.js';
-import { analyzePersons, analyzePersonsByColour, analyzePpe, headGeometry, rgbToHsv, rgbToLab, type PpePerson } from './ppe.js';
+import type { DetectedHead } from './headDetector.js';
+import { analyzePersons, analyzePersonsByColour, analyzePpe, headGeometry, matchDetectedHeads, rgbToHsv, rgbToLab, type PpePerson } from './ppe.js';
 import { backboneWeightsPath, verifyBackboneWeights } from './ppeEmbedding.js';
 import { loadPpeModel } from './ppeModel.js';
 import type { Keypoint, PersonDetection } from './types.js';
@@ -117,14 +118,83 @@ describe('analyzePersons (the learned classifier)', () => {
     expect(p!.hardHat).toBe(s.hatProbability! >= T.hatSeen ? 'seen' : s.bareProbability! >= T.bareSeen ? 'bare' : 'unknown');
   });
 
-  it('answers unknown, without probabilities, for a person too small or placed by the box alone', async () => {
+  it('answers unknown, without probabilities, for a person too small or placed by the box alone (no head detected there)', async () => {
     const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
-    const [small, boxOnly] = await analyzePersons(img, [TINY_PERSON, { ...DRAWN_PERSON, keypoints: [] }]);
+    const [small, boxOnly] = await analyzePersons(img, [TINY_PERSON, { ...DRAWN_PERSON, keypoints: [] }], []);
     expect(small!.hardHat).toBe('unknown');
     expect(small!.hiVis).toBe('unknown');
     expect(small!.scores.hatProbability).toBeUndefined();
     expect(boxOnly!.hardHat).toBe('unknown');
     expect(boxOnly!.scores.hatProbability).toBeUndefined();
+  });
+});
+
+describe('analyzePersons with the head detector', () => {
+  /** The drawn worker's head as the head detector would box it. */
+  const DRAWN_HEAD: DetectedHead = { box: [72, 34, 56, 72], score: 0.9 };
+
+  it('judges the head of a person placed by the box alone from the detected head', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const [p] = await analyzePersons(img, [{ ...DRAWN_PERSON, keypoints: [] }], [DRAWN_HEAD]);
+    expect(p!.scores.headDetected).toBe(true);
+    expect(p!.scores.hatProbability).toBeDefined();
+    expect(p!.hardHat).not.toBe('unknown');
+  });
+
+  it('judges both crops of a head the keypoints and the head detector place, as one worker', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const [keypointsOnly] = await analyzePersons(img, [DRAWN_PERSON], []);
+    const [detectedOnly] = await analyzePersons(img, [{ ...DRAWN_PERSON, keypoints: [] }], [DRAWN_HEAD]);
+    const both = await analyzePersons(img, [DRAWN_PERSON], [DRAWN_HEAD]);
+    expect(both).toHaveLength(1);
+    expect(both[0]!.scores.headDetected).toBe(true);
+    expect(keypointsOnly!.scores.headDetected).toBeUndefined();
+    // The mean of the two crops' probabilities.
+    const mean = (keypointsOnly!.scores.bareProbability! + detectedOnly!.scores.bareProbability!) / 2;
+    expect(Math.abs(both[0]!.scores.bareProbability! - mean) / mean).toBeLessThan(1e-4);
+    expect(keypointsOnly!.scores.bareProbability).not.toBe(detectedOnly!.scores.bareProbability);
+  });
+
+  it('reports a head on no detected person as a worker of its own: head and shoulders, hi-vis unknown', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const workers = await analyzePersons(img, [], [DRAWN_HEAD]);
+    expect(workers).toHaveLength(1);
+    const [w] = workers;
+    expect(w!.scores.headFrom).toBe('detector');
+    expect(w!.hiVis).toBe('unknown');
+    expect(w!.hardHat).not.toBe('unknown');
+    const [x, y, bw, bh] = w!.box;
+    expect(x).toBeLessThan(72);
+    expect(y).toBeLessThanOrEqual(34);
+    expect(x + bw).toBeGreaterThan(128);
+    expect(y + bh).toBeGreaterThan(106);
+    expect(x + bw).toBeLessThanOrEqual(img.width);
+    // Too small a head is not a worker.
+    expect(await analyzePersons(img, [], [{ box: [10, 10, 6, 6], score: 0.9 }])).toEqual([]);
+  });
+
+  it('finds that head itself when not given the heads', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const [p] = await analyzePersons(img, [{ ...DRAWN_PERSON, keypoints: [] }]);
+    expect(p!.scores.headDetected).toBe(true);
+  });
+});
+
+describe('matchDetectedHeads', () => {
+  const person = (x: number): PersonDetection => ({ box: [x, 100, 60, 200], score: 0.9, keypoints: [] });
+  const head = (cx: number, cy: number, score = 0.8): DetectedHead => ({ box: [cx - 10, cy - 10, 20, 20], score });
+
+  it('gives each person the head at the top of its box, the nearest centre line first', () => {
+    const persons = [person(0), person(100)];
+    const a = head(30, 95);
+    const b = head(130, 120);
+    expect(matchDetectedHeads(persons, [a, b])).toEqual([a, b]);
+    // A head at a person's feet, or beside the box, belongs to nobody.
+    expect(matchDetectedHeads(persons, [head(30, 280), head(80, 100)])).toEqual([undefined, undefined]);
+    // Two heads on one person: the more confident one is taken.
+    const weak = head(28, 110, 0.6);
+    const strong = head(32, 105, 0.9);
+    expect(matchDetectedHeads([person(0)], [weak, strong])).toEqual([strong]);
   });
 });
 

@@ -5,12 +5,16 @@
  *
  * The verdicts come from a learned classifier (`ppeModel.ts`, trained by `npm run train` on
  * `../shared/data/ppe-training`, see `services/analysis/models/MODEL_CARD.md`): a head crop is
- * judged hard hat / bare / cannot tell, a torso crop hi-vis / none / cannot tell. The earlier
+ * judged hard hat / bare / cannot tell, a torso crop hi-vis / none / cannot tell. A second crop of
+ * each head, placed by the head detector (`headDetector.ts`), is judged too and the two crops'
+ * probabilities averaged; a head the detector finds on no detected person is a worker of its own
+ * (head only: its hi-vis cannot be told). The earlier
  * hand-written colour thresholds stay available as {@link analyzePersonsByColour} for comparison
  * (`npm run bench`); their colour statistics are still reported in `scores`.
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
+import { detectedHeadCropRect, detectedHeadWidth, detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
@@ -25,12 +29,15 @@ export type HiVisVerdict = 'seen' | 'absent' | 'unknown';
 
 /** The measurements behind the verdicts (all fractions are 0..1 of the region's pixels). */
 export interface PpeScores {
-  /** Person detector score. */
+  /** Person detector score (a worker found by the head detector alone: its heatmap score). */
   person: number;
   /** Estimated head width in working pixels (the verdicts need a minimum). */
   headWidthPx: number;
-  /** Where the head geometry came from: face keypoints, shoulders only, or the person box. */
-  headFrom: 'face' | 'shoulders' | 'box';
+  /**
+   * Where the head geometry came from: face keypoints, shoulders only, the person box, or the head
+   * detector (a worker whose head it found on no detected person).
+   */
+  headFrom: 'face' | 'shoulders' | 'box' | 'detector';
   /** Crown band above the eyes: helmet-like (vivid or white, not skin) pixels. */
   hatPixels: number;
   /** Crown band: skin-like pixels (close to the face's own colour or generic skin tones). */
@@ -60,6 +67,12 @@ export interface PpeScores {
   bareProbability?: number;
   /** Learned model: probability that the torso wears hi-vis clothing (absent when the torso was not judged). */
   hiVisProbability?: number;
+  /**
+   * Learned model: a head the head detector found belongs to this person and its crop was judged
+   * too — the probabilities are the mean of both crops', or that crop's alone when the keypoints
+   * placed no head large enough to judge.
+   */
+  headDetected?: boolean;
 }
 
 /** PPE findings for one detected person. */
@@ -360,41 +373,84 @@ async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, re
 }
 
 /**
+ * Which detected head belongs to each person: the most confident heads first, each to the free
+ * person whose box holds its centre across and from 15 % above the box's top to 30 % of its height
+ * below it, the one whose centre line is nearest.
+ */
+export function matchDetectedHeads(persons: readonly PersonDetection[], heads: readonly DetectedHead[]): Array<DetectedHead | undefined> {
+  const out: Array<DetectedHead | undefined> = persons.map(() => undefined);
+  for (const head of [...heads].sort((a, b) => b.score - a.score)) {
+    const cx = head.box[0] + head.box[2] / 2;
+    const cy = head.box[1] + head.box[3] / 2;
+    let best = -1;
+    let bestDistance = Infinity;
+    persons.forEach((p, i) => {
+      const [bx, by, bw, bh] = p.box;
+      if (out[i] || cx < bx || cx > bx + bw || cy < by - 0.15 * bh || cy > by + 0.3 * bh) return;
+      const d = Math.abs(cx - (bx + bw / 2));
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = i;
+      }
+    });
+    if (best >= 0) out[best] = head;
+  }
+  return out;
+}
+
+/**
  * PPE verdicts for persons already detected on a decoded working copy (working pixels), by the
  * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`, the head is
  * `bare` when p(bare) reaches `bareSeen`, otherwise `unknown` (also for small heads and heads
- * placed from the box alone); likewise hi-vis `seen` / `absent` / `unknown` on the torso. Every
- * judged head and torso of the image goes through its kind's tuned backbone in batches
- * (ppeEmbedding.ts).
+ * placed from the box alone, unless the head detector found that person's head); likewise hi-vis
+ * `seen` / `absent` / `unknown` on the torso. A head has up to two crops: around the keypoint head
+ * geometry, and around the box of the head the head detector found on that person
+ * ({@link matchDetectedHeads}); both are judged and their probabilities averaged. A detected head
+ * that belongs to no person (the person detector missed the worker: crowds, small or partly hidden
+ * workers, linemen seen from below) is judged alone and reported as one more worker after the
+ * persons, with a head-and-shoulders box ({@link headOnlyWorkerBox}) and hi-vis `unknown`. Every
+ * judged crop of the image goes through its kind's tuned backbone in batches (ppeEmbedding.ts).
+ * `heads`: the image's detected heads, when already known (else the head detector runs here).
  */
-export async function analyzePersons(img: RawImage, persons: PersonDetection[]): Promise<PpePerson[]> {
+export async function analyzePersons(img: RawImage, persons: PersonDetection[], heads?: readonly DetectedHead[]): Promise<PpePerson[]> {
   const model = loadPpeModel();
   const T = model.thresholds;
-  const measured = persons.map((person) => {
+  const detector = await loadHeadDetector();
+  const geometry = detector.model.crop;
+  const found = heads ?? (await detectHeads(img, detector));
+  const matched = matchDetectedHeads(persons, found);
+  const judgeable = (h: DetectedHead | undefined): h is DetectedHead => h !== undefined && detectedHeadWidth(h, geometry) >= PPE_THRESHOLDS.minHeadWidthPx;
+  const alone = found.filter((h) => !matched.includes(h) && judgeable(h));
+  const measured = persons.map((person, i) => {
     const m = measure(img, person);
-    return { person, ...m, headRect: headJudgeable(m.head) ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
+    const head = matched[i];
+    const detectedRect = judgeable(head) ? detectedHeadCropRect(head, geometry) : null;
+    return { person, ...m, headRects: [headJudgeable(m.head) ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, detectedRect], torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
   });
-  const heads = measured.filter((m) => m.headRect !== null);
+  const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
   const torsos = measured.filter((m) => m.torsoJudged);
   const [headProbs, torsoProbs] = await Promise.all([
-    judgeCrops(model, 'head', img, heads.map((m) => m.headRect!)),
+    judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((h) => detectedHeadCropRect(h, geometry))]),
     judgeCrops(model, 'torso', img, torsos.map((m) => m.torso)),
   ]);
-  const headP = new Map(heads.map((m, i) => [m, headProbs[i]!]));
+  const hatVerdict = (pHat: number, pBare: number): HardHatVerdict => (pHat >= T.hatSeen ? 'seen' : pBare >= T.bareSeen ? 'bare' : 'unknown');
+  const headP = new Map<(typeof measured)[number], Array<[number, number]>>();
+  headCrops.forEach((c, i) => headP.set(c.m, [...(headP.get(c.m) ?? []), headProbs[i]!]));
   const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
-  return measured.map((m) => {
+  const judged = measured.map((m): PpePerson => {
     const { scores } = m;
     scores.judge = 'learned';
     let hardHat: HardHatVerdict = 'unknown';
     scores.hardHat = 0;
     const head = headP.get(m);
     if (head) {
-      const [pHat, pBare] = head;
+      const pHat = head.reduce((s, p) => s + p[0], 0) / head.length;
+      const pBare = head.reduce((s, p) => s + p[1], 0) / head.length;
       scores.hatProbability = pHat;
       scores.bareProbability = pBare;
       scores.hardHat = pHat - pBare;
-      if (pHat >= T.hatSeen) hardHat = 'seen';
-      else if (pBare >= T.bareSeen) hardHat = 'bare';
+      if (m.headRects[1]) scores.headDetected = true;
+      hardHat = hatVerdict(pHat, pBare);
     }
     let hiVis: HiVisVerdict = 'unknown';
     scores.hiVis = 0;
@@ -408,6 +464,29 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[]):
     }
     return { box: m.person.box, hardHat, hiVis, scores };
   });
+  const headsAlone = alone.map((h, i): PpePerson => {
+    const [pHat, pBare] = headProbs[headCrops.length + i]!;
+    const scores: PpeScores = {
+      person: h.score,
+      headWidthPx: detectedHeadWidth(h, geometry),
+      headFrom: 'detector',
+      hatPixels: 0,
+      skinPixels: 0,
+      hairPixels: 0,
+      uniformity: 0,
+      hardHat: pHat - pBare,
+      torsoHeightPx: 0,
+      hiVisYellow: 0,
+      hiVisOrange: 0,
+      hiVis: 0,
+      judge: 'learned',
+      hatProbability: pHat,
+      bareProbability: pBare,
+      headDetected: true,
+    };
+    return { box: headOnlyWorkerBox(h, img.width, img.height), hardHat: hatVerdict(pHat, pBare), hiVis: 'unknown', scores };
+  });
+  return [...judged, ...headsAlone];
 }
 
 /** Who gives the verdicts on detected persons: the learned classifier or the colour thresholds. */

@@ -1,0 +1,165 @@
+/**
+ * Step 6 of `npm run train` (train.ts): the head detector (services/analysis/src/engine/
+ * headDetector.ts). Writes every training photo resampled to the detector's input the way the run
+ * time does, with its labelled head boxes (`photos-384.u8`, `photos-meta.json` in
+ * tmp/ppe-train/heads), lets `train_heads.py` train the head on the frozen backbone's activations
+ * (fixed epochs and seed), then loads the result into the run-time detector and checks that its
+ * heatmaps on hold-out photos match TensorFlow's. The validation photos are never read.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  HEAD_DETECTOR_FEATURES,
+  HEAD_DETECTOR_INPUT,
+  HEAD_DETECTOR_STRIDE,
+  HEAD_DETECTOR_VERSION,
+  headDetectorInput,
+  headDetectorMaps,
+  makeHeadDetector,
+  type HeadBoxGeometry,
+  type HeadDetectorFile,
+} from '../../../services/analysis/src/engine/headDetector.js';
+import { CACHE_DIR, type TrainingPhoto } from '../data.js';
+import { photoKey } from '../detect.js';
+import { loadRaw, type Calibration } from '../samples.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const HEADS_DIR = path.join(CACHE_DIR, 'heads');
+/** Bump when the written inputs change: a cached dump of another version is rebuilt. */
+const DUMP_VERSION = 1;
+/** Training epochs and seed, fixed (the prototype's: MODEL_CARD.md, "the head detector"). */
+export const HEAD_EPOCHS = 10;
+const SEED = 1;
+/** Largest difference allowed between tfjs's and TensorFlow's heatmap values on hold-out photos. */
+const PARITY_TOLERANCE = 2e-3;
+const BYTES = HEAD_DETECTOR_INPUT * HEAD_DETECTOR_INPUT * 3;
+
+interface PhotoRow {
+  photo: string;
+  fold: TrainingPhoto['fold'];
+  /** Labelled heads in input pixels: `[x, y, w, h]`, 0 = hard hat, 1 = bare. */
+  heads: Array<{ label: 0 | 1; box: [number, number, number, number] }>;
+}
+
+interface PhotosMeta {
+  version: number;
+  input: number;
+  photos: PhotoRow[];
+}
+
+/** What train_heads.py writes next to the weights. */
+interface Trained {
+  featureMean: number[][];
+  featureStd: number[][];
+  layers: HeadDetectorFile['layers'];
+  minScore: number;
+  holdout: { index: number[]; heat: number[] };
+  report: Record<string, unknown>;
+}
+
+async function cached(photos: TrainingPhoto[]): Promise<PhotosMeta | null> {
+  const meta = await readFile(path.join(HEADS_DIR, 'photos-meta.json'), 'utf8').then((s) => JSON.parse(s) as PhotosMeta, () => null);
+  if (!meta || meta.version !== DUMP_VERSION || meta.input !== HEAD_DETECTOR_INPUT || meta.photos.length !== photos.length) return null;
+  if (meta.photos.some((r, i) => r.photo !== photoKey(photos[i]!))) return null;
+  const size = await stat(path.join(HEADS_DIR, 'photos-384.u8')).then((s) => s.size, () => -1);
+  return size === photos.length * BYTES ? meta : null;
+}
+
+/** Writes (or finds) every photo at the detector's input size, with its head boxes. */
+async function dumpPhotos(photos: TrainingPhoto[], log: (s: string) => void): Promise<PhotosMeta> {
+  const found = await cached(photos);
+  if (found) {
+    log(`head detector inputs from ${HEADS_DIR}\n`);
+    return found;
+  }
+  await mkdir(HEADS_DIR, { recursive: true });
+  const out = await open(path.join(HEADS_DIR, 'photos-384.u8'), 'w');
+  const meta: PhotosMeta = { version: DUMP_VERSION, input: HEAD_DETECTOR_INPUT, photos: [] };
+  try {
+    for (const [i, photo] of photos.entries()) {
+      const img = await loadRaw(photo.imagePath);
+      // Every photo at 384 × 384 (nearly all are square; the run time keeps a frame's aspect).
+      const square = { width: HEAD_DETECTOR_INPUT, height: HEAD_DETECTOR_INPUT };
+      await out.write(Uint8Array.from(headDetectorInput(img, square).data, (v) => Math.max(0, Math.min(255, Math.round(v)))));
+      const sx = HEAD_DETECTOR_INPUT / img.width;
+      const sy = HEAD_DETECTOR_INPUT / img.height;
+      const heads = photo.boxes
+        .filter((b) => b.kind === 'head')
+        .map((b) => ({ label: b.label === 'hat' ? 0 : 1, box: [b.box[0] * sx, b.box[1] * sy, b.box[2] * sx, b.box[3] * sy] }) as PhotoRow['heads'][number]);
+      meta.photos.push({ photo: photoKey(photo), fold: photo.fold, heads });
+      if ((i + 1) % 100 === 0 || i + 1 === photos.length) log(`\rhead detector inputs ${i + 1}/${photos.length}`);
+    }
+  } finally {
+    await out.close();
+  }
+  await writeFile(path.join(HEADS_DIR, 'photos-meta.json'), JSON.stringify(meta));
+  log('\n');
+  return meta;
+}
+
+/** Box → head geometry for the crops around detected heads: the mean of the hard-hat and bare calibrations. */
+export function boxGeometry(cal: Calibration): HeadBoxGeometry {
+  const r = (v: number): number => Number(v.toPrecision(6));
+  const { hat, bare } = cal.head;
+  return { dx: r((hat.dx + bare.dx) / 2), eye: r((hat.eye + bare.eye) / 2), width: r((hat.width + bare.width) / 2) };
+}
+
+/**
+ * Trains the head detector (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of
+ * the same epochs), checks tfjs against TensorFlow, and returns the model file and its weights.
+ */
+export async function trainHeadDetector(py: string, run: (cmd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<void>, photos: TrainingPhoto[], cal: Calibration, log: (s: string) => void): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
+  const meta = await dumpPhotos(photos, log);
+  const trainedFile = path.join(HEADS_DIR, 'head-detector.json');
+  const weightsFile = path.join(HEADS_DIR, 'head-detector.bin');
+  const earlier = await readFile(trainedFile, 'utf8').then((s) => JSON.parse(s) as Trained, () => null);
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && earlier?.report.epochs === HEAD_EPOCHS && existsSync(weightsFile)) {
+    log(`head detector from ${HEADS_DIR}\n`);
+  } else {
+    await run(py, [path.join(HERE, 'train_heads.py'), '--dir', HEADS_DIR, '--epochs', String(HEAD_EPOCHS), '--seed', String(SEED)], { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
+  }
+  const trained = JSON.parse(await readFile(trainedFile, 'utf8')) as Trained;
+  const weights = await readFile(weightsFile);
+  const file: HeadDetectorFile = {
+    version: HEAD_DETECTOR_VERSION,
+    input: HEAD_DETECTOR_INPUT,
+    stride: HEAD_DETECTOR_STRIDE,
+    features: [...HEAD_DETECTOR_FEATURES],
+    featureMean: trained.featureMean,
+    featureStd: trained.featureStd,
+    layers: trained.layers,
+    weights: { file: 'ppe-head-detector.bin', sha256: createHash('sha256').update(weights).digest('hex') },
+    minScore: trained.minScore,
+    crop: boxGeometry(cal),
+    metrics: { seed: SEED, epochs: HEAD_EPOCHS, photos: meta.photos.length, ...trained.report },
+  };
+  const worst = await parity(file, weights, trained);
+  log(`head detector: tfjs and TensorFlow heatmaps differ by at most ${worst.toExponential(2)} on ${trained.holdout.index.length} hold-out photos\n`);
+  if (!(worst <= PARITY_TOLERANCE)) throw new Error(`head detector: tfjs differs from TensorFlow by ${worst} (more than ${PARITY_TOLERANCE}); nothing written`);
+  file.metrics!.parityMaxHeatmapDifference = Number(worst.toExponential(2));
+  return { file, weights };
+}
+
+/** Largest difference between the run-time detector's heatmaps and TensorFlow's on the photos train_heads.py checked. */
+async function parity(file: HeadDetectorFile, weights: Buffer, trained: Trained): Promise<number> {
+  const det = await makeHeadDetector(file, weights);
+  const photos = await open(path.join(HEADS_DIR, 'photos-384.u8'));
+  const cells = (HEAD_DETECTOR_INPUT / HEAD_DETECTOR_STRIDE) ** 2 * 2;
+  let worst = 0;
+  try {
+    const buf = Buffer.alloc(BYTES);
+    for (const [k, row] of trained.holdout.index.entries()) {
+      await photos.read(buf, 0, BYTES, row * BYTES);
+      const { heat } = await headDetectorMaps(det, Float32Array.from(buf), 1, HEAD_DETECTOR_INPUT, HEAD_DETECTOR_INPUT);
+      for (let i = 0; i < cells; i++) worst = Math.max(worst, Math.abs(heat[i]! - trained.holdout.heat[k * cells + i]!));
+    }
+  } finally {
+    await photos.close();
+    det.backbone.dispose();
+    Object.values(det.tensors).forEach((t) => t.dispose());
+  }
+  return worst;
+}

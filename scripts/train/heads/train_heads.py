@@ -1,0 +1,197 @@
+"""Step of `npm run train` (scripts/train/heads/heads.ts): trains the head detector's head
+(services/analysis/src/engine/headDetector.ts) on the frozen person-detector backbone.
+
+Reads the photos heads.ts wrote (`photos-384.u8`, `photos-meta.json` in --dir), computes the
+backbone's block 5 and block 11 activations of each (CenterNet weights as shipped, never tuned),
+standardises them per channel with the training fold's statistics and trains two 3x3 convolutions
+to a hard hat / bare heatmap (penalty-reduced focal loss on Gaussian targets, as CenterNet) and the
+log size of the head box at its centre cell, on the training fold only; horizontal flips of half
+the batches. Writes `head-detector.bin` (float16 weights, the run time's layer order),
+`head-detector.json` (standardisation, shapes, TensorFlow's heatmaps on some hold-out photos for
+the tfjs check, hold-out figures).
+
+Usage: python scripts/train/heads/train_heads.py --dir DIR --epochs N --seed S
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'finetune'))
+from backbone import Backbone  # noqa: E402
+
+S, STRIDE = 384, 8
+G = S // STRIDE
+FEATURES = ['tower_0/MobilenetV3/expanded_conv_5/add', 'tower_0/MobilenetV3/expanded_conv_11/add']
+MIN_SCORE = 0.5  # the prototype's heatmap threshold (MODEL_CARD.md)
+PARITY_PHOTOS = 16
+
+
+def features(run, images, rows):
+    """Backbone activations of every photo (float16, to hold them all in memory)."""
+    f8, f16 = [], []
+    for s in range(0, len(rows), 16):
+        a, b = run(tf.constant(images[s:s + 16].astype(np.float32)))
+        f8.append(a.numpy().astype(np.float16))
+        f16.append(b.numpy().astype(np.float16))
+    return np.concatenate(f8), np.concatenate(f16)
+
+
+def standardise(f, train):
+    """Per-channel mean and standard deviation over the training fold's cells; the maps standardised in place."""
+    n = 0
+    total = np.zeros(f.shape[-1], np.float64)
+    squares = np.zeros(f.shape[-1], np.float64)
+    for i in train:
+        x = f[i].astype(np.float64).reshape(-1, f.shape[-1])
+        total += x.sum(0)
+        squares += (x * x).sum(0)
+        n += len(x)
+    mean = total / n
+    std = np.sqrt(np.maximum(squares / n - mean * mean, 0)) + 1e-3
+    mean, std = mean.astype(np.float32), std.astype(np.float32)
+    for s in range(0, len(f), 64):
+        f[s:s + 64] = ((f[s:s + 64].astype(np.float32) - mean) / std).astype(np.float16)
+    return mean, std
+
+
+def targets(heads):
+    """Gaussian heatmap per class, and at each head's centre cell its log size and a mask."""
+    t = np.zeros((G, G, 5), np.float32)
+    yy, xx = np.mgrid[0:G, 0:G] + 0.5
+    for h in heads:
+        x, y, w, hh = h['box']
+        if w < 4:
+            continue
+        cx, cy = (x + w / 2) / STRIDE, (y + hh / 2) / STRIDE
+        sigma = max(0.5, min(w, hh) / STRIDE / 4)
+        c = h['label']
+        t[:, :, c] = np.maximum(t[:, :, c], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma * sigma)))
+        ix, iy = min(G - 1, int(cx)), min(G - 1, int(cy))
+        t[iy, ix, c] = 1.0
+        t[iy, ix, 2:5] = [np.log(w / STRIDE), np.log(hh / STRIDE), 1.0]
+    return t
+
+
+def build(c8, c16):
+    i8, i16 = tf.keras.Input((G, G, c8)), tf.keras.Input((G // 2, G // 2, c16))
+    x = tf.keras.layers.Concatenate()([i8, tf.keras.layers.UpSampling2D(2, interpolation='bilinear')(i16)])
+    x = tf.keras.layers.Conv2D(96, 3, padding='same', activation='relu', name='conv1')(x)
+    x = tf.keras.layers.Conv2D(96, 3, padding='same', activation='relu', name='conv2')(x)
+    heat = tf.keras.layers.Conv2D(2, 1, name='heat', bias_initializer=tf.keras.initializers.Constant(-2.19))(x)
+    size = tf.keras.layers.Conv2D(2, 1, name='size')(x)
+    return tf.keras.Model([i8, i16], tf.keras.layers.Concatenate()([heat, size]))
+
+
+def loss_fn(y, out):
+    target, logit, mask = y[..., :2], out[..., :2], y[..., 4:5]
+    size = tf.reduce_sum(tf.abs(out[..., 2:4] - y[..., 2:4]) * mask) / tf.maximum(1.0, tf.reduce_sum(mask))
+    p = tf.clip_by_value(tf.sigmoid(logit), 1e-4, 1 - 1e-4)
+    pos = tf.cast(target >= 1.0, tf.float32)
+    focal = -pos * (1 - p) ** 2 * tf.math.log(p) - (1 - pos) * (1 - target) ** 4 * p ** 2 * tf.math.log(1 - p)
+    return tf.reduce_sum(focal) / tf.maximum(1.0, tf.reduce_sum(pos)) + 0.5 * size
+
+
+def predict(model, f8, f16, idx):
+    out = []
+    for s in range(0, len(idx), 64):
+        b = idx[s:s + 64]
+        o = model([tf.constant(f8[b].astype(np.float32)), tf.constant(f16[b].astype(np.float32))]).numpy()
+        o[..., :2] = 1 / (1 + np.exp(-o[..., :2]))
+        out.append(o)
+    return np.concatenate(out)
+
+
+def image_figures(P, rows, idx):
+    """Image level on the hold-out photos, the detector alone: 'hard hat' = a peak >= MIN_SCORE of the hat class, 'not worn' = one of the bare class and none of the hat class."""
+    hat, bare = P[..., 0].reshape(len(idx), -1).max(1), P[..., 1].reshape(len(idx), -1).max(1)
+    truth_hat = np.array([any(h['label'] == 0 for h in rows[i]['heads']) for i in idx])
+    truth_bare = np.array([any(h['label'] == 1 for h in rows[i]['heads']) for i in idx]) & ~truth_hat
+    worn = hat >= MIN_SCORE
+    bare_ = (bare >= MIN_SCORE) & ~worn
+    out = {}
+    for name, p, t in (('hard hat worn', worn, truth_hat), ('hard hat not worn', bare_, truth_bare)):
+        tp, fp, fn = int((p & t).sum()), int((p & ~t).sum()), int((~p & t).sum())
+        out[name] = {'precision': round(tp / max(1, tp + fp), 4), 'recall': round(tp / max(1, tp + fn), 4), 'tp': tp, 'fp': fp, 'fn': fn}
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--dir', type=Path, required=True)
+    ap.add_argument('--epochs', type=int, default=10)
+    ap.add_argument('--seed', type=int, default=1)
+    args = ap.parse_args()
+    tf.keras.utils.set_random_seed(args.seed)
+    tf.config.experimental.enable_op_determinism()
+    started = time.time()
+    rows = json.loads((args.dir / 'photos-meta.json').read_text())['photos']
+    images = np.memmap(args.dir / 'photos-384.u8', dtype=np.uint8, mode='r', shape=(len(rows), S, S, 3))
+    train = np.array([i for i, r in enumerate(rows) if r['fold'] == 'train'])
+    holdout = np.array([i for i, r in enumerate(rows) if r['fold'] == 'holdout'])
+    net = Backbone(trainable=None)
+    run = tf.function(lambda x: net.run(x, FEATURES), input_signature=[tf.TensorSpec([None, S, S, 3], tf.float32)])
+    f8, f16 = features(run, images, rows)
+    print(f'head detector: backbone activations of {len(rows)} photos, {time.time() - started:.0f} s', flush=True)
+    m8, s8 = standardise(f8, train)
+    m16, s16 = standardise(f16, train)
+    T = np.stack([targets(r['heads']) for r in rows])
+    model = build(f8.shape[-1], f16.shape[-1])
+    opt = tf.keras.optimizers.Adam(1e-3)
+
+    @tf.function
+    def step(x8, x16, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model([x8, x16], training=True))
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    rng = np.random.default_rng(args.seed)
+    losses = []
+    for epoch in range(args.epochs):
+        order = rng.permutation(train)
+        ls = []
+        for s in range(0, len(order), 32):
+            b = np.sort(order[s:s + 32])
+            x8, x16, y = f8[b].astype(np.float32), f16[b].astype(np.float32), T[b]
+            if rng.random() < 0.5:  # a mirrored batch (maps and targets flipped left to right)
+                x8, x16, y = x8[:, :, ::-1], x16[:, :, ::-1], y[:, :, ::-1]
+            ls.append(float(step(tf.constant(np.ascontiguousarray(x8)), tf.constant(np.ascontiguousarray(x16)), tf.constant(np.ascontiguousarray(y)))))
+        losses.append(round(float(np.mean(ls)), 4))
+        print(f'head detector: epoch {epoch + 1}/{args.epochs}, loss {losses[-1]}', flush=True)
+
+    # The weights as the run time reads them: float16, kernel then bias per layer.
+    names = ['conv1', 'conv2', 'heat', 'size']
+    layers, parts = [], []
+    for name in names:
+        kernel, bias = model.get_layer(name).get_weights()
+        kernel, bias = kernel.astype(np.float16), bias.astype(np.float16)
+        model.get_layer(name).set_weights([kernel.astype(np.float32), bias.astype(np.float32)])
+        layers.append({'name': name, 'kernel': list(kernel.shape), 'bias': list(bias.shape)})
+        parts += [kernel.tobytes(), bias.tobytes()]
+    (args.dir / 'head-detector.bin').write_bytes(b''.join(parts))
+    P = predict(model, f8, f16, holdout)
+    # For the tfjs check: some hold-out photos from float32 activations, as the run time computes them.
+    check = holdout[:PARITY_PHOTOS]
+    a8, a16 = run(tf.constant(images[check].astype(np.float32)))
+    ref = model([(a8 - m8) / s8, (a16 - m16) / s16]).numpy()[..., :2]
+    ref = 1 / (1 + np.exp(-ref))
+    report = {'epochs': args.epochs, 'loss': losses, 'trainPhotos': int(len(train)), 'holdoutPhotos': int(len(holdout)), 'holdoutImageLevel': image_figures(P, rows, holdout)}
+    print('head detector: hold-out photos, detector alone:', json.dumps(report['holdoutImageLevel']), flush=True)
+    (args.dir / 'head-detector.json').write_text(json.dumps({
+        'featureMean': [m8.tolist(), m16.tolist()],
+        'featureStd': [s8.tolist(), s16.tolist()],
+        'layers': layers,
+        'minScore': MIN_SCORE,
+        'holdout': {'index': check.tolist(), 'heat': ref.ravel().round(6).tolist()},
+        'report': report,
+    }))
+    print(f'head detector: written to {args.dir}', flush=True)
+
+
+if __name__ == '__main__':
+    main()
