@@ -79,6 +79,30 @@ describe('the head detector', () => {
     expect(heads[1]!.box.map((v) => Math.round(v * 100) / 100)).toEqual([-8, -8, 32, 24]);
   });
 
+  it('reports a large head that peaks in two cells once, and two heads side by side twice', () => {
+    const gridW = 8;
+    const gridH = 4;
+    const heat = new Float32Array(gridW * gridH * 2);
+    const size = new Float32Array(gridW * gridH * 2);
+    const peak = (x: number, y: number, score: number, cells: number): void => {
+      const i = (y * gridW + x) * 2;
+      heat[i] = score;
+      size.set([Math.log(cells), Math.log(cells)], i);
+    };
+    // One head 5 cells wide with a second peak two cells from its centre.
+    peak(2, 1, 0.9, 5);
+    peak(4, 1, 0.7, 5);
+    expect(decodeHeads({ heat, size, gridW, gridH }, 0.5, 1, 1)).toHaveLength(1);
+    // Two small heads three cells apart, each a cell and a half wide: both kept.
+    const heat2 = new Float32Array(gridW * gridH * 2);
+    const size2 = new Float32Array(gridW * gridH * 2);
+    for (const x of [1, 4]) {
+      heat2[(1 * gridW + x) * 2] = 0.8;
+      size2.set([Math.log(1.5), Math.log(1.5)], (1 * gridW + x) * 2);
+    }
+    expect(decodeHeads({ heat: heat2, size: size2, gridW, gridH }, 0.5, 1, 1)).toHaveLength(2);
+  });
+
   it('is the committed weights its model file names; a changed file is refused with what to do', async () => {
     const model = readHeadDetectorFile();
     const file = path.join(path.dirname(HEAD_DETECTOR_PATH), model.weights.file);

@@ -204,7 +204,9 @@ export async function headDetectorMaps(det: HeadDetector, pixels: Float32Array, 
 /**
  * Heads in one input's maps: cells whose heatmap (the larger of its two classes) is a maximum of
  * its 3 × 3 neighbourhood and reaches `minScore`; boxes scaled by `scaleX`, `scaleY` (image pixels
- * per input pixel), most confident first.
+ * per input pixel), most confident first. A large head can peak in more than one cell: a peak whose
+ * centre lies in a more confident head's box, or whose box overlaps it by a third (IoU), is the
+ * same head and is dropped.
  */
 export function decodeHeads(maps: HeadMaps, minScore: number, scaleX: number, scaleY: number): DetectedHead[] {
   const { heat, size, gridW, gridH } = maps;
@@ -228,7 +230,22 @@ export function decodeHeads(maps: HeadMaps, minScore: number, scaleX: number, sc
       heads.push({ box: [(cx - w / 2) * scaleX, (cy - h / 2) * scaleY, w * scaleX, h * scaleY], score: v });
     }
   }
-  return heads.sort((a, b) => b.score - a.score);
+  const kept: DetectedHead[] = [];
+  for (const head of heads.sort((a, b) => b.score - a.score)) if (!kept.some((k) => sameHead(head, k))) kept.push(head);
+  return kept;
+}
+
+/** Whether `head`'s centre lies in `other`'s box, or the two boxes overlap by a third or more (IoU). */
+function sameHead(head: DetectedHead, other: DetectedHead): boolean {
+  const [x, y, w, h] = head.box;
+  const [ox, oy, ow, oh] = other.box;
+  const cx = x + w / 2;
+  const cy = y + h / 2;
+  if (cx >= ox && cx <= ox + ow && cy >= oy && cy <= oy + oh) return true;
+  const iw = Math.max(0, Math.min(x + w, ox + ow) - Math.max(x, ox));
+  const ih = Math.max(0, Math.min(y + h, oy + oh) - Math.max(y, oy));
+  const inter = iw * ih;
+  return inter / (w * h + ow * oh - inter) >= 1 / 3;
 }
 
 /** Heads on an image (boxes in its pixels), most confident first. */

@@ -196,6 +196,17 @@ describe('matchDetectedHeads', () => {
     const strong = head(32, 105, 0.9);
     expect(matchDetectedHeads([person(0)], [weak, strong])).toEqual([strong]);
   });
+
+  it('matches a close-up\'s head by where the keypoints put it, even low in the person box', () => {
+    // The drawn worker's keypoints put the head at x 100, eyes at y 66; with a box from y 28, 120
+    // tall, a head centred at y 70 is too low for the box rule (below y 64) but near the keypoint head.
+    const low = { ...DRAWN_PERSON, box: [45, 28, 110, 120] as PersonDetection['box'] };
+    const near: DetectedHead = { box: [80, 50, 40, 40], score: 0.8 };
+    expect(matchDetectedHeads([{ ...low, keypoints: [] }], [near])).toEqual([undefined]);
+    expect(matchDetectedHeads([low], [near])).toEqual([near]);
+    const far: DetectedHead = { box: [80, 100, 40, 40], score: 0.8 };
+    expect(matchDetectedHeads([low], [far])).toEqual([undefined]);
+  });
 });
 
 describe('the tuned backbones', () => {

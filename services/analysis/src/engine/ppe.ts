@@ -373,21 +373,30 @@ async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, re
 }
 
 /**
- * Which detected head belongs to each person: the most confident heads first, each to the free
- * person whose box holds its centre across and from 15 % above the box's top to 30 % of its height
- * below it, the one whose centre line is nearest.
+ * Which detected head belongs to each person, the most confident heads first, each to one free
+ * person: one whose keypoints place a head within ¾ of its width of the detected head's centre
+ * (close-ups, where the head sits lower in the box), or else whose box holds that centre across
+ * and from 15 % above the box's top to 30 % of its height below it. Among several, the nearest.
  */
 export function matchDetectedHeads(persons: readonly PersonDetection[], heads: readonly DetectedHead[]): Array<DetectedHead | undefined> {
   const out: Array<DetectedHead | undefined> = persons.map(() => undefined);
+  const placed = persons.map((p) => {
+    const g = headGeometry(p);
+    return g.from === 'box' ? null : { x: g.cx, y: g.eyeY - 0.3 * g.width, reach: 0.75 * g.width };
+  });
   for (const head of [...heads].sort((a, b) => b.score - a.score)) {
     const cx = head.box[0] + head.box[2] / 2;
     const cy = head.box[1] + head.box[3] / 2;
     let best = -1;
     let bestDistance = Infinity;
     persons.forEach((p, i) => {
+      if (out[i]) return;
+      const k = placed[i];
       const [bx, by, bw, bh] = p.box;
-      if (out[i] || cx < bx || cx > bx + bw || cy < by - 0.15 * bh || cy > by + 0.3 * bh) return;
-      const d = Math.abs(cx - (bx + bw / 2));
+      let d: number;
+      if (k && Math.abs(cx - k.x) <= k.reach && Math.abs(cy - k.y) <= k.reach) d = Math.hypot(cx - k.x, cy - k.y);
+      else if (cx >= bx && cx <= bx + bw && cy >= by - 0.15 * bh && cy <= by + 0.3 * bh) d = Math.abs(cx - (bx + bw / 2));
+      else return;
       if (d < bestDistance) {
         bestDistance = d;
         best = i;
