@@ -3,6 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { describe, expect, it } from 'vitest';
+import { WorkerTracker } from '../tracking.js';
 import type { RawImage } from './detector.js';
 import {
   decodeHeads,
@@ -113,10 +114,23 @@ describe('the head detector', () => {
     expect(() => verifyHeadDetectorWeights(model, changed, file)).toThrow(/not the head detector weights.*run npm run train/);
   });
 
-  it('shows a worker found by the head alone with a head-and-shoulders box inside the image', () => {
+  it('boxes a worker found by the head alone as the body below that head, inside the image', () => {
     const head: DetectedHead = { box: [100, 50, 20, 24], score: 0.8 };
-    expect(headOnlyWorkerBox(head, 640, 480)).toEqual([85, 46, 50, 76]);
+    expect(headOnlyWorkerBox(head, 640, 480)).toEqual([85, 46, 50, 148]);
     // At the image's corner the box is cut to the image.
     expect(headOnlyWorkerBox({ box: [-5, -5, 20, 24], score: 0.8 }, 40, 40)).toEqual([0, 0, 30, 40]);
+  });
+
+  it('lets a worker keep one number when the person detector finds them in one frame and only their head in the next', () => {
+    // A standing worker, 100 × 400 px in a 1280 × 720 frame, head 36 × 44 px at the top of the box
+    // (a head-and-shoulders box, 139 px tall, would be too small to be taken for the same worker).
+    const W = 1280;
+    const H = 720;
+    const person = { x: 600 / W, y: 200 / H, w: 100 / W, h: 400 / H };
+    const [x, y, w, h] = headOnlyWorkerBox({ box: [632, 204, 36, 44], score: 0.8 }, W, H);
+    const tracker = new WorkerTracker();
+    const [first] = tracker.assign(0, [person]);
+    const [second] = tracker.assign(1, [{ x: x / W, y: y / H, w: w / W, h: h / H }]);
+    expect(second).toBe(first);
   });
 });

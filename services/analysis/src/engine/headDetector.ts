@@ -268,14 +268,17 @@ export function detectedHeadWidth(head: DetectedHead, g: HeadBoxGeometry): numbe
 }
 
 /**
- * The box a worker found by its head alone is shown with (evidence crops, the result page): head
- * and shoulders, ¾ of a head width to each side and 2 head heights below, within the image.
+ * The box of a worker found by the head alone: the body a person detector would box below that
+ * head — 2.5 head widths wide, from just above the head to 6 head heights down, cut to the image.
+ * Workers are followed from frame to frame by their boxes (tracking.ts), so a worker the person
+ * detector finds in one frame and misses in the next keeps one number; and the evidence crop frames
+ * the worker as it frames the others.
  */
 export function headOnlyWorkerBox(head: DetectedHead, width: number, height: number): [number, number, number, number] {
   const [x, y, w, h] = head.box;
   const x0 = Math.max(0, x - 0.75 * w);
   const y0 = Math.max(0, y - 0.15 * h);
   const x1 = Math.min(width, x + 1.75 * w);
-  const y1 = Math.min(height, y + 3 * h);
+  const y1 = Math.min(height, y + 6 * h);
   return [Math.round(x0), Math.round(y0), Math.round(Math.max(1, x1 - x0)), Math.round(Math.max(1, y1 - y0))];
 }

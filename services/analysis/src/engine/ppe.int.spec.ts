@@ -155,7 +155,7 @@ describe('analyzePersons with the head detector', () => {
     expect(keypointsOnly!.scores.bareProbability).not.toBe(detectedOnly!.scores.bareProbability);
   });
 
-  it('reports a head on no detected person as a worker of its own: head and shoulders, hi-vis unknown', async () => {
+  it('reports a head on no detected person as a worker of its own: a body box below the head, hi-vis unknown', async () => {
     const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
     const workers = await analyzePersons(img, [], [DRAWN_HEAD]);
     expect(workers).toHaveLength(1);

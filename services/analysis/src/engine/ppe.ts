@@ -417,7 +417,7 @@ export function matchDetectedHeads(persons: readonly PersonDetection[], heads: r
  * ({@link matchDetectedHeads}); both are judged and their probabilities averaged. A detected head
  * that belongs to no person (the person detector missed the worker: crowds, small or partly hidden
  * workers, linemen seen from below) is judged alone and reported as one more worker after the
- * persons, with a head-and-shoulders box ({@link headOnlyWorkerBox}) and hi-vis `unknown`. Every
+ * persons, with the body box such a head implies ({@link headOnlyWorkerBox}) and hi-vis `unknown`. Every
  * judged crop of the image goes through its kind's tuned backbone in batches (ppeEmbedding.ts).
  * `heads`: the image's detected heads, when already known (else the head detector runs here).
  */
