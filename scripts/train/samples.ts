@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
 import { headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
 import type { CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
-import { headCropRect, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
+import { headBoxCropRect, headCropRect, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
 import type { PersonDetection } from '../../services/analysis/src/engine/types.js';
 import type { LabelledBox, TrainingPhoto } from './data.js';
 import type { Detections } from './detect.js';
@@ -191,9 +191,7 @@ export function planCrops(photo: TrainingPhoto, persons: readonly PersonDetectio
     const [x, y, w, h] = b.box;
     if (b.kind === 'head') {
       if (w < MIN_LABEL_HEAD) continue;
-      const c = cal.head[b.label as 'hat' | 'bare'];
-      const width = c.width * w;
-      add('head', headCropRect(x + w / 2 + c.dx * w, y + c.eye * h, width), HEAD_LABELS[b.label as 'hat' | 'bare'], 'label');
+      add('head', headBoxCropRect(b.box, cal.head[b.label as 'hat' | 'bare']), HEAD_LABELS[b.label as 'hat' | 'bare'], 'label');
     } else if (!photo.vestMasked) {
       if (h < MIN_LABEL_TORSO_H) continue;
       const c = cal.torso;

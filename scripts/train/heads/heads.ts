@@ -19,19 +19,19 @@ import {
   headDetectorInput,
   headDetectorMaps,
   makeHeadDetector,
-  type HeadBoxGeometry,
   type HeadDetectorFile,
 } from '../../../services/analysis/src/engine/headDetector.js';
+import type { HeadBoxGeometry } from '../../../services/analysis/src/engine/ppeFeatures.js';
 import { CACHE_DIR, type TrainingPhoto } from '../data.js';
 import { photoKey } from '../detect.js';
 import { loadRaw, type Calibration } from '../samples.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-export const HEADS_DIR = path.join(CACHE_DIR, 'heads');
+const HEADS_DIR = path.join(CACHE_DIR, 'heads');
 /** Bump when the written inputs change: a cached dump of another version is rebuilt. */
 const DUMP_VERSION = 1;
 /** Training epochs and seed, fixed (the prototype's: MODEL_CARD.md, "the head detector"). */
-export const HEAD_EPOCHS = 10;
+const HEAD_EPOCHS = 10;
 const SEED = 1;
 /** Largest difference allowed between tfjs's and TensorFlow's heatmap values on hold-out photos. */
 const PARITY_TOLERANCE = 2e-3;
@@ -101,7 +101,7 @@ async function dumpPhotos(photos: TrainingPhoto[], log: (s: string) => void): Pr
 }
 
 /** Box → head geometry for the crops around detected heads: the mean of the hard-hat and bare calibrations. */
-export function boxGeometry(cal: Calibration): HeadBoxGeometry {
+function boxGeometry(cal: Calibration): HeadBoxGeometry {
   const r = (v: number): number => Number(v.toPrecision(6));
   const { hat, bare } = cal.head;
   return { dx: r((hat.dx + bare.dx) / 2), eye: r((hat.eye + bare.eye) / 2), width: r((hat.width + bare.width) / 2) };

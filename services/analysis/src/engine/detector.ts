@@ -237,7 +237,8 @@ function clamp(v: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, v));
 }
 
-function iou(a: [number, number, number, number], b: [number, number, number, number]): number {
+/** Overlap of two `[x, y, w, h]` boxes: intersection over union, 0..1. */
+export function iou(a: readonly [number, number, number, number], b: readonly [number, number, number, number]): number {
   const x1 = Math.max(a[0], b[0]);
   const y1 = Math.max(a[1], b[1]);
   const x2 = Math.min(a[0] + a[2], b[0] + b[2]);

@@ -24,9 +24,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { localModelDir, type RawImage } from './detector.js';
+import { iou, type RawImage } from './detector.js';
 import { loadBackbone } from './ppeEmbedding.js';
-import { headCropRect, resampleCrop, type Rect } from './ppeFeatures.js';
+import { resampleCrop, type HeadBoxGeometry } from './ppeFeatures.js';
 import { MODEL_PATH } from './ppeModel.js';
 
 /** The model file format this build reads. */
@@ -39,16 +39,6 @@ export const HEAD_DETECTOR_STRIDE = 8;
 export const HEAD_DETECTOR_FEATURES = ['tower_0/MobilenetV3/expanded_conv_5/add', 'tower_0/MobilenetV3/expanded_conv_11/add'] as const;
 /** The convolution layers, in the order their weights are stored (float16, kernels HWIO then bias). */
 export const HEAD_DETECTOR_LAYERS = ['conv1', 'conv2', 'heat', 'size'] as const;
-
-/** How a detected head box maps to the head geometry the head crop is cut around (headCropRect). */
-export interface HeadBoxGeometry {
-  /** Head centre x − box centre x, in box widths. */
-  dx: number;
-  /** Eye line − box top, in box heights. */
-  eye: number;
-  /** Head width, in box widths. */
-  width: number;
-}
 
 /** The committed model file (`ppe-head-detector.json`). */
 export interface HeadDetectorFile {
@@ -65,7 +55,7 @@ export interface HeadDetectorFile {
   weights: { file: string; sha256: string };
   /** Heatmap value at or above which a local maximum is a head. */
   minScore: number;
-  /** Box → head geometry, measured on the training photos (scripts/train/samples.ts `calibrate`). */
+  /** Box → head geometry of the crop (ppeFeatures.ts `headBoxCropRect`), measured on the training photos (scripts/train/samples.ts `calibrate`). */
   crop: HeadBoxGeometry;
   /** Figures measured by the training script (reported in the model card). */
   metrics?: Record<string, unknown>;
@@ -106,41 +96,22 @@ export interface HeadDetector {
 
 /** Builds a detector from a model file and its weights (float16, in {@link HEAD_DETECTOR_LAYERS} order). */
 export async function makeHeadDetector(model: HeadDetectorFile, weights: Uint8Array): Promise<HeadDetector> {
-  // First: loading the backbone sets up the tfjs backend the head's tensors live on.
-  const backbone = await loadBackbone(new Uint8Array(await readFile(path.join(localModelDir(), 'centernet.bin'))));
-  const halves = new Uint16Array(weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength));
-  const values = Float32Array.from(halves, halfToFloat);
-  const tensors: Record<string, tf.Tensor> = {};
-  let offset = 0;
-  const take = (shape: number[]): tf.Tensor => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    if (offset + n > values.length) throw new Error('head detector weights file is too short for its model file: run npm run train');
-    const t = tf.tensor(values.subarray(offset, offset + n), shape);
-    offset += n;
-    return t;
-  };
-  for (const name of HEAD_DETECTOR_LAYERS) {
+  // First: loading the backbone (its shipped weights) sets up the tfjs backend the head's tensors live on.
+  const backbone = await loadBackbone();
+  // The weights file is a tfjs weights file of float16-quantised float32 tensors: tfjs decodes it.
+  const specs: tf.io.WeightsManifestEntry[] = HEAD_DETECTOR_LAYERS.flatMap((name) => {
     const layer = model.layers.find((l) => l.name === name);
     if (!layer) throw new Error(`head detector model file has no layer ${name}: run npm run train`);
-    tensors[`${name}/kernel`] = take(layer.kernel);
-    tensors[`${name}/bias`] = take(layer.bias);
-  }
-  if (offset !== values.length) throw new Error('head detector weights file is longer than its model file says: run npm run train');
+    return (['kernel', 'bias'] as const).map((part) => ({ name: `${name}/${part}`, shape: layer[part], dtype: 'float32' as const, quantization: { dtype: 'float16' as const } }));
+  });
+  const bytes = 2 * specs.reduce((sum, s) => sum + s.shape.reduce((a, b) => a * b, 1), 0);
+  if (weights.byteLength !== bytes) throw new Error(`head detector weights file has ${weights.byteLength} bytes, its model file describes ${bytes}: run npm run train`);
+  const tensors: Record<string, tf.Tensor> = tf.io.decodeWeights(weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength) as ArrayBuffer, specs);
   model.featureMean.forEach((m, i) => {
     tensors[`mean${i}`] = tf.tensor1d(m);
     tensors[`std${i}`] = tf.tensor1d(model.featureStd[i]!);
   });
   return { model, backbone, tensors };
-}
-
-/** IEEE 754 half → float. */
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
-  if (exp === 31) return frac ? Number.NaN : sign * Infinity;
-  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
 }
 
 let committed: Promise<HeadDetector> | null = null;
@@ -231,21 +202,17 @@ export function decodeHeads(maps: HeadMaps, minScore: number, scaleX: number, sc
     }
   }
   const kept: DetectedHead[] = [];
-  for (const head of heads.sort((a, b) => b.score - a.score)) if (!kept.some((k) => sameHead(head, k))) kept.push(head);
+  for (const head of heads.sort((a, b) => b.score - a.score)) if (!kept.some((k) => samePeakHead(head, k))) kept.push(head);
   return kept;
 }
 
 /** Whether `head`'s centre lies in `other`'s box, or the two boxes overlap by a third or more (IoU). */
-function sameHead(head: DetectedHead, other: DetectedHead): boolean {
+function samePeakHead(head: DetectedHead, other: DetectedHead): boolean {
   const [x, y, w, h] = head.box;
   const [ox, oy, ow, oh] = other.box;
   const cx = x + w / 2;
   const cy = y + h / 2;
-  if (cx >= ox && cx <= ox + ow && cy >= oy && cy <= oy + oh) return true;
-  const iw = Math.max(0, Math.min(x + w, ox + ow) - Math.max(x, ox));
-  const ih = Math.max(0, Math.min(y + h, oy + oh) - Math.max(y, oy));
-  const inter = iw * ih;
-  return inter / (w * h + ow * oh - inter) >= 1 / 3;
+  return (cx >= ox && cx <= ox + ow && cy >= oy && cy <= oy + oh) || iou(head.box, other.box) >= 1 / 3;
 }
 
 /** Heads on an image (boxes in its pixels), most confident first. */
@@ -254,12 +221,6 @@ export async function detectHeads(img: RawImage, det?: HeadDetector): Promise<De
   const input = headDetectorInput(img);
   const maps = await headDetectorMaps(d, input.data, 1, input.width, input.height);
   return decodeHeads(maps, d.model.minScore, img.width / input.width, img.height / input.height);
-}
-
-/** The head crop (the classifier's input) around a detected head, cut as around the keypoint heads. */
-export function detectedHeadCropRect(head: DetectedHead, g: HeadBoxGeometry): Rect {
-  const [x, y, w, h] = head.box;
-  return headCropRect(x + w / 2 + g.dx * w, y + g.eye * h, g.width * w);
 }
 
 /** Head width (the classifier's minimum applies to it) of the crop around a detected head. */

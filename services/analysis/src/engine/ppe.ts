@@ -14,9 +14,9 @@
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
-import { detectedHeadCropRect, detectedHeadWidth, detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
+import { detectedHeadWidth, detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
-import { headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
+import { headBoxCropRect, headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 
 export { rgbToHsv, rgbToLab };
@@ -433,13 +433,13 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   const measured = persons.map((person, i) => {
     const m = measure(img, person);
     const head = matched[i];
-    const detectedRect = judgeable(head) ? detectedHeadCropRect(head, geometry) : null;
+    const detectedRect = judgeable(head) ? headBoxCropRect(head.box, geometry) : null;
     return { person, ...m, headRects: [headJudgeable(m.head) ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, detectedRect], torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
   });
   const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
   const torsos = measured.filter((m) => m.torsoJudged);
   const [headProbs, torsoProbs] = await Promise.all([
-    judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((h) => detectedHeadCropRect(h, geometry))]),
+    judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((h) => headBoxCropRect(h.box, geometry))]),
     judgeCrops(model, 'torso', img, torsos.map((m) => m.torso)),
   ]);
   const hatVerdict = (pHat: number, pBare: number): HardHatVerdict => (pHat >= T.hatSeen ? 'seen' : pBare >= T.bareSeen ? 'bare' : 'unknown');

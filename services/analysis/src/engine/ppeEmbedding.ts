@@ -53,10 +53,11 @@ export async function backboneArtifacts(): Promise<tf.io.ModelArtifacts> {
   return { ...artifacts, signature: undefined };
 }
 
-/** The backbone graph with the given weights (a weights file for centernet.json's manifest). */
-export async function loadBackbone(weights: Uint8Array): Promise<tfconv.GraphModel> {
+/** The backbone graph with the given weights (a weights file for centernet.json's manifest), else with the person detector's own. */
+export async function loadBackbone(weights?: Uint8Array): Promise<tfconv.GraphModel> {
   await warmUpDetector();
   const artifacts = await backboneArtifacts();
+  if (!weights) return tfconv.loadGraphModel({ load: async () => artifacts });
   const weightData = weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength) as ArrayBuffer;
   return tfconv.loadGraphModel({ load: async () => ({ ...artifacts, weightData }) });
 }

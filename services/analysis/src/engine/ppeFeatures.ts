@@ -31,6 +31,21 @@ export function headCropRect(cx: number, eyeY: number, width: number): Rect {
   return { x0: cx - HEAD_BOX.halfWidth * width, x1: cx + HEAD_BOX.halfWidth * width, y0: eyeY - HEAD_BOX.above * width, y1: eyeY + HEAD_BOX.below * width };
 }
 
+/** How a head box (labelled, or found by the head detector) maps to the head geometry its crop is cut around. */
+export interface HeadBoxGeometry {
+  /** Head centre x − box centre x, in box widths. */
+  dx: number;
+  /** Eye line − box top, in box heights. */
+  eye: number;
+  /** Head width, in box widths. */
+  width: number;
+}
+
+/** The head crop for a head box `[x, y, w, h]`: a labelled box in training, a detected one at run time. */
+export function headBoxCropRect([x, y, w, h]: readonly [number, number, number, number], g: HeadBoxGeometry): Rect {
+  return headCropRect(x + w / 2 + g.dx * w, y + g.eye * h, g.width * w);
+}
+
 function pixelAt(img: RawImage, x: number, y: number, c: number): number {
   const xi = Math.min(img.width - 1, Math.max(0, x));
   const yi = Math.min(img.height - 1, Math.max(0, y));
