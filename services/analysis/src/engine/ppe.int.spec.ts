@@ -155,13 +155,19 @@ describe('analyzePersons with the head detector', () => {
     expect(keypointsOnly!.scores.bareProbability).not.toBe(detectedOnly!.scores.bareProbability);
   });
 
-  it('reports a head on no detected person as a worker of its own: a body box below the head, hi-vis unknown', async () => {
-    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+  it('reports a head on no detected person as a worker of its own: a body box below the head; no vest below it is unknown, not absent', async () => {
+    const img = await drawWorker({ crown: '#f5c400', torso: GREY });
     const workers = await analyzePersons(img, [], [DRAWN_HEAD]);
     expect(workers).toHaveLength(1);
     const [w] = workers;
     expect(w!.scores.headFrom).toBe('detector');
+    // The torso below the head was judged "no vest", but with no body detected that region is a
+    // guess: the verdict stays unknown (a person found by the detector would get `absent`).
+    expect(w!.scores.hiVisProbability).toBeLessThan(0.5);
+    expect(w!.scores.torsoHeightPx).toBeGreaterThan(20);
     expect(w!.hiVis).toBe('unknown');
+    const [asPerson] = await analyzePersons(img, [DRAWN_PERSON], []);
+    expect(asPerson!.hiVis).toBe('absent');
     expect(w!.hardHat).not.toBe('unknown');
     const [x, y, bw, bh] = w!.box;
     expect(x).toBeLessThan(72);
@@ -223,6 +229,33 @@ describe('the tuned backbones', () => {
     const head = await readFile(backboneWeightsPath('head'));
     expect(() => verifyBackboneWeights('torso', head, 'head')).toThrow();
   });
+});
+
+describe('analyzePpe: workers found by the head alone on photographs', () => {
+  const photo = async (prefix: string): Promise<Buffer> => {
+    const dir = sharedDataDir('ppe-photos', 'safety-vest-v4', 'images');
+    const name = (await readdir(dir)).find((f) => f.startsWith(prefix));
+    if (!name) throw new Error(`missing photo ${prefix}`);
+    return readFile(path.join(dir, name));
+  };
+
+  it('sees the hi-vis vest below a head the person detector missed', async () => {
+    // Workers in hard hats and vests; the person detector misses some of them, the head detector finds their heads.
+    const { persons } = await analyzePpe(await photo('valid__00602_jpg'));
+    const alone = persons.filter((p) => p.scores.headFrom === 'detector');
+    expect(alone.length).toBeGreaterThan(0);
+    expect(alone.some((p) => p.hiVis === 'seen' && p.scores.hiVisProbability! >= 0.5)).toBe(true);
+  }, 60_000);
+
+  it('never reports a missing vest for a worker found by the head alone', async () => {
+    // Workers in hard hats and work jackets (no vests); one is found by the head alone.
+    const { persons } = await analyzePpe(await photo('valid__00993_jpg'));
+    const alone = persons.filter((p) => p.scores.headFrom === 'detector');
+    expect(alone.length).toBeGreaterThan(0);
+    expect(alone.some((p) => p.scores.hiVisProbability !== undefined && p.scores.hiVisProbability < 0.5)).toBe(true);
+    expect(alone.every((p) => p.hiVis !== 'absent')).toBe(true);
+    expect(persons.some((p) => p.scores.headFrom !== 'detector' && p.hiVis === 'absent')).toBe(true);
+  }, 60_000);
 });
 
 describe('analyzePpe on a photograph with a painted torso', () => {

@@ -16,7 +16,7 @@ import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
 import { detectedHeadWidth, detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
-import { headBoxCropRect, headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
+import { headBoxCropRect, headBoxPlace, headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 
 export { rgbToHsv, rgbToLab };
@@ -300,9 +300,14 @@ export function torsoRect(person: PersonDetection, head: HeadGeometry): Rect {
     const cx = (sx[0]! + sx[1]!) / 2;
     return { x0: cx - sw * 0.45, x1: cx + sw * 0.45, y0: shoulderY + (hipY - shoulderY) * 0.08, y1: shoulderY + (hipY - shoulderY) * 0.9 };
   }
-  // No shoulders: the torso sits below the head, about 2.5 head widths tall.
+  // No shoulders: the torso sits below the head, inside the person box.
+  return torsoBelowHead(head, { x0: bx + bw * 0.15, x1: bx + bw * 0.85, y0: by, y1: by + bh });
+}
+
+/** The torso below a head when no shoulders are known: 2 head widths wide, about 2.5 tall, cut to `bounds`. */
+export function torsoBelowHead(head: Pick<HeadGeometry, 'cx' | 'eyeY' | 'width'>, bounds: Rect): Rect {
   const top = head.eyeY + 1.3 * head.width;
-  return { x0: Math.max(bx + bw * 0.15, head.cx - 1.0 * head.width), x1: Math.min(bx + bw * 0.85, head.cx + 1.0 * head.width), y0: top, y1: Math.min(by + bh, top + 2.4 * head.width) };
+  return { x0: Math.max(bounds.x0, head.cx - 1.0 * head.width), x1: Math.min(bounds.x1, head.cx + 1.0 * head.width), y0: top, y1: Math.min(bounds.y1, top + 2.4 * head.width) };
 }
 
 /**
@@ -417,7 +422,9 @@ export function matchDetectedHeads(persons: readonly PersonDetection[], heads: r
  * ({@link matchDetectedHeads}); both are judged and their probabilities averaged. A detected head
  * that belongs to no person (the person detector missed the worker: crowds, small or partly hidden
  * workers, linemen seen from below) is judged alone and reported as one more worker after the
- * persons, with the body box such a head implies ({@link headOnlyWorkerBox}) and hi-vis `unknown`. Every
+ * persons, with the body box such a head implies ({@link headOnlyWorkerBox}); its torso is looked for
+ * below the head ({@link torsoBelowHead}), and hi-vis is `seen` when a vest is found there, otherwise
+ * `unknown` (never `absent`: with no body detected that region is a guess). Every
  * judged crop of the image goes through its kind's tuned backbone in batches (ppeEmbedding.ts).
  * `heads`: the image's detected heads, when already known (else the head detector runs here).
  */
@@ -438,9 +445,16 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   });
   const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
   const torsos = measured.filter((m) => m.torsoJudged);
+  // A worker found by the head alone: its torso is looked for below the head (no shoulders known).
+  const aloneTorsos = alone.map((h) => {
+    const rect = torsoBelowHead(headBoxPlace(h.box, geometry), { x0: 0, x1: img.width, y0: 0, y1: img.height });
+    const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
+    return stats ? { rect, stats } : null;
+  });
+  const aloneJudged = aloneTorsos.filter((t) => t !== null);
   const [headProbs, torsoProbs] = await Promise.all([
     judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((h) => headBoxCropRect(h.box, geometry))]),
-    judgeCrops(model, 'torso', img, torsos.map((m) => m.torso)),
+    judgeCrops(model, 'torso', img, [...torsos.map((m) => m.torso), ...aloneJudged.map((t) => t.rect)]),
   ]);
   const hatVerdict = (pHat: number, pBare: number): HardHatVerdict => (pHat >= T.hatSeen ? 'seen' : pBare >= T.bareSeen ? 'bare' : 'unknown');
   const headP = new Map<(typeof measured)[number], Array<[number, number]>>();
@@ -473,8 +487,11 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     }
     return { box: m.person.box, hardHat, hiVis, scores };
   });
+  const aloneTorsoP = new Map(aloneJudged.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
   const headsAlone = alone.map((h, i): PpePerson => {
     const [pHat, pBare] = headProbs[headCrops.length + i]!;
+    const torso = aloneTorsos[i];
+    const pVest = torso ? aloneTorsoP.get(torso)![0] : undefined;
     const scores: PpeScores = {
       person: h.score,
       headWidthPx: detectedHeadWidth(h, geometry),
@@ -484,16 +501,21 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       hairPixels: 0,
       uniformity: 0,
       hardHat: pHat - pBare,
-      torsoHeightPx: 0,
-      hiVisYellow: 0,
-      hiVisOrange: 0,
-      hiVis: 0,
+      torsoHeightPx: torso ? torso.rect.y1 - torso.rect.y0 : 0,
+      hiVisYellow: torso?.stats.hiVisYellow ?? 0,
+      hiVisOrange: torso?.stats.hiVisOrange ?? 0,
+      hiVis: pVest ?? 0,
       judge: 'learned',
       hatProbability: pHat,
       bareProbability: pBare,
       headDetected: true,
+      ...(pVest === undefined ? {} : { hiVisProbability: pVest }),
     };
-    return { box: headOnlyWorkerBox(h, img.width, img.height), hardHat: hatVerdict(pHat, pBare), hiVis: 'unknown', scores };
+    // Only a vest found there counts (`seen`): with no body detected, the region below the head is a
+    // guess (the worker may bend over, sit, be hidden, or the head be a false one), so a vest missing
+    // from it is no evidence of a missing vest and never `absent` (which would raise a violation).
+    const hiVis: HiVisVerdict = torso && pVest !== undefined && pVest >= T.vestSeen && passesFluorescentGate(torso.stats.hiVis) ? 'seen' : 'unknown';
+    return { box: headOnlyWorkerBox(h, img.width, img.height), hardHat: hatVerdict(pHat, pBare), hiVis, scores };
   });
   return [...judged, ...headsAlone];
 }

@@ -41,9 +41,15 @@ export interface HeadBoxGeometry {
   width: number;
 }
 
+/** Where a head box `[x, y, w, h]` puts the head: its centre line, eye line and width. */
+export function headBoxPlace([x, y, w, h]: readonly [number, number, number, number], g: HeadBoxGeometry): { cx: number; eyeY: number; width: number } {
+  return { cx: x + w / 2 + g.dx * w, eyeY: y + g.eye * h, width: g.width * w };
+}
+
 /** The head crop for a head box `[x, y, w, h]`: a labelled box in training, a detected one at run time. */
-export function headBoxCropRect([x, y, w, h]: readonly [number, number, number, number], g: HeadBoxGeometry): Rect {
-  return headCropRect(x + w / 2 + g.dx * w, y + g.eye * h, g.width * w);
+export function headBoxCropRect(box: readonly [number, number, number, number], g: HeadBoxGeometry): Rect {
+  const { cx, eyeY, width } = headBoxPlace(box, g);
+  return headCropRect(cx, eyeY, width);
 }
 
 function pixelAt(img: RawImage, x: number, y: number, c: number): number {
