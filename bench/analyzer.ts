@@ -18,7 +18,7 @@ import { detectPersonsRaw, warmUpDetector, type RawImage } from '../services/ana
 import { analyzePersons, analyzePersonsByColour, type PpeJudge } from '../services/analysis/src/engine/ppe.js';
 import { listTrainingPhotos, SUBSETS } from '../scripts/train/data.js';
 import { sizeOf } from '../scripts/train/detect.js';
-import { formatTable, labelTextFor, MEASURES, measureFolder, measurePhotos, tally, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
+import { formatTable, formatWorkerTable, labelTextFor, MEASURES, measureFolder, measurePhotos, tally, tallyWorkers, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
 
 export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? sharedDataDir('ppe-photos');
 
@@ -128,6 +128,7 @@ export async function runAnalyzerBench(): Promise<{ before: JudgeResult; after: 
     console.log(`${m.padEnd(20)} ${`${t.precision}/${t.recall}`.padEnd(11)} ${pct(b?.precision)} /${pct(b?.recall)}  ${pct(a?.precision)} /${pct(a?.recall)}  ${meets(a, m) ? 'yes' : 'NO'}`);
   }
   console.log(`time per image (detector + judge): before ${before.msPerImage.toFixed(0)} ms, after ${after.msPerImage.toFixed(0)} ms`);
+  console.log(`\n${formatWorkerTable(tallyWorkers(after.images), 'all photos, per worker (after)')}`);
   const holdBefore = await measureTrainingHoldout('colour');
   const holdAfter = await measureTrainingHoldout('learned');
   console.log(`\ntraining hold-out fold (${holdAfter.images.length} photos of ppe-training, never trained on; hi-vis only where labelled):`);
@@ -137,6 +138,7 @@ export async function runAnalyzerBench(): Promise<{ before: JudgeResult; after: 
     const a = holdAfter.measures[m];
     console.log(`${m.padEnd(20)} ${pct(b?.precision)} /${pct(b?.recall)}  ${pct(a?.precision)} /${pct(a?.recall)}`);
   }
+  console.log(`${formatWorkerTable(holdAfter.workers, 'training hold-out fold, per worker (after)')}`);
   const w = await msPerWorker();
   console.log(`judge alone per worker crop (${w.workers} workers): learned ${w.learned.toFixed(2)} ms, colour ${w.colour.toFixed(2)} ms`);
   return { before, after };

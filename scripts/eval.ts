@@ -3,15 +3,15 @@
  * [--judge learned|colour] [--limit N]`
  *
  * Measures the offline analyzer on any folder of YOLO-labelled photos (boxes or polygons) through
- * the code path of a job's frame (see scripts/eval/measure.ts). A progress bar and a readable table
- * go to stderr; stdout gets exactly one JSON line:
+ * the code path of a job's frame (see scripts/eval/measure.ts). A progress bar and readable tables
+ * (image level, and per worker for the verdicts that raise violations) go to stderr; stdout gets exactly one JSON line:
  * `{"measures": {"hard hat worn": {"precision", "recall", "tp", "fp", "fn"}, …}, "images": n, "ms_per_image": …}`.
  * A measure whose classes were not given is left out.
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { formatTable, measureFolder, measuresFor, progressBar, type ClassIds, type Judge } from './eval/measure.js';
+import { formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, type ClassIds, type Judge } from './eval/measure.js';
 
 const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N [--vest N --no-vest N] [--judge learned|colour] [--limit N]';
 
@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     onProgress: (done, total, file) => process.stderr.write(progressBar(done, total, file)),
   });
   process.stderr.write('\n\n' + formatTable(result.measures, `${result.images.length} images`) + '\n');
+  if (Object.keys(result.workers).length > 0) process.stderr.write('\n' + formatWorkerTable(result.workers) + '\n\n');
   process.stderr.write(`${result.msPerImage.toFixed(0)} ms per image (detector + PPE judge "${values.judge}")\n`);
   const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 10000) / 10000);
   const measures = Object.fromEntries(Object.entries(result.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }]));

@@ -27,6 +27,9 @@ describe('npm run eval (scripts/eval.ts)', () => {
     expect(out.measures['hard hat worn']!.tp).toBeGreaterThan(0);
     expect(stderr).toContain('4/4');
     expect(stderr).toContain('precision');
+    // The per-worker table of the verdicts that raise violations.
+    expect(stderr).toMatch(/no hard hat\s+\d+\s+\d+/);
+    expect(stderr).toMatch(/no hi-vis\s+\d+\s+\d+/);
   }, 180_000);
 
   it('leaves out measures whose classes were not named and refuses bad arguments', async () => {

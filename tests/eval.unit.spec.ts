@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { measuresFor, predictionOf, progressBar, tally, truthOf } from '../scripts/eval/measure.js';
+import { formatWorkerTable, matchLabels, measuresFor, predictionOf, progressBar, tally, tallyWorkers, truthOf, workerOutcome } from '../scripts/eval/measure.js';
 import { parseYoloLabels } from '../scripts/yolo.js';
 import { predictMlp, type MlpModel } from '../services/analysis/src/engine/ppeModel.js';
 
@@ -78,6 +78,46 @@ describe('image-level measures', () => {
     ];
     expect(tally(outcomes, ['hard hat worn'])).toEqual({ 'hard hat worn': { precision: 0.75, recall: 0.75, tp: 3, fp: 1, fn: 1 } });
     expect(tally([{ truth: t(false), predicted: t(false) }], ['hard hat worn'])['hard hat worn']).toEqual({ precision: null, recall: null, tp: 0, fp: 0, fn: 0 });
+  });
+
+  it('matches each worker to the labelled head at the top of its box and the torso in its middle, one label per worker', () => {
+    // Two workers side by side; heads at their tops, torsos at their middles; a head far below the first worker belongs to neither.
+    const workers = [
+      [0, 0, 100, 300],
+      [100, 0, 100, 300],
+    ] as const;
+    const heads = [
+      [130, 5, 40, 40], // second worker's head
+      [30, 0, 40, 40], // first worker's head
+      [30, 200, 40, 40], // too low to be a head of the first worker
+    ] as const;
+    expect(matchLabels(workers, heads, 'head')).toEqual([1, 0]);
+    const torsos = [
+      [10, 60, 80, 120],
+      [110, 60, 80, 120],
+    ] as const;
+    expect(matchLabels(workers, torsos, 'torso')).toEqual([0, 1]);
+    // A label already taken goes to no second worker.
+    expect(matchLabels([workers[0], [5, 0, 100, 300]], [heads[1]], 'head').filter((m) => m !== undefined)).toHaveLength(1);
+  });
+
+  it('counts per worker the violation verdicts that the worker\'s own label confirms, contradicts, or cannot check', () => {
+    // A 200 × 300 image: a worker labelled with a hard hat and a vest, and one labelled bare-headed without a vest.
+    const labels = ['0 0.25 0.0667 0.2 0.1333', '1 0.25 0.4 0.4 0.4', '2 0.75 0.0667 0.2 0.1333', '3 0.75 0.4 0.4 0.4'].join('\n');
+    const persons = [
+      { box: [0, 0, 100, 300] as [number, number, number, number], hardHat: 'bare' as const, hiVis: 'absent' as const }, // both verdicts wrong
+      { box: [100, 0, 100, 300] as [number, number, number, number], hardHat: 'bare' as const, hiVis: 'absent' as const }, // both right
+      { box: [0, 250, 30, 50] as [number, number, number, number], hardHat: 'bare' as const, hiVis: 'seen' as const }, // nobody labelled there
+    ];
+    const one = workerOutcome(persons, labels, cls, 200, 300);
+    expect(one['no hard hat']).toEqual({ confirmed: 1, falseAlarms: 1, unmatched: 1, labelled: 1 });
+    expect(one['no hi-vis']).toEqual({ confirmed: 1, falseAlarms: 1, unmatched: 0, labelled: 1 });
+    // Classes not given: no per-worker measure.
+    expect(workerOutcome(persons, labels, { helmet: 0, bareHead: 2 }, 200, 300)['no hi-vis']).toBeUndefined();
+    const all = tallyWorkers([{ workers: one }, { workers: { 'no hard hat': { confirmed: 2, falseAlarms: 0, unmatched: 0, labelled: 3 } } }]);
+    expect(all['no hard hat']).toEqual({ confirmed: 3, falseAlarms: 1, unmatched: 1, labelled: 4, precision: 0.75, recall: 0.75 });
+    expect(all['no hi-vis']!.precision).toBe(0.5);
+    expect(formatWorkerTable(all)).toMatch(/no hard hat\s+5\s+3\s+1\s+1\s+4\s+75\.0%\s+75\.0%/);
   });
 
   it('draws a progress bar', () => {

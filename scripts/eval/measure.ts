@@ -7,6 +7,10 @@
  * bare-head box and no hard-hat box; likewise for hi-vis with the vest / no-vest classes.
  * Prediction per image, the same rule on the analyzer's workers: "worn" when a worker's item is
  * `seen`; "not worn" when a worker's item is `bare` / `absent` and no worker's is `seen`.
+ *
+ * Per worker, for the verdicts that raise violations (`bare`, `absent`): each worker is matched to
+ * the labelled head near the top of its box and the labelled torso in its middle (one label per
+ * worker, nearest first), and its verdict compared with that label's class ({@link workerOutcome}).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -94,6 +98,103 @@ export function tally(outcomes: Array<{ truth: Verdicts; predicted: Verdicts }>,
   return out;
 }
 
+/** Per-worker measures: the verdicts that raise a violation, checked against the worker's own label. */
+export const WORKER_MEASURES = ['no hard hat', 'no hi-vis'] as const;
+export type WorkerMeasureName = (typeof WORKER_MEASURES)[number];
+
+export interface WorkerCounts {
+  /** Workers given the verdict whose matched label agrees (a labelled bare head / torso without a vest). */
+  confirmed: number;
+  /** Workers given the verdict whose matched label shows the item worn: false violations. */
+  falseAlarms: number;
+  /** Workers given the verdict matched to no labelled head / torso of these classes (cannot be checked). */
+  unmatched: number;
+  /** Labelled heads / torsos without the item (every one, found or not). */
+  labelled: number;
+}
+
+export interface WorkerFigures extends WorkerCounts {
+  /** confirmed / (confirmed + falseAlarms). */
+  precision: number | null;
+  /** confirmed / labelled. */
+  recall: number | null;
+}
+
+type Box = readonly [number, number, number, number];
+
+/**
+ * Which labelled box belongs to which worker box (index into `labels`, or undefined), one each,
+ * nearest first: a head's centre must lie across the worker box and from 15 % above its top to 35 %
+ * of its height below (nearest to 10 % down the centre line); a torso's centre across it and from
+ * 10 % to 75 % of its height (nearest to 40 %).
+ */
+export function matchLabels(workers: readonly Box[], labels: readonly Box[], kind: 'head' | 'torso'): Array<number | undefined> {
+  const [from, to, at] = kind === 'head' ? [-0.15, 0.35, 0.1] : [0.1, 0.75, 0.4];
+  const pairs: Array<{ w: number; l: number; d: number }> = [];
+  workers.forEach(([x, y, w, h], wi) => {
+    labels.forEach(([lx, ly, lw, lh], li) => {
+      const cx = lx + lw / 2;
+      const cy = ly + lh / 2;
+      if (cx < x || cx > x + w || cy < y + from * h || cy > y + to * h) return;
+      pairs.push({ w: wi, l: li, d: Math.abs(cx - (x + w / 2)) / w + Math.abs(cy - (y + at * h)) / h });
+    });
+  });
+  const out: Array<number | undefined> = workers.map(() => undefined);
+  const taken = new Set<number>();
+  for (const p of pairs.sort((a, b) => a.d - b.d)) {
+    if (out[p.w] !== undefined || taken.has(p.l)) continue;
+    out[p.w] = p.l;
+    taken.add(p.l);
+  }
+  return out;
+}
+
+/** Per-worker counts of one photo (boxes in pixels of a `width` × `height` image; labels normalised). */
+export function workerOutcome(
+  persons: ReadonlyArray<Pick<PpePerson, 'box' | 'hardHat' | 'hiVis'>>,
+  labelText: string,
+  cls: ClassIds,
+  width: number,
+  height: number,
+): Partial<Record<WorkerMeasureName, WorkerCounts>> {
+  const objects = parseYoloLabels(labelText).map((o) => ({ cls: o.cls, box: [o.box[0] * width, o.box[1] * height, o.box[2] * width, o.box[3] * height] as Box }));
+  const out: Partial<Record<WorkerMeasureName, WorkerCounts>> = {};
+  const count = (m: WorkerMeasureName, worn: number | undefined, without: number | undefined, kind: 'head' | 'torso', flagged: (p: (typeof persons)[number]) => boolean): void => {
+    if (worn === undefined || without === undefined) return;
+    const labels = objects.filter((o) => o.cls === worn || o.cls === without);
+    const match = matchLabels(
+      persons.map((p) => p.box),
+      labels.map((l) => l.box),
+      kind,
+    );
+    const c: WorkerCounts = { confirmed: 0, falseAlarms: 0, unmatched: 0, labelled: labels.filter((l) => l.cls === without).length };
+    persons.forEach((p, i) => {
+      if (!flagged(p)) return;
+      const l = match[i];
+      if (l === undefined) c.unmatched++;
+      else if (labels[l]!.cls === without) c.confirmed++;
+      else c.falseAlarms++;
+    });
+    out[m] = c;
+  };
+  count('no hard hat', cls.helmet, cls.bareHead, 'head', (p) => p.hardHat === 'bare');
+  count('no hi-vis', cls.vest, cls.noVest, 'torso', (p) => p.hiVis === 'absent');
+  return out;
+}
+
+/** Per-worker figures over photos. */
+export function tallyWorkers(outcomes: ReadonlyArray<{ workers: Partial<Record<WorkerMeasureName, WorkerCounts>> }>): Partial<Record<WorkerMeasureName, WorkerFigures>> {
+  const out: Partial<Record<WorkerMeasureName, WorkerFigures>> = {};
+  for (const m of WORKER_MEASURES) {
+    const counts = outcomes.map((o) => o.workers[m]).filter((c) => c !== undefined);
+    if (counts.length === 0) continue;
+    const sum = (k: keyof WorkerCounts): number => counts.reduce((s, c) => s + c[k], 0);
+    const c: WorkerCounts = { confirmed: sum('confirmed'), falseAlarms: sum('falseAlarms'), unmatched: sum('unmatched'), labelled: sum('labelled') };
+    out[m] = { ...c, precision: c.confirmed + c.falseAlarms === 0 ? null : c.confirmed / (c.confirmed + c.falseAlarms), recall: c.labelled === 0 ? null : c.confirmed / c.labelled };
+  }
+  return out;
+}
+
 export type Judge = 'learned' | 'colour';
 const JUDGES = { learned: analyzePersons, colour: analyzePersonsByColour } as const;
 
@@ -108,12 +209,15 @@ export interface ImageOutcome {
   file: string;
   truth: Verdicts;
   predicted: Verdicts;
+  /** Per-worker counts of the violation verdicts (measures whose classes were given). */
+  workers: Partial<Record<WorkerMeasureName, WorkerCounts>>;
   persons: number;
   ms: number;
 }
 
 export interface FolderResult {
   measures: Partial<Record<MeasureName, MeasureFigures>>;
+  workers: Partial<Record<WorkerMeasureName, WorkerFigures>>;
   images: ImageOutcome[];
   msPerImage: number;
 }
@@ -145,11 +249,13 @@ export async function measurePhotos(
     const started = performance.now();
     const persons = await analyzePpeRaw(frame, judge);
     const ms = performance.now() - started;
-    images.push({ file: path.basename(photo.image), truth, predicted: predictionOf(persons, measures), persons: persons.length, ms });
+    const workers = workerOutcome(persons, photo.labelText, photo.classes, frame.width, frame.height);
+    images.push({ file: path.basename(photo.image), truth, predicted: predictionOf(persons, measures), workers, persons: persons.length, ms });
     onProgress?.(i + 1, photos.length, path.basename(photo.image));
   }
   return {
     measures: tally(images, [...MEASURES]),
+    workers: tallyWorkers(images),
     images,
     msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length),
   };
@@ -186,6 +292,21 @@ export function formatTable(measures: FolderResult['measures'], title = ''): str
     const f = measures[m];
     if (!f) continue;
     lines.push(`${''.padEnd(20)}${m.padEnd(20)}${pct(f.precision)}    ${pct(f.recall)}  ${[f.tp, f.fp, f.fn].map((n) => String(n).padStart(4)).join(' ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** A readable table of the per-worker figures. */
+export function formatWorkerTable(workers: FolderResult['workers'], title = 'per worker'): string {
+  const lines = [
+    `${title}: the verdicts that raise a violation, each worker matched to the labelled head or torso in its box`,
+    `${''.padEnd(20)}${'verdict'.padEnd(14)}flagged  confirmed  false alarms  no label  labelled  precision  recall`,
+  ];
+  for (const m of WORKER_MEASURES) {
+    const f = workers[m];
+    if (!f) continue;
+    const cells = [f.confirmed + f.falseAlarms + f.unmatched, f.confirmed, f.falseAlarms, f.unmatched, f.labelled];
+    lines.push(`${''.padEnd(20)}${m.padEnd(14)}${String(cells[0]).padStart(7)}  ${String(cells[1]).padStart(9)}  ${String(cells[2]).padStart(12)}  ${String(cells[3]).padStart(8)}  ${String(cells[4]).padStart(8)}  ${pct(f.precision)}     ${pct(f.recall)}`);
   }
   return lines.join('\n');
 }
