@@ -223,11 +223,6 @@ export async function detectHeads(img: RawImage, det?: HeadDetector): Promise<De
   return decodeHeads(maps, d.model.minScore, img.width / input.width, img.height / input.height);
 }
 
-/** Head width (the classifier's minimum applies to it) of the crop around a detected head. */
-export function detectedHeadWidth(head: DetectedHead, g: HeadBoxGeometry): number {
-  return g.width * head.box[2];
-}
-
 /**
  * The box of a worker found by the head alone: the body a person detector would box below that
  * head — 2.5 head widths wide, from just above the head to 6 head heights down, cut to the image.

@@ -8,13 +8,13 @@
  * judged hard hat / bare / cannot tell, a torso crop hi-vis / none / cannot tell. A second crop of
  * each head, placed by the head detector (`headDetector.ts`), is judged too and the two crops'
  * probabilities averaged; a head the detector finds on no detected person is a worker of its own
- * (head only: its hi-vis cannot be told). The earlier
+ * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`). The earlier
  * hand-written colour thresholds stay available as {@link analyzePersonsByColour} for comparison
  * (`npm run bench`); their colour statistics are still reported in `scores`.
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
-import { detectedHeadWidth, detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
+import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headBoxCropRect, headBoxPlace, headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
@@ -435,8 +435,16 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   const geometry = detector.model.crop;
   const found = heads ?? (await detectHeads(img, detector));
   const matched = matchDetectedHeads(persons, found);
-  const judgeable = (h: DetectedHead | undefined): h is DetectedHead => h !== undefined && detectedHeadWidth(h, geometry) >= PPE_THRESHOLDS.minHeadWidthPx;
-  const alone = found.filter((h) => !matched.includes(h) && judgeable(h));
+  const judgeable = (h: DetectedHead | undefined): h is DetectedHead => h !== undefined && headBoxPlace(h.box, geometry).width >= PPE_THRESHOLDS.minHeadWidthPx;
+  // A head on no detected person: a worker of its own, its torso looked for below the head (no shoulders known).
+  const alone = found
+    .filter((h) => !matched.includes(h) && judgeable(h))
+    .map((head) => {
+      const place = headBoxPlace(head.box, geometry);
+      const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
+      const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
+      return { head, place, torso: stats ? { rect, stats } : null };
+    });
   const measured = persons.map((person, i) => {
     const m = measure(img, person);
     const head = matched[i];
@@ -445,18 +453,15 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   });
   const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
   const torsos = measured.filter((m) => m.torsoJudged);
-  // A worker found by the head alone: its torso is looked for below the head (no shoulders known).
-  const aloneTorsos = alone.map((h) => {
-    const rect = torsoBelowHead(headBoxPlace(h.box, geometry), { x0: 0, x1: img.width, y0: 0, y1: img.height });
-    const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
-    return stats ? { rect, stats } : null;
-  });
-  const aloneJudged = aloneTorsos.filter((t) => t !== null);
+  const aloneTorsos = alone.filter((a) => a.torso !== null);
   const [headProbs, torsoProbs] = await Promise.all([
-    judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((h) => headBoxCropRect(h.box, geometry))]),
-    judgeCrops(model, 'torso', img, [...torsos.map((m) => m.torso), ...aloneJudged.map((t) => t.rect)]),
+    judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))]),
+    judgeCrops(model, 'torso', img, [...torsos.map((m) => m.torso), ...aloneTorsos.map((a) => a.torso!.rect)]),
   ]);
   const hatVerdict = (pHat: number, pBare: number): HardHatVerdict => (pHat >= T.hatSeen ? 'seen' : pBare >= T.bareSeen ? 'bare' : 'unknown');
+  /** `absent` only where a torso without a vest is evidence of a missing vest (`mayBeAbsent`). */
+  const hiVisVerdict = (pVest: number, pNone: number, fluorescent: number, mayBeAbsent: boolean): HiVisVerdict =>
+    pVest >= T.vestSeen ? (passesFluorescentGate(fluorescent) ? 'seen' : 'unknown') : mayBeAbsent && pNone >= T.vestAbsent ? 'absent' : 'unknown';
   const headP = new Map<(typeof measured)[number], Array<[number, number]>>();
   headCrops.forEach((c, i) => headP.set(c.m, [...(headP.get(c.m) ?? []), headProbs[i]!]));
   const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
@@ -482,19 +487,18 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       const [pVest, pNone] = torso;
       scores.hiVisProbability = pVest;
       scores.hiVis = pVest;
-      if (pVest >= T.vestSeen) hiVis = passesFluorescentGate(scores.hiVisYellow + scores.hiVisOrange) ? 'seen' : 'unknown';
-      else if (pNone >= T.vestAbsent) hiVis = 'absent';
+      hiVis = hiVisVerdict(pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, true);
     }
     return { box: m.person.box, hardHat, hiVis, scores };
   });
-  const aloneTorsoP = new Map(aloneJudged.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
-  const headsAlone = alone.map((h, i): PpePerson => {
+  const aloneTorsoP = new Map(aloneTorsos.map((a, i) => [a, torsoProbs[torsos.length + i]!]));
+  const headsAlone = alone.map((a, i): PpePerson => {
     const [pHat, pBare] = headProbs[headCrops.length + i]!;
-    const torso = aloneTorsos[i];
-    const pVest = torso ? aloneTorsoP.get(torso)![0] : undefined;
+    const { torso } = a;
+    const pTorso = aloneTorsoP.get(a);
     const scores: PpeScores = {
-      person: h.score,
-      headWidthPx: detectedHeadWidth(h, geometry),
+      person: a.head.score,
+      headWidthPx: a.place.width,
       headFrom: 'detector',
       hatPixels: 0,
       skinPixels: 0,
@@ -504,18 +508,18 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       torsoHeightPx: torso ? torso.rect.y1 - torso.rect.y0 : 0,
       hiVisYellow: torso?.stats.hiVisYellow ?? 0,
       hiVisOrange: torso?.stats.hiVisOrange ?? 0,
-      hiVis: pVest ?? 0,
+      hiVis: pTorso?.[0] ?? 0,
       judge: 'learned',
       hatProbability: pHat,
       bareProbability: pBare,
       headDetected: true,
-      ...(pVest === undefined ? {} : { hiVisProbability: pVest }),
+      ...(pTorso ? { hiVisProbability: pTorso[0] } : {}),
     };
     // Only a vest found there counts (`seen`): with no body detected, the region below the head is a
     // guess (the worker may bend over, sit, be hidden, or the head be a false one), so a vest missing
     // from it is no evidence of a missing vest and never `absent` (which would raise a violation).
-    const hiVis: HiVisVerdict = torso && pVest !== undefined && pVest >= T.vestSeen && passesFluorescentGate(torso.stats.hiVis) ? 'seen' : 'unknown';
-    return { box: headOnlyWorkerBox(h, img.width, img.height), hardHat: hatVerdict(pHat, pBare), hiVis, scores };
+    const hiVis = torso && pTorso ? hiVisVerdict(pTorso[0], pTorso[1], torso.stats.hiVis, false) : 'unknown';
+    return { box: headOnlyWorkerBox(a.head, img.width, img.height), hardHat: hatVerdict(pHat, pBare), hiVis, scores };
   });
   return [...judged, ...headsAlone];
 }
