@@ -18,8 +18,15 @@ if [ ${#packages[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   echo "Installing with apt: ${packages[*]}"
-  # Wait for another apt (a second run on this machine, unattended upgrades) instead of failing on its lock.
-  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  # Wait for another apt (a second run on this machine, unattended upgrades) instead of failing on its
+  # lock: install waits on dpkg's lock by itself (DPkg::Lock::Timeout); update does not wait on the
+  # package lists' lock, so it is retried.
+  for attempt in $(seq 60); do
+    $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq && break
+    [ "$attempt" -eq 60 ] && exit 1
+    echo "apt-get update failed (another apt running?); retrying in 10 s"
+    sleep 10
+  done
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${packages[@]}"
 fi
 
