@@ -305,8 +305,9 @@ export function formatWorkerTable(workers: FolderResult['workers'], title = 'per
   for (const m of WORKER_MEASURES) {
     const f = workers[m];
     if (!f) continue;
-    const cells = [f.confirmed + f.falseAlarms + f.unmatched, f.confirmed, f.falseAlarms, f.unmatched, f.labelled];
-    lines.push(`${''.padEnd(20)}${m.padEnd(14)}${String(cells[0]).padStart(7)}  ${String(cells[1]).padStart(9)}  ${String(cells[2]).padStart(12)}  ${String(cells[3]).padStart(8)}  ${String(cells[4]).padStart(8)}  ${pct(f.precision)}     ${pct(f.recall)}`);
+    // Each count right-aligned under its header: flagged, confirmed, false alarms, no label, labelled.
+    const counts = [f.confirmed + f.falseAlarms + f.unmatched, f.confirmed, f.falseAlarms, f.unmatched, f.labelled].map((n, i) => String(n).padStart([7, 9, 12, 8, 8][i]!));
+    lines.push(`${''.padEnd(20)}${m.padEnd(14)}${counts.join('  ')}  ${pct(f.precision)}     ${pct(f.recall)}`);
   }
   return lines.join('\n');
 }

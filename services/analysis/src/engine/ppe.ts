@@ -16,7 +16,7 @@ import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
-import { headBoxCropRect, headBoxPlace, headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
+import { headBoxPlace, headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 
 export { rgbToHsv, rgbToLab };
@@ -435,28 +435,32 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   const geometry = detector.model.crop;
   const found = heads ?? (await detectHeads(img, detector));
   const matched = matchDetectedHeads(persons, found);
-  const judgeable = (h: DetectedHead | undefined): h is DetectedHead => h !== undefined && headBoxPlace(h.box, geometry).width >= PPE_THRESHOLDS.minHeadWidthPx;
+  /** Where a detected head puts the head, or null when it is too small to judge. */
+  const placeOf = (head: DetectedHead): ReturnType<typeof headBoxPlace> | null => {
+    const place = headBoxPlace(head.box, geometry);
+    return place.width >= PPE_THRESHOLDS.minHeadWidthPx ? place : null;
+  };
   // A head on no detected person: a worker of its own, its torso looked for below the head (no shoulders known).
-  const alone = found
-    .filter((h) => !matched.includes(h) && judgeable(h))
-    .map((head) => {
-      const place = headBoxPlace(head.box, geometry);
-      const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
-      const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
-      return { head, place, torso: stats ? { rect, stats } : null };
-    });
+  const alone = found.flatMap((head) => {
+    const place = matched.includes(head) ? null : placeOf(head);
+    if (!place) return [];
+    const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
+    const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
+    return [{ head, place, torso: stats ? { rect, stats } : null }];
+  });
   const measured = persons.map((person, i) => {
     const m = measure(img, person);
     const head = matched[i];
-    const detectedRect = judgeable(head) ? headBoxCropRect(head.box, geometry) : null;
+    const place = head ? placeOf(head) : null;
+    const detectedRect = place ? headCropRect(place.cx, place.eyeY, place.width) : null;
     return { person, ...m, headRects: [headJudgeable(m.head) ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, detectedRect], torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
   });
   const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
   const torsos = measured.filter((m) => m.torsoJudged);
-  const aloneTorsos = alone.filter((a) => a.torso !== null);
+  const aloneTorsos = alone.flatMap((a) => (a.torso ? [a.torso] : []));
   const [headProbs, torsoProbs] = await Promise.all([
     judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))]),
-    judgeCrops(model, 'torso', img, [...torsos.map((m) => m.torso), ...aloneTorsos.map((a) => a.torso!.rect)]),
+    judgeCrops(model, 'torso', img, [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)]),
   ]);
   const hatVerdict = (pHat: number, pBare: number): HardHatVerdict => (pHat >= T.hatSeen ? 'seen' : pBare >= T.bareSeen ? 'bare' : 'unknown');
   /** `absent` only where a torso without a vest is evidence of a missing vest (`mayBeAbsent`). */
@@ -491,11 +495,11 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     }
     return { box: m.person.box, hardHat, hiVis, scores };
   });
-  const aloneTorsoP = new Map(aloneTorsos.map((a, i) => [a, torsoProbs[torsos.length + i]!]));
+  const aloneTorsoP = new Map(aloneTorsos.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
   const headsAlone = alone.map((a, i): PpePerson => {
     const [pHat, pBare] = headProbs[headCrops.length + i]!;
     const { torso } = a;
-    const pTorso = aloneTorsoP.get(a);
+    const pTorso = torso ? aloneTorsoP.get(torso) : undefined;
     const scores: PpeScores = {
       person: a.head.score,
       headWidthPx: a.place.width,
