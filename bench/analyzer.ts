@@ -23,9 +23,9 @@ import { formatTable, formatWorkerTable, labelTextFor, MEASURES, measureFolder, 
 export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? sharedDataDir('ppe-photos');
 
 /** Label classes per data set (ppe-photos README). safety-gear-test's "apron" is its hi-vis vest. */
-export const DATASETS: Record<string, Required<ClassIds>> = {
-  'safety-vest-v4': { helmet: 0, bareHead: 2, vest: 1, noVest: 3 },
-  'safety-gear-test': { helmet: 0, bareHead: 3, vest: 1, noVest: 4 },
+export const DATASETS: Record<string, Required<Omit<ClassIds, 'otherHeadgear'>>> = {
+  'safety-vest-v4': { helmet: 0, bareHead: [2], vest: 1, noVest: 3 },
+  'safety-gear-test': { helmet: 0, bareHead: [3], vest: 1, noVest: 4 },
 };
 
 /** Issue 11's targets: precision and recall floors. */
@@ -72,7 +72,7 @@ export async function measureTrainingHoldout(judge: Judge): Promise<Awaited<Retu
   for (const p of photos) {
     const c = SUBSETS[p.subset]!;
     const labelText = await labelTextFor(path.join(path.dirname(path.dirname(p.imagePath)), 'labels'), p.file);
-    labelled.push({ image: p.imagePath, labelText, classes: { helmet: c.helmet, bareHead: c.bare, vest: c.vest ?? undefined, noVest: c.noVest ?? undefined } });
+    labelled.push({ image: p.imagePath, labelText, classes: { helmet: c.helmet, bareHead: c.other === null ? [c.bare] : [c.bare, c.other], vest: c.vest ?? undefined, noVest: c.noVest ?? undefined } });
   }
   return measurePhotos(labelled, judge);
 }

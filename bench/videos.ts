@@ -67,7 +67,7 @@ async function scenarios(dir: string): Promise<Scenario[]> {
   // Equipped: hard hats and vests, and no bare head or torso without a vest.
   const equipped = labelled.filter(({ text }) => {
     const c = classesIn(text);
-    return c.has(cls.helmet) && c.has(cls.vest) && !c.has(cls.bareHead) && !c.has(cls.noVest);
+    return c.has(cls.helmet) && c.has(cls.vest) && !cls.bareHead.some((id) => c.has(id)) && !c.has(cls.noVest);
   }).map(({ f }) => f);
   const bare = labelled.filter(({ text }) => truthOf(text, cls)['hard hat not worn']).map(({ f }) => f);
   const at = (f: string) => join(images, f);

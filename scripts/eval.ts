@@ -1,19 +1,26 @@
 /**
- * `npm run eval -- --images DIR --labels DIR --helmet 0 --bare-head 2 [--vest 1 --no-vest 3]
- * [--judge learned|colour] [--limit N]`
+ * `npm run eval -- --images DIR --labels DIR --helmet 0 --bare-head 2[,1…] [--other-headgear 1]
+ * [--vest 1 --no-vest 3] [--judge learned|colour] [--limit N]`
  *
  * Measures the offline analyzer on any folder of YOLO-labelled photos (boxes or polygons) through
- * the code path of a job's frame (see scripts/eval/measure.ts). A progress bar and readable tables
- * (image level, and per worker for the verdicts that raise violations) go to stderr; stdout gets exactly one JSON line:
- * `{"measures": {"hard hat worn": {"precision", "recall", "tp", "fp", "fn"}, …}, "images": n, "ms_per_image": …}`.
- * A measure whose classes were not given is left out.
+ * the code path of a job's frame (see scripts/eval/measure.ts). `--bare-head` takes every class
+ * that means "no hard hat" (bare heads, caps and hats), comma-separated; `--other-headgear` names
+ * the class of other headgear for the three-way table (hard hat / other headgear / bare). A progress
+ * bar and readable tables (image level, per worker for the verdicts that raise violations, the
+ * three-way table) go to stderr; stdout gets exactly one JSON line:
+ * `{"measures": {"hard hat worn": {"precision", "recall", "tp", "fp", "fn"}, …},
+ *   "workers": {"no hard hat": {"precision", "recall", "tp", "fp", "fn"}, "no hi-vis": {…}},
+ *   "heads": {"hard hat": {"hard hat": n, "other headgear": n, "bare": n, "cannot tell": n, "not found": n}, …},
+ *   "images": n, "ms_per_image": …}`.
+ * A measure whose classes were not given is left out; `heads` only with `--other-headgear`.
+ * `BARET_PPE_MODEL` points the analyzer at another model file (a cross-validation fold's, train.ts).
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, type ClassIds, type Judge } from './eval/measure.js';
+import { formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, type ClassIds, type Judge } from './eval/measure.js';
 
-const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N [--vest N --no-vest N] [--judge learned|colour] [--limit N]';
+const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--judge learned|colour] [--limit N]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -25,6 +32,12 @@ function classId(name: string, value: string | undefined): number | undefined {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) fail(`--${name} must be a class id (an integer ≥ 0), got "${value}"`);
   return n;
+}
+
+function classIds(name: string, value: string | undefined): number[] | undefined {
+  if (value === undefined) return undefined;
+  const ids = value.split(',').map((v) => classId(name, v.trim())!);
+  return [...new Set(ids)];
 }
 
 async function isDir(p: string): Promise<boolean> {
@@ -40,6 +53,7 @@ async function main(): Promise<void> {
         labels: { type: 'string' },
         helmet: { type: 'string' },
         'bare-head': { type: 'string' },
+        'other-headgear': { type: 'string' },
         vest: { type: 'string' },
         'no-vest': { type: 'string' },
         judge: { type: 'string', default: 'learned' },
@@ -55,10 +69,13 @@ async function main(): Promise<void> {
   if (values.judge !== 'learned' && values.judge !== 'colour') fail('--judge must be learned or colour');
   const classes: ClassIds = {
     helmet: classId('helmet', values.helmet),
-    bareHead: classId('bare-head', values['bare-head']),
+    bareHead: classIds('bare-head', values['bare-head']),
     vest: classId('vest', values.vest),
     noVest: classId('no-vest', values['no-vest']),
+    otherHeadgear: classId('other-headgear', values['other-headgear']),
   };
+  if (classes.otherHeadgear !== undefined && classes.helmet === undefined) fail('--other-headgear needs --helmet (the table compares hard hats, other headgear and bare heads)');
+  if (classes.helmet !== undefined && (classes.bareHead?.includes(classes.helmet) || classes.otherHeadgear === classes.helmet)) fail('--helmet cannot also be a "no hard hat" class');
   if (measuresFor(classes).length === 0) fail('name at least one class (--helmet, --bare-head, --vest, --no-vest)');
   const limit = values.limit === undefined ? undefined : classId('limit', values.limit);
   process.stderr.write('loading the detector…\n');
@@ -73,10 +90,14 @@ async function main(): Promise<void> {
   });
   process.stderr.write('\n\n' + formatTable(result.measures, `${result.images.length} images`) + '\n');
   if (Object.keys(result.workers).length > 0) process.stderr.write('\n' + formatWorkerTable(result.workers) + '\n\n');
+  if (result.heads) process.stderr.write(formatConfusion(result.heads) + '\n\n');
   process.stderr.write(`${result.msPerImage.toFixed(0)} ms per image (detector + PPE judge "${values.judge}")\n`);
   const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 10000) / 10000);
   const measures = Object.fromEntries(Object.entries(result.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }]));
-  process.stdout.write(JSON.stringify({ measures, images: result.images.length, ms_per_image: Math.round(result.msPerImage * 10) / 10 }) + '\n');
+  const workers = Object.fromEntries(
+    Object.entries(result.workers).map(([k, f]) => [k, { precision: round(f.precision), recall: round(f.recall), tp: f.confirmed, fp: f.falseAlarms, fn: f.labelled - f.confirmed }]),
+  );
+  process.stdout.write(JSON.stringify({ measures, workers, ...(result.heads ? { heads: result.heads } : {}), images: result.images.length, ms_per_image: Math.round(result.msPerImage * 10) / 10 }) + '\n');
 }
 
 await main();

@@ -26,11 +26,11 @@ describe('YOLO label parsing', () => {
 });
 
 describe('image-level measures', () => {
-  const cls = { helmet: 0, bareHead: 2, vest: 1, noVest: 3 };
+  const cls = { helmet: 0, bareHead: [2], vest: 1, noVest: 3 };
 
   it('leaves out a measure whose classes were not given', () => {
-    expect(measuresFor({ helmet: 0, bareHead: 2 })).toEqual(['hard hat worn', 'hard hat not worn']);
-    expect(Object.keys(truthOf('0 0.5 0.5 0.1 0.1', { helmet: 0, bareHead: 2 }))).toEqual(['hard hat worn', 'hard hat not worn']);
+    expect(measuresFor({ helmet: 0, bareHead: [2] })).toEqual(['hard hat worn', 'hard hat not worn']);
+    expect(Object.keys(truthOf('0 0.5 0.5 0.1 0.1', { helmet: 0, bareHead: [2] }))).toEqual(['hard hat worn', 'hard hat not worn']);
   });
 
   it('"not worn" needs a bare-head box and no hard-hat box; other classes are ignored', () => {
@@ -113,7 +113,7 @@ describe('image-level measures', () => {
     expect(one['no hard hat']).toEqual({ confirmed: 1, falseAlarms: 1, unmatched: 1, labelled: 1 });
     expect(one['no hi-vis']).toEqual({ confirmed: 1, falseAlarms: 1, unmatched: 0, labelled: 1 });
     // Classes not given: no per-worker measure.
-    expect(workerOutcome(persons, labels, { helmet: 0, bareHead: 2 }, 200, 300)['no hi-vis']).toBeUndefined();
+    expect(workerOutcome(persons, labels, { helmet: 0, bareHead: [2] }, 200, 300)['no hi-vis']).toBeUndefined();
     const all = tallyWorkers([{ workers: one }, { workers: { 'no hard hat': { confirmed: 2, falseAlarms: 0, unmatched: 0, labelled: 3 } } }]);
     expect(all['no hard hat']).toEqual({ confirmed: 3, falseAlarms: 1, unmatched: 1, labelled: 4, precision: 0.75, recall: 0.75 });
     expect(all['no hi-vis']!.precision).toBe(0.5);

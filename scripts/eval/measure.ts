@@ -4,9 +4,14 @@
  * JPEG → RGB → `analyzePpeRaw` (the same person detector and PPE judge as `OfflineAnalyzer`).
  *
  * Truth per image: "hard hat worn" when it has a hard-hat box; "hard hat not worn" when it has a
- * bare-head box and no hard-hat box; likewise for hi-vis with the vest / no-vest classes.
+ * box of one of the "no hard hat" classes (bare heads, and other headgear where a label set has it)
+ * and no hard-hat box; likewise for hi-vis with the vest / no-vest classes.
  * Prediction per image, the same rule on the analyzer's workers: "worn" when a worker's item is
- * `seen`; "not worn" when a worker's item is `bare` / `absent` and no worker's is `seen`.
+ * `seen`; "not worn" when a worker's item is `bare` / `headgear` / `absent` and no worker's is `seen`.
+ *
+ * With an other-headgear class, every labelled head of the three kinds is also matched to a worker
+ * and counted in a confusion table: label (hard hat / other headgear / bare) × verdict (hard hat /
+ * other headgear / bare / cannot tell / not found).
  *
  * Per worker, for the verdicts that raise violations (`bare`, `absent`): each worker is matched to
  * the labelled head near the top of its box and the labelled torso in its middle (one label per
@@ -16,7 +21,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
-import { analyzePersons, analyzePersonsByColour, analyzePpeRaw, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
+import { analyzePersons, analyzePersonsByColour, analyzePpeRaw, noHardHat, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
 import { parseYoloLabels } from '../yolo.js';
 
 export const MEASURES = ['hard hat worn', 'hard hat not worn', 'hi-vis worn', 'hi-vis not worn'] as const;
@@ -25,9 +30,12 @@ export type MeasureName = (typeof MEASURES)[number];
 /** Class ids of a label set; a measure whose classes are absent is left out. */
 export interface ClassIds {
   helmet?: number;
-  bareHead?: number;
+  /** The "no hard hat" classes: bare heads, and other headgear where the label set has it apart. */
+  bareHead?: number[];
   vest?: number;
   noVest?: number;
+  /** Other headgear (caps, hats, hoods: not a hard hat), for the three-way confusion table. */
+  otherHeadgear?: number;
 }
 
 export type Verdicts = Partial<Record<MeasureName, boolean>>;
@@ -45,7 +53,7 @@ export function measuresFor(cls: ClassIds): MeasureName[] {
 /** Image-level truth from a label file's text (boxes or polygons; other classes ignored). */
 export function truthOf(labelText: string, cls: ClassIds): Verdicts {
   const ids = new Set(parseYoloLabels(labelText).map((o) => o.cls));
-  const has = (c: number | undefined): boolean => c !== undefined && ids.has(c);
+  const has = (c: number | number[] | undefined): boolean => c !== undefined && [c].flat().some((id) => ids.has(id));
   const out: Verdicts = {};
   for (const m of measuresFor(cls)) {
     if (m === 'hard hat worn') out[m] = has(cls.helmet);
@@ -59,7 +67,7 @@ export function truthOf(labelText: string, cls: ClassIds): Verdicts {
 /** Image-level prediction from the analyzer's workers, for the given measures. */
 export function predictionOf(persons: Pick<PpePerson, 'hardHat' | 'hiVis'>[], measures: MeasureName[]): Verdicts {
   const hat = persons.some((p) => p.hardHat === 'seen');
-  const bare = persons.some((p) => p.hardHat === 'bare');
+  const bare = persons.some((p) => noHardHat(p.hardHat));
   const vest = persons.some((p) => p.hiVis === 'seen');
   const noVest = persons.some((p) => p.hiVis === 'absent');
   const all: Record<MeasureName, boolean> = {
@@ -159,27 +167,81 @@ export function workerOutcome(
 ): Partial<Record<WorkerMeasureName, WorkerCounts>> {
   const objects = parseYoloLabels(labelText).map((o) => ({ cls: o.cls, box: [o.box[0] * width, o.box[1] * height, o.box[2] * width, o.box[3] * height] as Box }));
   const out: Partial<Record<WorkerMeasureName, WorkerCounts>> = {};
-  const count = (m: WorkerMeasureName, worn: number | undefined, without: number | undefined, kind: 'head' | 'torso', flagged: (p: (typeof persons)[number]) => boolean): void => {
+  const count = (m: WorkerMeasureName, worn: number | undefined, without: number[] | undefined, kind: 'head' | 'torso', flagged: (p: (typeof persons)[number]) => boolean): void => {
     if (worn === undefined || without === undefined) return;
-    const labels = objects.filter((o) => o.cls === worn || o.cls === without);
+    const labels = objects.filter((o) => o.cls === worn || without.includes(o.cls));
     const match = matchLabels(
       persons.map((p) => p.box),
       labels.map((l) => l.box),
       kind,
     );
-    const c: WorkerCounts = { confirmed: 0, falseAlarms: 0, unmatched: 0, labelled: labels.filter((l) => l.cls === without).length };
+    const c: WorkerCounts = { confirmed: 0, falseAlarms: 0, unmatched: 0, labelled: labels.filter((l) => without.includes(l.cls)).length };
     persons.forEach((p, i) => {
       if (!flagged(p)) return;
       const l = match[i];
       if (l === undefined) c.unmatched++;
-      else if (labels[l]!.cls === without) c.confirmed++;
+      else if (without.includes(labels[l]!.cls)) c.confirmed++;
       else c.falseAlarms++;
     });
     out[m] = c;
   };
-  count('no hard hat', cls.helmet, cls.bareHead, 'head', (p) => p.hardHat === 'bare');
-  count('no hi-vis', cls.vest, cls.noVest, 'torso', (p) => p.hiVis === 'absent');
+  count('no hard hat', cls.helmet, cls.bareHead, 'head', (p) => noHardHat(p.hardHat));
+  count('no hi-vis', cls.vest, cls.noVest === undefined ? undefined : [cls.noVest], 'torso', (p) => p.hiVis === 'absent');
   return out;
+}
+
+/** Rows and columns of the three-way head table. */
+export const HEAD_KINDS = ['hard hat', 'other headgear', 'bare'] as const;
+export type HeadKind = (typeof HEAD_KINDS)[number];
+export const HEAD_VERDICT_COLUMNS = [...HEAD_KINDS, 'cannot tell', 'not found'] as const;
+export type HeadVerdictColumn = (typeof HEAD_VERDICT_COLUMNS)[number];
+/** Labelled heads by label (rows) and the verdict of the worker they belong to (columns). */
+export type HeadConfusion = Record<HeadKind, Record<HeadVerdictColumn, number>>;
+
+export const emptyConfusion = (): HeadConfusion =>
+  Object.fromEntries(HEAD_KINDS.map((k) => [k, Object.fromEntries(HEAD_VERDICT_COLUMNS.map((c) => [c, 0]))])) as HeadConfusion;
+
+const VERDICT_COLUMN: Record<PpePerson['hardHat'], HeadVerdictColumn> = { seen: 'hard hat', headgear: 'other headgear', bare: 'bare', unknown: 'cannot tell' };
+
+/**
+ * The three-way table of one photo: each labelled head (hard hat, other headgear, and the bare
+ * classes that are not other headgear) matched to a worker as in {@link workerOutcome}, counted
+ * under that worker's verdict, or under "not found" when no worker took it. Null without an
+ * other-headgear class or a hard-hat class.
+ */
+export function headConfusion(persons: ReadonlyArray<Pick<PpePerson, 'box' | 'hardHat'>>, labelText: string, cls: ClassIds, width: number, height: number): HeadConfusion | null {
+  if (cls.otherHeadgear === undefined || cls.helmet === undefined) return null;
+  const kindOf = (c: number): HeadKind | null =>
+    c === cls.helmet ? 'hard hat' : c === cls.otherHeadgear ? 'other headgear' : cls.bareHead?.includes(c) ? 'bare' : null;
+  const heads = parseYoloLabels(labelText).flatMap((o) => {
+    const kind = kindOf(o.cls);
+    return kind ? [{ kind, box: [o.box[0] * width, o.box[1] * height, o.box[2] * width, o.box[3] * height] as Box }] : [];
+  });
+  const match = matchLabels(
+    persons.map((p) => p.box),
+    heads.map((h) => h.box),
+    'head',
+  );
+  const table = emptyConfusion();
+  const workerOf = new Map(match.flatMap((l, w) => (l === undefined ? [] : [[l, w] as const])));
+  heads.forEach((h, l) => {
+    const w = workerOf.get(l);
+    table[h.kind][w === undefined ? 'not found' : VERDICT_COLUMN[persons[w]!.hardHat]]++;
+  });
+  return table;
+}
+
+/** Adds `b` into `a`. */
+export function addConfusion(a: HeadConfusion, b: HeadConfusion): HeadConfusion {
+  for (const k of HEAD_KINDS) for (const c of HEAD_VERDICT_COLUMNS) a[k][c] += b[k][c];
+  return a;
+}
+
+/** A readable three-way table. */
+export function formatConfusion(t: HeadConfusion): string {
+  const lines = [`heads by label (rows) and verdict (columns)`, `${'label'.padEnd(16)}${HEAD_VERDICT_COLUMNS.map((c) => c.padStart(15)).join('')}`];
+  for (const k of HEAD_KINDS) lines.push(`${k.padEnd(16)}${HEAD_VERDICT_COLUMNS.map((c) => String(t[k][c]).padStart(15)).join('')}`);
+  return lines.join('\n');
 }
 
 /** Per-worker figures over photos. */
@@ -211,6 +273,8 @@ export interface ImageOutcome {
   predicted: Verdicts;
   /** Per-worker counts of the violation verdicts (measures whose classes were given). */
   workers: Partial<Record<WorkerMeasureName, WorkerCounts>>;
+  /** The three-way head table of the photo (label sets with an other-headgear class). */
+  heads: HeadConfusion | null;
   persons: number;
   ms: number;
 }
@@ -218,6 +282,8 @@ export interface ImageOutcome {
 export interface FolderResult {
   measures: Partial<Record<MeasureName, MeasureFigures>>;
   workers: Partial<Record<WorkerMeasureName, WorkerFigures>>;
+  /** Summed over the photos that have one (null: none had an other-headgear class). */
+  heads: HeadConfusion | null;
   images: ImageOutcome[];
   msPerImage: number;
 }
@@ -250,12 +316,14 @@ export async function measurePhotos(
     const persons = await analyzePpeRaw(frame, judge);
     const ms = performance.now() - started;
     const workers = workerOutcome(persons, photo.labelText, photo.classes, frame.width, frame.height);
-    images.push({ file: path.basename(photo.image), truth, predicted: predictionOf(persons, measures), workers, persons: persons.length, ms });
+    const heads = headConfusion(persons, photo.labelText, photo.classes, frame.width, frame.height);
+    images.push({ file: path.basename(photo.image), truth, predicted: predictionOf(persons, measures), workers, heads, persons: persons.length, ms });
     onProgress?.(i + 1, photos.length, path.basename(photo.image));
   }
   return {
     measures: tally(images, [...MEASURES]),
     workers: tallyWorkers(images),
+    heads: images.some((i) => i.heads) ? images.reduce((t, i) => (i.heads ? addConfusion(t, i.heads) : t), emptyConfusion()) : null,
     images,
     msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length),
   };

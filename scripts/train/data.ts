@@ -13,21 +13,36 @@ export const TRAINING_DIR = process.env.BARET_PPE_TRAINING ?? sharedDataDir('ppe
 /** Scratch folder for detections and crops (git-ignored, outside the shared data). */
 export const CACHE_DIR = process.env.BARET_PPE_CACHE ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tmp', 'ppe-train');
 
-/** Class ids per subset; `vest`/`noVest` are null where vests are not labelled (masked). */
+/**
+ * Class ids per subset; `vest`/`noVest` are null where vests are not labelled (masked), `other`
+ * where other headgear (caps, sun hats, hoods) is not labelled apart (folded into bare there).
+ * `headDetector: false`: the subset does not train the head detector (see {@link CV_SUBSET}).
+ */
 export interface SubsetClasses {
   helmet: number;
+  other: number | null;
   bare: number;
   vest: number | null;
   noVest: number | null;
+  headDetector: boolean;
 }
 
+/** The subset judged by 5-fold cross-validation (`npm run train -- --cv`): other headgear apart from hard hats and bare heads. */
+export const CV_SUBSET = 'hard-hat-or-headwear';
+export const CV_FOLDS = 5;
+
+// The order matters: crops are planned photo after photo with one seeded random sequence, so a
+// subset added last leaves every earlier photo's crops as they were.
 export const SUBSETS: Record<string, SubsetClasses> = {
-  'safety-vest-v4-train': { helmet: 0, bare: 2, vest: 1, noVest: 3 },
-  'hard-hat-workers': { helmet: 0, bare: 1, vest: null, noVest: null },
-  'construction-site-safety': { helmet: 0, bare: 2, vest: 7, noVest: 4 },
+  'safety-vest-v4-train': { helmet: 0, other: null, bare: 2, vest: 1, noVest: 3, headDetector: true },
+  'hard-hat-workers': { helmet: 0, other: null, bare: 1, vest: null, noVest: null, headDetector: true },
+  'construction-site-safety': { helmet: 0, other: null, bare: 2, vest: 7, noVest: 4, headDetector: true },
+  // Not in the head detector's training, so its cross-validation needs no detector per fold.
+  [CV_SUBSET]: { helmet: 0, other: 1, bare: 2, vest: null, noVest: null, headDetector: false },
 };
 
-export type HeadLabel = 'hat' | 'bare';
+/** Hard hat, other headgear (not a hard hat), bare head. */
+export type HeadLabel = 'hat' | 'other' | 'bare';
 export type TorsoLabel = 'vest' | 'none';
 
 /** A labelled box in pixels of the original photo, `[x, y, w, h]`. */
@@ -44,8 +59,16 @@ export interface TrainingPhoto {
   boxes: LabelledBox[];
   /** Vest classes are not labelled in this subset: torso crops from it are not used. */
   vestMasked: boolean;
-  /** A stable split for model selection (never the validation photos of `ppe-photos`). */
+  /**
+   * A stable split for model selection (never the validation photos of `ppe-photos`): 15 % of the
+   * photos by name hash are the hold-out fold that picks the thresholds; the cross-validated subset
+   * trains whole (its folds are left out by `--cv` runs, see train.ts).
+   */
   fold: 'train' | 'holdout';
+  /** The photo's cross-validation fold (0 … CV_FOLDS − 1), for the photos of {@link CV_SUBSET}. */
+  cvFold?: number;
+  /** The subset trains the head detector. */
+  headDetector: boolean;
 }
 
 /** FNV-1a hash of a name, for a split that does not depend on file order. */
@@ -63,6 +86,7 @@ function toBoxes(objects: YoloObject[], cls: SubsetClasses, w: number, h: number
   for (const o of objects) {
     const px: [number, number, number, number] = [o.box[0] * w, o.box[1] * h, o.box[2] * w, o.box[3] * h];
     if (o.cls === cls.helmet) out.push({ kind: 'head', label: 'hat', box: px });
+    else if (cls.other !== null && o.cls === cls.other) out.push({ kind: 'head', label: 'other', box: px });
     else if (o.cls === cls.bare) out.push({ kind: 'head', label: 'bare', box: px });
     else if (cls.vest !== null && o.cls === cls.vest) out.push({ kind: 'torso', label: 'vest', box: px });
     else if (cls.noVest !== null && o.cls === cls.noVest) out.push({ kind: 'torso', label: 'none', box: px });
@@ -80,13 +104,17 @@ export async function listTrainingPhotos(sizeOf: (file: string) => Promise<{ wid
       const imagePath = path.join(dir, 'images', file);
       const text = await readFile(path.join(dir, 'labels', file.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
       const { width, height } = await sizeOf(imagePath);
+      const hash = stableHash(`${subset}/${file}`);
+      const cvFold = subset === CV_SUBSET ? hash % CV_FOLDS : undefined;
       photos.push({
         subset,
         file,
         imagePath,
         boxes: toBoxes(parseYoloLabels(text), cls, width, height),
         vestMasked: cls.vest === null,
-        fold: stableHash(`${subset}/${file}`) % 100 < 15 ? 'holdout' : 'train',
+        fold: cvFold !== undefined || hash % 100 >= 15 ? 'train' : 'holdout',
+        ...(cvFold !== undefined ? { cvFold } : {}),
+        headDetector: cls.headDetector,
       });
     }
   }

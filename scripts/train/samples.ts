@@ -13,7 +13,7 @@ import { headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis
 import type { CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { headBoxCropRect, headCropRect, type Rect } from '../../services/analysis/src/engine/ppeFeatures.js';
 import type { PersonDetection } from '../../services/analysis/src/engine/types.js';
-import type { LabelledBox, TrainingPhoto } from './data.js';
+import { CV_SUBSET, type HeadLabel, type LabelledBox, type TrainingPhoto } from './data.js';
 import type { Detections } from './detect.js';
 import { photoKey } from './detect.js';
 
@@ -94,16 +94,21 @@ export interface Calibration {
   torso: { x0: number; y0: number; x1: number; y1: number; n: number };
 }
 
+/**
+ * Measured on the training fold of the subsets that label heads the classic way (not on
+ * {@link CV_SUBSET}, whose polygon-traced boxes include hat brims; leaving it out also keeps the
+ * calibration, and so every crop, the same in each of its cross-validation runs).
+ */
 export function calibrate(photos: TrainingPhoto[], detections: Detections): Calibration {
   const head = { hat: { dx: [] as number[], eye: [] as number[], width: [] as number[] }, bare: { dx: [] as number[], eye: [] as number[], width: [] as number[] } };
   const torso = { x0: [] as number[], y0: [] as number[], x1: [] as number[], y1: [] as number[] };
   for (const photo of photos) {
-    if (photo.fold !== 'train') continue;
+    if (photo.fold !== 'train' || photo.subset === CV_SUBSET) continue;
     for (const person of detections[photoKey(photo)] ?? []) {
       const g = usableHead(person);
       if (g && g.from === 'face') {
         const m = matchHead(g, photo.boxes);
-        if (m) {
+        if (m && m.label !== 'other') {
           const [x, y, w, h] = m.box;
           const acc = head[m.label as 'hat' | 'bare'];
           acc.dx.push((g.cx - (x + w / 2)) / w);
@@ -144,7 +149,8 @@ function jitter(r: Rect, rand: () => number, shift = 0.08, scale = 0.1): Rect {
   return { x0: cx - (w * s) / 2, x1: cx + (w * s) / 2, y0: cy - (h * s) / 2, y1: cy + (h * s) / 2 };
 }
 
-const HEAD_LABELS = { hat: 0, bare: 1 } as const;
+/** Head classes in the classifier's order (ppeModel.ts): hard hat, bare head, other headgear. */
+const HEAD_LABELS: Record<HeadLabel, number> = { hat: 0, bare: 1, other: 2 };
 const TORSO_LABELS = { vest: 0, none: 1 } as const;
 /** Labelled heads narrower than this (pixels) are too small to learn from. */
 const MIN_LABEL_HEAD = 10;
@@ -179,7 +185,7 @@ export function planCrops(photo: TrainingPhoto, persons: readonly PersonDetectio
     const g = usableHead(person);
     if (g) {
       const m = matchHead(g, photo.boxes);
-      if (m) add('head', headCropRect(g.cx, g.eyeY, g.width), HEAD_LABELS[m.label as 'hat' | 'bare'], 'detector');
+      if (m) add('head', headCropRect(g.cx, g.eyeY, g.width), HEAD_LABELS[m.label as HeadLabel], 'detector');
     }
     if (photo.vestMasked) continue;
     const t = torsoRect(person, headGeometry(person));
@@ -191,7 +197,9 @@ export function planCrops(photo: TrainingPhoto, persons: readonly PersonDetectio
     const [x, y, w, h] = b.box;
     if (b.kind === 'head') {
       if (w < MIN_LABEL_HEAD) continue;
-      add('head', headBoxCropRect(b.box, cal.head[b.label as 'hat' | 'bare']), HEAD_LABELS[b.label as 'hat' | 'bare'], 'label');
+      // Other headgear is boxed with the hat on, like a hard hat: placed with the hard hats' relation.
+      const label = b.label as HeadLabel;
+      add('head', headBoxCropRect(b.box, cal.head[label === 'bare' ? 'bare' : 'hat']), HEAD_LABELS[label], 'label');
     } else if (!photo.vestMasked) {
       if (h < MIN_LABEL_TORSO_H) continue;
       const c = cal.torso;

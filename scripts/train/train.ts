@@ -20,14 +20,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { open, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEAD_DETECTOR_PATH } from '../../services/analysis/src/engine/headDetector.js';
 import { passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
 import { backboneWeightsPath, embedPixels, loadBackbone, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { EMBEDDING_ID, MODEL_PATH, MODEL_VERSION, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
-import { CACHE_DIR, listTrainingPhotos, readJsonCache, TRAINING_DIR } from './data.js';
+import { addConfusion, emptyConfusion, formatConfusion, type HeadConfusion } from '../eval/measure.js';
+import { CACHE_DIR, CV_FOLDS, CV_SUBSET, listTrainingPhotos, readJsonCache, SUBSETS, TRAINING_DIR, type TrainingPhoto } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
 import { trainHeadDetector } from './heads/heads.js';
@@ -98,17 +99,23 @@ interface Tuned {
   report: { frozen: unknown; epochs: unknown[]; averaged?: { epochs: number } };
 }
 
-/** Fine-tunes one kind (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of the same epochs and averaging). */
-async function fineTune(py: string, kind: CropKind): Promise<Tuned> {
-  const file = path.join(CROPS_DIR, `classifier-${kind}.json`);
+/**
+ * Fine-tunes one kind (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of the
+ * same epochs and averaging). `fold`: a cross-validation run — the photos listed in its `exclude`
+ * file left out, the output written to its `dir`.
+ */
+async function fineTune(py: string, kind: CropKind, fold?: { exclude: string; dir: string }): Promise<Tuned> {
+  const dir = fold?.dir ?? CROPS_DIR;
+  const file = path.join(dir, `classifier-${kind}.json`);
   if (process.env.BARET_TRAIN_REUSE_TUNED === '1') {
     const earlier = await readFile(file, 'utf8').then((s) => JSON.parse(s) as Tuned, () => null);
-    if (earlier?.report.epochs.length === EPOCHS[kind] && earlier.report.averaged?.epochs === EPOCHS[kind] - AVERAGE_FROM + 1 && existsSync(path.join(CROPS_DIR, `backbone-${kind}.bin`))) {
-      log(`${kind}: fine-tuned backbone from ${CROPS_DIR}\n`);
+    if (earlier?.report.epochs.length === EPOCHS[kind] && earlier.report.averaged?.epochs === EPOCHS[kind] - AVERAGE_FROM + 1 && existsSync(path.join(dir, `backbone-${kind}.bin`))) {
+      log(`${kind}: fine-tuned backbone from ${dir}\n`);
       return earlier;
     }
   }
   const args = [path.join(FINETUNE_DIR, 'finetune.py'), '--kind', kind, '--epochs', String(EPOCHS[kind]), '--average-from', String(AVERAGE_FROM), '--out', CROPS_DIR];
+  if (fold) args.push('--exclude', fold.exclude, '--write', fold.dir);
   await run(py, args, { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
   return JSON.parse(await readFile(file, 'utf8')) as Tuned;
 }
@@ -185,6 +192,21 @@ function pick(c: Curve[], target: number): Curve {
   return c.find((p) => p.precision >= target) ?? [...c].sort((a, b) => b.precision - a.precision)[0]!;
 }
 
+/**
+ * The head thresholds on hold-out crops: a hard hat `seen` from the lowest p(hat) whose precision
+ * reaches 0.95; "no hard hat" (bare or other headgear, p(bare) + p(other)) from the lowest whose
+ * precision reaches 0.9.
+ */
+function headThresholds(scored: ReadonlyArray<{ p: number[]; row: CropRow }>): { hat: Curve; noHat: Curve } {
+  const hat = curve(scored.map((s) => ({ p: s.p[0]!, positive: s.row.label === 0, passes: true })));
+  const noHat = curve(scored.map((s) => ({ p: 1 - s.p[0]!, positive: s.row.label !== 0, passes: true })));
+  return { hat: pick(hat, 0.95), noHat: pick(noHat, 0.9) };
+}
+
+/** Share of crops whose likeliest class is their label. */
+const accuracy = (scored: ReadonlyArray<{ p: number[]; row: CropRow }>): number =>
+  scored.filter((s) => s.p.indexOf(Math.max(...s.p)) === s.row.label).length / Math.max(1, scored.length);
+
 function counts(kind: CropKind, rows: CropRow[]): Record<string, number> {
   const n = (f: (r: CropRow) => boolean): number => rows.filter(f).length;
   return {
@@ -195,8 +217,112 @@ function counts(kind: CropKind, rows: CropRow[]): Record<string, number> {
   };
 }
 
+/** Runs a command and resolves with what it printed on stdout (stderr shown); rejects when it fails. */
+function output(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} failed (exit ${String(code)})`))));
+  });
+}
+
+/** What `npm run eval` prints (its JSON line), the parts the cross-validation adds up. */
+interface EvalLine {
+  measures: Record<string, { tp: number; fp: number; fn: number }>;
+  workers: Record<string, { tp: number; fp: number; fn: number }>;
+  heads?: HeadConfusion;
+  images: number;
+  ms_per_image: number;
+}
+
+/**
+ * `npm run train -- --cv`: 5-fold cross-validation on {@link CV_SUBSET}, grouped by photo. For each
+ * fold, the head classifier is fine-tuned by the shipped recipe on every training crop except that
+ * fold's photos' (the torso classifier and the head detector never train on that subset, so the
+ * committed ones are used), its thresholds picked on the usual hold-out fold; then that fold's
+ * photos go through `npm run eval` with that model (`BARET_PPE_MODEL`). The figures over all folds
+ * are printed and written to tmp/ppe-train/cv/report.json. The shipped model (plain `npm run train`)
+ * trains on every fold.
+ */
+async function crossValidate(py: string, photos: TrainingPhoto[], meta: CropsMeta): Promise<void> {
+  const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
+  const cls = SUBSETS[CV_SUBSET]!;
+  const sums: EvalLine = { measures: {}, workers: {}, heads: emptyConfusion(), images: 0, ms_per_image: 0 };
+  const add = (to: Record<string, { tp: number; fp: number; fn: number }>, from: Record<string, { tp: number; fp: number; fn: number }>): void => {
+    for (const [k, f] of Object.entries(from)) {
+      const t = (to[k] ??= { tp: 0, fp: 0, fn: 0 });
+      t.tp += f.tp;
+      t.fp += f.fp;
+      t.fn += f.fn;
+    }
+  };
+  const folds = [];
+  for (let k = 0; k < CV_FOLDS; k++) {
+    const dir = path.join(CACHE_DIR, 'cv', `fold-${k}`);
+    const test = photos.filter((p) => p.cvFold === k);
+    await mkdir(path.join(dir, 'images'), { recursive: true });
+    await mkdir(path.join(dir, 'labels'), { recursive: true });
+    const exclude = path.join(dir, 'exclude.txt');
+    await writeFile(exclude, test.map((p) => photoKey(p)).join('\n') + '\n');
+    log(`fold ${k + 1}/${CV_FOLDS}: ${test.length} photos left out\n`);
+    const tuned = await fineTune(py, 'head', { exclude, dir });
+    const weights = await readFile(path.join(dir, 'backbone-head.bin'));
+    const scored = tuned.holdout.index.map((row, i) => ({ p: tuned.holdout.p[i]!, row: meta.head[row]! }));
+    const picks = headThresholds(scored);
+    const file: PpeModelFile = {
+      ...committed,
+      version: MODEL_VERSION,
+      backbones: { head: { sha256: createHash('sha256').update(weights).digest('hex') }, torso: committed.backbones.torso },
+      head: rounded(tuned.model) as PpeModelFile['head'],
+      thresholds: { ...committed.thresholds, hatSeen: picks.hat.threshold, noHatSeen: picks.noHat.threshold },
+      metrics: { crossValidationFold: k, holdout: { headAccuracy: round(accuracy(scored)), ...picks } },
+    };
+    await writeFile(path.join(dir, 'ppe-classifier.json'), JSON.stringify(file));
+    await writeFile(path.join(dir, 'ppe-backbone-head.bin'), weights);
+    await copyFile(backboneWeightsPath('torso'), path.join(dir, 'ppe-backbone-torso.bin'));
+    // The fold's photos, seen through links: `npm run eval` judges a folder.
+    await Promise.all(
+      test.map(async (p) => {
+        const label = p.file.replace(/\.[^.]+$/, '.txt');
+        await symlink(p.imagePath, path.join(dir, 'images', p.file)).catch(() => undefined);
+        await symlink(path.join(path.dirname(path.dirname(p.imagePath)), 'labels', label), path.join(dir, 'labels', label)).catch(() => undefined);
+      }),
+    );
+    const evalArgs = ['--import', 'tsx', path.join(HERE, '..', 'eval.ts'), '--images', path.join(dir, 'images'), '--labels', path.join(dir, 'labels'), '--helmet', String(cls.helmet), '--bare-head', `${cls.bare},${cls.other}`, '--other-headgear', String(cls.other)];
+    const line = JSON.parse((await output(process.execPath, evalArgs, { ...process.env, BARET_PPE_MODEL: path.join(dir, 'ppe-classifier.json') })).trim().split('\n').pop()!) as EvalLine;
+    add(sums.measures, line.measures);
+    add(sums.workers, line.workers);
+    if (line.heads) addConfusion(sums.heads!, line.heads);
+    sums.ms_per_image += line.ms_per_image * line.images;
+    sums.images += line.images;
+    folds.push({ fold: k, photos: test.length, thresholds: file.thresholds, measures: line.measures, workers: line.workers });
+  }
+  const figures = (f: { tp: number; fp: number; fn: number }) => ({
+    precision: f.tp + f.fp ? round(f.tp / (f.tp + f.fp)) : null,
+    recall: f.tp + f.fn ? round(f.tp / (f.tp + f.fn)) : null,
+    ...f,
+  });
+  const report = {
+    subset: CV_SUBSET,
+    folds: CV_FOLDS,
+    images: sums.images,
+    ms_per_image: Math.round(sums.ms_per_image / Math.max(1, sums.images)),
+    measures: Object.fromEntries(Object.entries(sums.measures).map(([k, f]) => [k, figures(f)])),
+    workers: Object.fromEntries(Object.entries(sums.workers).map(([k, f]) => [k, figures(f)])),
+    heads: sums.heads,
+    byFold: folds,
+  };
+  await writeFile(path.join(CACHE_DIR, 'cv', 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  log(`\n${CV_FOLDS}-fold cross-validation on ${CV_SUBSET} (${sums.images} photos, each judged by a model that never trained on it)\n`);
+  log(formatConfusion(sums.heads!) + '\n');
+  console.log(JSON.stringify({ crossValidation: { measures: report.measures, workers: report.workers, heads: report.heads, images: report.images } }));
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
+  const cv = process.argv.includes('--cv');
   log(`training data: ${TRAINING_DIR}\n`);
   let photos = await listTrainingPhotos(sizeOf);
   // BARET_TRAIN_CACHED_ONLY=1: a quick run on the photos whose detections are already cached.
@@ -209,6 +335,7 @@ async function main(): Promise<void> {
   log(`calibration: ${JSON.stringify(cal)}\n`);
   const meta: CropsMeta = await dumpCrops(photos, detections, cal, SEED, CROPS_DIR, process.env.BARET_TRAIN_FRESH === '1', log);
   const py = await python();
+  if (cv) return crossValidate(py, photos, meta);
 
   const models = {} as Record<CropKind, MlpModel>;
   const backbones = {} as PpeModelFile['backbones'];
@@ -236,8 +363,8 @@ async function main(): Promise<void> {
   // Hi-vis is `seen` only on a torso with enough fluorescent pixels (ppe.ts), so its threshold is
   // picked on the hold-out torsos as the run time judges them: p(vest) ≥ t and the gate passed.
   const fluorescentGate = (r: CropRow): boolean => passesFluorescentGate(r.fluorescent ?? 0);
-  const picks = { hat: pick(of('head', 0), 0.95), bare: pick(of('head', 1), 0.9), vest: pick(of('torso', 0, fluorescentGate), 0.9), none: pick(of('torso', 1), 0.9) };
-  const accuracy = (kind: CropKind): number => scored[kind].filter((s) => s.p.indexOf(Math.max(...s.p)) === s.row.label).length / Math.max(1, scored[kind].length);
+  const head = headThresholds(scored.head);
+  const picks = { ...head, vest: pick(of('torso', 0, fluorescentGate), 0.9), none: pick(of('torso', 1), 0.9) };
 
   const file: PpeModelFile = {
     version: MODEL_VERSION,
@@ -245,7 +372,7 @@ async function main(): Promise<void> {
     backbones,
     head: models.head as PpeModelFile['head'],
     torso: models.torso as PpeModelFile['torso'],
-    thresholds: { hatSeen: picks.hat.threshold, bareSeen: picks.bare.threshold, vestSeen: picks.vest.threshold, vestAbsent: picks.none.threshold },
+    thresholds: { hatSeen: picks.hat.threshold, noHatSeen: picks.noHat.threshold, vestSeen: picks.vest.threshold, vestAbsent: picks.none.threshold },
     metrics: {
       seed: SEED,
       epochs: EPOCHS,
@@ -258,10 +385,10 @@ async function main(): Promise<void> {
       parityMaxProbabilityDifference: parity,
       fineTuning: reports,
       holdout: {
-        headAccuracy: round(accuracy('head')),
-        torsoAccuracy: round(accuracy('torso')),
+        headAccuracy: round(accuracy(scored.head)),
+        torsoAccuracy: round(accuracy(scored.torso)),
         hat: picks.hat,
-        bare: picks.bare,
+        noHat: picks.noHat,
         vest: picks.vest,
         vestWithoutGate: pick(of('torso', 0), 0.9),
         none: picks.none,

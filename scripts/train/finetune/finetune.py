@@ -7,8 +7,13 @@ With --average-from K (npm run train passes 2) the written weights are the mean 
 after each epoch from the K-th on (stochastic weight averaging); the report then also holds the
 hold-out figures of that mean.
 
-Usage: python scripts/train/finetune/finetune.py --kind head|torso --epochs N [--average-from K] [--out DIR]
-Reads the crops `dump-crops.ts` wrote (DIR, default tmp/ppe-train/finetune/). Never reads ppe-photos.
+Head crops have three classes (hard hat, bare head, other headgear), torso crops two (hi-vis, none).
+With --exclude FILE (one photo key a line) those photos' crops are left out of training and of the
+hold-out figures: a cross-validation fold (train.ts --cv).
+
+Usage: python scripts/train/finetune/finetune.py --kind head|torso --epochs N [--average-from K] [--out DIR] [--exclude FILE --write DIR]
+Reads the crops `dump-crops.ts` wrote (DIR, default tmp/ppe-train/finetune/); writes there, or to
+--write. Never reads ppe-photos.
 """
 import argparse
 import json
@@ -42,10 +47,14 @@ def recall_at_precision(scores, positive, target):
 
 
 def figures(p, labels, cls, subset):
-    """AUC and recall at precision 0.9 / 0.95 of class `cls`, on all hold-out crops and on the Safety vest subset."""
+    """AUC and recall at precision 0.9 / 0.95 of class `cls` (heads: "no hard hat", every class but
+    the hard hat), on all hold-out crops and on the Safety vest subset."""
     out = {}
     for name, mask in (('all', np.ones_like(subset)), ('safety_vest', subset)):
-        s, pos = p[mask, cls], labels[mask] == cls
+        if cls == 'no_hat':
+            s, pos = 1 - p[mask, 0], labels[mask] != 0
+        else:
+            s, pos = p[mask, cls], labels[mask] == cls
         out[name] = {'auc': round(auc(s, pos), 4), 'r_at_p90': round(recall_at_precision(s, pos, 0.9), 3), 'r_at_p95': round(recall_at_precision(s, pos, 0.95), 3), 'n': int(pos.sum())}
     return out
 
@@ -90,6 +99,8 @@ def main():
     ap.add_argument('--out', type=Path, default=CROPS, help='folder of the crops, and of what this writes')
     ap.add_argument('--augment', action='store_true', help='photometric and resolution augmentation of the training crops while fine-tuning')
     ap.add_argument('--average-from', type=int, default=0, help='if > 0: the written weights are the mean of the weights after each epoch from this one on (stochastic weight averaging)')
+    ap.add_argument('--exclude', type=Path, help='a file of photo keys (one a line) whose crops are left out (a cross-validation fold)')
+    ap.add_argument('--write', type=Path, help='folder to write the tuned backbone and classifier to (default: --out)')
     args = ap.parse_args()
     if not 0 <= args.average_from <= args.epochs:
         ap.error(f'--average-from must be between 1 and --epochs ({args.epochs}), or 0 for the last epoch alone')
@@ -103,11 +114,14 @@ def main():
     h, w = size['height'], size['width']
     images = np.fromfile(crops / f'crops-{args.kind}.u8', dtype=np.uint8).reshape(len(rows), h, w, 3)
     labels = np.array([r['label'] for r in rows], dtype=np.int32)
-    train = np.where([r['fold'] == 'train' for r in rows])[0]
-    holdout = np.where([r['fold'] == 'holdout' and not r['augmented'] for r in rows])[0]
+    excluded = set(args.exclude.read_text().split()) if args.exclude else set()
+    kept = np.array([r['photo'] not in excluded for r in rows])
+    train = np.where(np.array([r['fold'] == 'train' for r in rows]) & kept)[0]
+    holdout = np.where(np.array([r['fold'] == 'holdout' and not r['augmented'] for r in rows]) & kept)[0]
     safety_vest = np.array([rows[i]['photo'].startswith('safety-vest') for i in holdout])
-    cls = 1 if args.kind == 'head' else 0  # the class the targets are hardest on: bare head / hi-vis
-    print(f'{args.kind}: {len(train)} training crops, {len(holdout)} hold-out crops', flush=True)
+    classes = ['hat', 'bare', 'other'] if args.kind == 'head' else ['vest', 'none']
+    cls = 'no_hat' if args.kind == 'head' else 0  # what the targets are hardest on: no hard hat / hi-vis
+    print(f'{args.kind}: {len(train)} training crops ({", ".join(f"{c} {(labels[train] == i).sum()}" for i, c in enumerate(classes))}), {len(holdout)} hold-out crops, {len(excluded)} photos left out', flush=True)
 
     net = Backbone(trainable='.')
     batch = 256
@@ -127,10 +141,10 @@ def main():
     head = tf.keras.Sequential([
         tf.keras.layers.Dense(32, activation='relu', kernel_regularizer=tf.keras.regularizers.l2(1e-3)),
         tf.keras.layers.Dropout(0.3, seed=SEED),
-        tf.keras.layers.Dense(2),
+        tf.keras.layers.Dense(len(classes)),
     ])
     head.build((None, frozen.shape[1]))
-    weight = tf.constant([len(train) / (2 * (labels[train] == c).sum()) for c in (0, 1)], tf.float32)
+    weight = tf.constant([len(train) / (len(classes) * (labels[train] == c).sum()) for c in range(len(classes))], tf.float32)
     opt_head, opt_backbone = tf.keras.optimizers.Adam(1e-3), tf.keras.optimizers.Adam(args.lr)
     trainable = net.trainable()
 
@@ -192,10 +206,11 @@ def main():
             v.assign(t / count)
         report['averaged'] = {'epochs': count, **evaluate()}
         print(f'mean of the weights after epochs {args.average_from}..{args.epochs}:', json.dumps(report['averaged']), flush=True)
-    export(crops, net, head, mean, std, holdout, embed_all, args.kind, report)
+    (args.write or crops).mkdir(parents=True, exist_ok=True)
+    export(args.write or crops, net, head, mean, std, holdout, embed_all, args.kind, classes, report)
 
 
-def export(out, net, head, mean, std, holdout, embed_all, kind, report):
+def export(out, net, head, mean, std, holdout, embed_all, kind, classes, report):
     """The tuned backbone as a weights file for the unchanged centernet.json (same manifest order and
     quantisation), the classifier in ppeModel.ts's MlpModel shape, and TensorFlow's probabilities on
     every un-augmented hold-out crop (with the float16-rounded weights tfjs will load), so that tfjs
@@ -215,7 +230,6 @@ def export(out, net, head, mean, std, holdout, embed_all, kind, report):
         if (w.get('quantization') or {}).get('dtype') == 'float16':
             net.vars[w['name']].assign(net.vars[w['name']].numpy().astype(np.float16).astype(np.float32))
     p = tf.nn.softmax(head((embed_all(holdout) - mean) / std, training=False)).numpy()
-    classes = ['hat', 'bare'] if kind == 'head' else ['vest', 'none']
     model = {'classes': classes, 'featureMean': mean.tolist(), 'featureStd': std.tolist(), 'layers': layers}
     (out / f'classifier-{kind}.json').write_text(json.dumps({'model': model, 'holdout': {'index': holdout.tolist(), 'p': p.tolist()}, 'report': report}))
     print(f'written to {out}', flush=True)

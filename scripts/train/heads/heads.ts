@@ -111,7 +111,10 @@ function boxGeometry(cal: Calibration): HeadBoxGeometry {
  * Trains the head detector (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of
  * the same epochs), checks tfjs against TensorFlow, and returns the model file and its weights.
  */
-export async function trainHeadDetector(py: string, run: (cmd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<void>, photos: TrainingPhoto[], cal: Calibration, log: (s: string) => void): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
+export async function trainHeadDetector(py: string, run: (cmd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<void>, allPhotos: TrainingPhoto[], cal: Calibration, log: (s: string) => void): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
+  // Subsets kept out of the head detector (data.ts, `headDetector`): the cross-validated one, so a
+  // fold's photos are judged by a detector that never saw them without a detector per fold.
+  const photos = allPhotos.filter((p) => p.headDetector);
   const meta = await dumpPhotos(photos, log);
   const trainedFile = path.join(HEADS_DIR, 'head-detector.json');
   const weightsFile = path.join(HEADS_DIR, 'head-detector.bin');

@@ -1,6 +1,6 @@
 import type { Lang } from '@baret/platform';
 import { equipmentTitle, groupName, taskName } from './catalog/index.js';
-import type { CompositeAnalysis, CompositeCell, EquipmentSighting, RelBox, TokenUsage, WearVerdict } from './engine/types.js';
+import type { CompositeAnalysis, CompositeCell, EquipmentSighting, NotWornReason, RelBox, TokenUsage, WearVerdict } from './engine/types.js';
 import { toVideoBox, WorkerTracker } from './tracking.js';
 
 export interface Evidence {
@@ -30,7 +30,21 @@ export interface Violation {
   composite_index: number;
   /** The worker's box in the evidence frame, 0..1 of that frame. */
   box: RelBox;
+  /** What the worker had instead in the evidence frame (a cap or hat, a bare head), when the analyzer can tell. */
+  reason: NotWornReason | null;
 }
+
+/** The words for a violation's reason, in the report's languages. */
+export const REASON_NAMES: Record<NotWornReason, Record<Lang, string>> = {
+  other_headgear: { tr: 'kep veya şapka, baret değil', en: 'cap or hat, not a hard hat' },
+  bare_head: { tr: 'başı açık', en: 'bare head' },
+};
+
+/** What the result says when no sampled frame showed a worker. */
+export const NO_WORKER_NOTE: Record<Lang, string> = {
+  tr: 'Çalışan görülmedi — değerlendirilecek bir şey yok',
+  en: 'No worker seen — nothing to judge',
+};
 
 /** Where the job type came from: chosen by the user, recognised by the model, or assumed. */
 export type JobTypeSource = 'manual' | 'model' | 'fallback';
@@ -53,6 +67,10 @@ const wears = (verdicts: Record<string, WearVerdict>, group: readonly string[]):
 
 const groupKey = (group: readonly string[]): string => group.join(',');
 
+/** The reason a worker went without a group: the first of the group's codes that carries one. */
+const reasonFor = (reasons: Record<string, NotWornReason> | undefined, group: readonly string[]): NotWornReason | null =>
+  group.map((c) => reasons?.[c]).find((r) => r !== undefined) ?? null;
+
 /**
  * What the analysis has learned so far, composite after composite: which equipment was seen
  * (first sighting kept as evidence), which worker went without a required group and when
@@ -68,6 +86,10 @@ const groupKey = (group: readonly string[]): string => group.join(',');
  * a group in frames after one another make one violation, from its first to its last frame. A
  * sighting with the group worn ends the run; one where it was not judged (cannot tell, or not
  * asked) does not.
+ *
+ * No worker, no verdict: a group is missing only when a worker was seen without it (or the model
+ * said so of what it saw); a group that no worker could be judged for — no worker in the video, or
+ * none judged for it — is *not judged* (listed with `not_checked`, and in `not_judged`), never missing.
  */
 export class Findings {
   readonly evidence = new Map<string, Evidence>();
@@ -75,6 +97,11 @@ export class Findings {
   readonly seenMissing = new Set<string>();
   readonly violations: Violation[] = [];
   private readonly violatedGroups = new Set<string>();
+  /** Groups a worker was judged for (worn or not), or that the model said were missing. */
+  private readonly judgedGroups = new Set<string>();
+  /** Tracked workers, and the most persons one composite reported (null: the analyzer never said). */
+  private readonly workerIds = new Set<number>();
+  private mostPersons: number | null = null;
   private readonly tracker = new WorkerTracker();
   /** The violation a worker's current run extends, by `worker|group`. */
   private readonly openRuns = new Map<string, Violation>();
@@ -92,6 +119,11 @@ export class Findings {
     for (const s of analysis.seen) if (!this.evidence.has(s.code)) this.evidence.set(s.code, toEvidence(compositeIndex, s));
     for (const code of analysis.notChecked) this.notCheckable.add(code);
     for (const code of analysis.missing) this.seenMissing.add(code);
+    if (analysis.persons !== undefined || analysis.workers !== undefined) this.mostPersons = Math.max(this.mostPersons ?? 0, analysis.persons ?? 0);
+    for (const group of this.requiredGroups) {
+      const judged = group.some((c) => analysis.missing.includes(c)) || (analysis.workers ?? []).some((w) => group.some((c) => w.verdicts[c] === 'worn' || w.verdicts[c] === 'not_worn'));
+      if (judged) this.judgedGroups.add(groupKey(group));
+    }
     const violatedHere = new Map<string, string[]>();
     const sightings = analysis.workers ?? [];
     const frames = [...new Set(sightings.map((w) => w.frameIndex))].sort((a, b) => a - b);
@@ -101,6 +133,7 @@ export class Findings {
       const ids = this.tracker.assign(frameIndex, inFrame.map((w) => toVideoBox(w.box, region)));
       for (const [i, w] of inFrame.entries()) {
         const worker = ids[i]!;
+        this.workerIds.add(worker);
         for (const group of this.requiredGroups) {
           const key = groupKey(group);
           const run = `${worker}|${key}`;
@@ -126,6 +159,7 @@ export class Findings {
             frame_index: w.frameIndex,
             composite_index: compositeIndex,
             box: w.box,
+            reason: reasonFor(w.reasons, group),
           };
           this.violations.push(v);
           this.openRuns.set(run, v);
@@ -136,6 +170,13 @@ export class Findings {
   }
 
   isViolated = (group: readonly string[]): boolean => this.violatedGroups.has(groupKey(group));
+  /** A worker was judged for the group (or the model said it was missing). */
+  isJudged = (group: readonly string[]): boolean => this.judgedGroups.has(groupKey(group));
+
+  /** Workers seen: those followed across frames, or the most one composite reported (null: the analyzer never said). */
+  get workersSeen(): number | null {
+    return this.mostPersons === null && this.workerIds.size === 0 ? null : Math.max(this.workerIds.size, this.mostPersons ?? 0);
+  }
   isSatisfied = (group: readonly string[]): boolean => !this.isViolated(group) && group.some((c) => this.evidence.has(c));
   /** A group the analyzer cannot judge at all: every code of it is beyond what it checks. */
   isUncheckable = (group: readonly string[]): boolean => group.every((c) => this.notCheckable.has(c));
@@ -164,8 +205,12 @@ export class Findings {
     currency: string;
   }) {
     const satisfiedGroups = this.requiredGroups.filter(this.isSatisfied);
-    const missingGroups = this.requiredGroups.filter((g) => this.isViolated(g) || (!this.isSatisfied(g) && !this.isUncheckable(g)));
-    const notChecked = this.requiredGroups.filter((g) => !this.isSatisfied(g) && this.isUncheckable(g));
+    const missingGroups = this.requiredGroups.filter((g) => this.isViolated(g) || (!this.isSatisfied(g) && !this.isUncheckable(g) && this.isJudged(g)));
+    const notChecked = this.requiredGroups.filter((g) => !this.isSatisfied(g) && !missingGroups.includes(g));
+    // Checkable, but no worker could be judged for it: no worker in the video, or none judged.
+    const notJudged = notChecked.filter((g) => !this.isUncheckable(g));
+    const workersSeen = this.workersSeen;
+    const noWorkerSeen = workersSeen === 0;
     // One item per satisfied group: the first of its codes that was seen. An analyzer that only
     // knows "a hard hat" reports every hard-hat code; the report names the group's first.
     const satisfied = [...new Set(satisfiedGroups.map((g) => g.find((c) => this.evidence.has(c))!))];
@@ -175,8 +220,11 @@ export class Findings {
       missing_groups_name: missingGroups.map((g) => groupName(g, lang)),
       satisfied_equipment_name: satisfied.map((c) => equipmentTitle(c, lang)),
       not_checked_name: notChecked.map((g) => groupName(g, lang)),
+      not_judged_name: notJudged.map((g) => groupName(g, lang)),
       evidence_names: Object.fromEntries(satisfied.map((c) => [c, equipmentTitle(c, lang)])),
       violation_group_names: this.violations.map((v) => groupName(v.group, lang)),
+      violation_reasons: this.violations.map((v) => (v.reason ? REASON_NAMES[v.reason][lang] : null)),
+      ...(noWorkerSeen ? { note: NO_WORKER_NOTE[lang] } : {}),
     });
     // Each missing group with the violation that proves it, or null: no sampled frame showed the item.
     const missingEvidence = missingGroups.map((g) => {
@@ -192,6 +240,9 @@ export class Findings {
       satisfied_groups: satisfiedGroups.map((g) => [...g]),
       satisfied_equipment: satisfied,
       not_checked: notChecked.map((g) => [...g]),
+      not_judged: notJudged.map((g) => [...g]),
+      workers_seen: workersSeen,
+      no_worker_seen: noWorkerSeen,
       composites_processed: this.analyzed,
       model_used: args.modelUsed,
       token_usage: {

@@ -55,6 +55,12 @@ const ViolationSchema = Type.Object({
     { description: "The worker's box as fractions (0..1) of the evidence frame" },
   ),
   image_url: Type.String({ description: 'The worker cropped out of the frame: GET /jobs/{id}/violations/{n} (owner or admin)' }),
+  reason: Type.Optional(
+    Type.Union([Type.Literal('other_headgear'), Type.Literal('bare_head'), Type.Null()], {
+      description: 'What the worker had instead, when the analyzer can tell: other_headgear (a cap, sun hat, beanie or hood — not a hard hat) or bare_head',
+    }),
+  ),
+  reason_name: Type.Optional(Type.Union([Str, Type.Null()], { description: 'The reason in the reader’s language ("cap or hat, not a hard hat", "bare head")' })),
 });
 /** The documented part of a result; every other field the analysis stores passes through. */
 const ResultSchema = Type.Object(
@@ -67,7 +73,14 @@ const ResultSchema = Type.Object(
     ),
     job_type_confidence: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'The model’s confidence in the job type; 0 for the fallback, null when chosen' })),
     required_groups: Type.Array(Group),
-    missing_groups: Type.Array(Group, { description: 'Groups violated by a worker, or not seen at all (never a group the analyzer cannot check)' }),
+    missing_groups: Type.Array(Group, {
+      description: 'Groups a worker was seen without (or that the vision model said were missing); never a group the analyzer cannot check, nor one no worker could be judged for',
+    }),
+    not_checked: Type.Optional(Type.Array(Group, { description: 'Groups neither satisfied nor missing: beyond what the analyzer checks, or not judged (see not_judged)' })),
+    not_judged: Type.Optional(Type.Array(Group, { description: 'Of not_checked, the groups the analyzer checks but no worker could be judged for (no worker seen, or none judged)' })),
+    workers_seen: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Workers seen in the sampled frames (null: the analyzer did not say)' })),
+    no_worker_seen: Type.Optional(Type.Boolean({ description: 'No sampled frame showed a worker: nothing was judged, nothing is missing, no violation' })),
+    note: Type.Optional(Type.String({ description: 'A note for the reader, e.g. "No worker seen — nothing to judge"' })),
     satisfied_equipment: Type.Array(Str, { description: 'One item per group seen worn and never violated' }),
     violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group: one item per run of sampled frames, at most 12 per group' })),
     missing_evidence: Type.Optional(
@@ -164,8 +177,9 @@ function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
   const localized = (names?.[lang] ?? names?.en ?? {}) as Record<string, unknown> & {
     evidence_names?: Record<string, string>;
     violation_group_names?: string[];
+    violation_reasons?: Array<string | null>;
   };
-  const { evidence_names: evidenceNames = {}, violation_group_names: violationNames = [], ...texts } = localized;
+  const { evidence_names: evidenceNames = {}, violation_group_names: violationNames = [], violation_reasons: reasonNames = [], ...texts } = localized;
   const violationUrl = (n: number) => `/jobs/${job.id}/violations/${n}`;
   const started = job.logs.filter((l) => l.event === 'job_started').at(-1)?.timestamp;
   const completed = job.logs.find((l) => l.event === 'job_completed')?.timestamp;
@@ -178,7 +192,7 @@ function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
       image_url: `/jobs/${job.id}/evidence/${String(e.composite_index)}`,
     })),
     // Results stored before violations existed have none (and no evidence of their missing groups).
-    violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), image_url: violationUrl(n) })),
+    violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), reason_name: reasonNames[n] ?? null, image_url: violationUrl(n) })),
     missing_evidence: (missingEvidence ?? []).map((m) => ({ ...m, image_url: m.violation === null ? null : violationUrl(m.violation) })),
     duration_seconds: started && completed ? Math.round((Date.parse(completed) - Date.parse(started)) / 100) / 10 : null,
     // The stored result is the analysis service's (its shape is tested there); the response schema documents it.

@@ -77,6 +77,15 @@ export interface JobResult {
   /** Groups the analyzer that ran cannot judge (the offline one checks hard hats and hi-vis only). */
   not_checked?: string[][];
   not_checked_name?: string[];
+  /** Of not_checked, the groups the analyzer checks but no worker could be judged for. */
+  not_judged?: string[][];
+  not_judged_name?: string[];
+  /** Workers seen in the sampled frames (null: the analyzer did not say). */
+  workers_seen?: number | null;
+  /** No sampled frame showed a worker: nothing judged, nothing missing. */
+  no_worker_seen?: boolean;
+  /** A note for the reader in their language (e.g. "No worker seen — nothing to judge"). */
+  note?: string;
   composites_processed: number;
   model_used: string | null;
   token_usage?: TokenUsage | null;
@@ -106,6 +115,9 @@ export interface Violation {
   box: { x: number; y: number; w: number; h: number };
   /** The worker cropped out of the frame (GET with the bearer token). */
   image_url: string;
+  /** What the worker had instead, when the analyzer can tell (a cap or hat, a bare head). */
+  reason?: 'other_headgear' | 'bare_head' | null;
+  reason_name?: string | null;
 }
 
 export interface MissingEvidence {

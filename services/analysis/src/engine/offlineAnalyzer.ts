@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import type { RawImage } from './detector.js';
-import { analyzePersons, analyzePpeRaw, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
+import { analyzePersons, analyzePpeRaw, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -15,12 +15,15 @@ import type {
   CompositeCell,
   EquipmentOption,
   EquipmentSighting,
+  NotWornReason,
   TaskOption,
   VisionAnalyzer,
   WearVerdict,
 } from './types.js';
 
-const HAT_VERDICT: Record<HardHatVerdict, WearVerdict> = { seen: 'worn', bare: 'not_worn', unknown: 'unknown' };
+const HAT_VERDICT: Record<HardHatVerdict, WearVerdict> = { seen: 'worn', headgear: 'not_worn', bare: 'not_worn', unknown: 'unknown' };
+/** What a head without a hard hat had instead. */
+const HAT_REASON: Partial<Record<HardHatVerdict, NotWornReason>> = { headgear: 'other_headgear', bare: 'bare_head' };
 const HI_VIS_VERDICT: Record<HiVisVerdict, WearVerdict> = { seen: 'worn', absent: 'not_worn', unknown: 'unknown' };
 
 /** Construction options: which equipment codes this analyzer can check. */
@@ -112,7 +115,12 @@ export class OfflineAnalyzer implements VisionAnalyzer {
       for (const [i, p] of ordered.entries()) {
         result.findings.push({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, box: p.box, hardHat: p.hardHat, hiVis: p.hiVis, scores: p.scores });
         const verdicts: Record<string, WearVerdict> = {};
-        for (const code of hatAsked) verdicts[code] = HAT_VERDICT[p.hardHat];
+        const reasons: Record<string, NotWornReason> = {};
+        const reason = HAT_REASON[p.hardHat];
+        for (const code of hatAsked) {
+          verdicts[code] = HAT_VERDICT[p.hardHat];
+          if (reason) reasons[code] = reason;
+        }
         for (const code of hiVisAsked) verdicts[code] = HI_VIS_VERDICT[p.hiVis];
         const [x, y, w, h] = p.box;
         result.workers!.push({
@@ -121,6 +129,7 @@ export class OfflineAnalyzer implements VisionAnalyzer {
           worker: i + 1,
           box: { x: x / crop.width, y: y / crop.height, w: w / crop.width, h: h / crop.height },
           verdicts,
+          ...(reason && hatAsked.length > 0 ? { reasons } : {}),
         });
       }
     }
@@ -135,7 +144,7 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     if (hatAsked.length > 0) {
       const hat = best((f) => f.hardHat === 'seen', (f) => f.scores.hardHat);
       if (hat) result.seen.push(...sightings(hatAsked, hat, confidence(hat.scores.hardHat, 0.3, 1)));
-      else if (result.findings.some((f) => f.hardHat === 'bare')) result.missing.push(...hatAsked);
+      else if (result.findings.some((f) => noHardHat(f.hardHat))) result.missing.push(...hatAsked);
     }
     if (hiVisAsked.length > 0) {
       const vest = best((f) => f.hiVis === 'seen', (f) => f.scores.hiVis);

@@ -111,11 +111,13 @@ describe('analyzePersons (the learned classifier)', () => {
     const [p] = await analyzePersons(img, [DRAWN_PERSON]);
     const s = p!.scores;
     expect(s.judge).toBe('learned');
-    expect(s.hatProbability! + s.bareProbability!).toBeCloseTo(1, 6);
-    expect(s.hardHat).toBeCloseTo(s.hatProbability! - s.bareProbability!, 6);
+    const noHat = s.bareProbability! + s.otherHeadgearProbability!;
+    expect(s.hatProbability! + noHat).toBeCloseTo(1, 6);
+    expect(s.hardHat).toBeCloseTo(s.hatProbability! - noHat, 6);
     expect(s.hiVis).toBe(s.hiVisProbability);
     const T = loadPpeModel().thresholds;
-    expect(p!.hardHat).toBe(s.hatProbability! >= T.hatSeen ? 'seen' : s.bareProbability! >= T.bareSeen ? 'bare' : 'unknown');
+    const kind = s.otherHeadgearProbability! > s.bareProbability! ? 'headgear' : 'bare';
+    expect(p!.hardHat).toBe(s.hatProbability! >= T.hatSeen ? 'seen' : noHat >= T.noHatSeen ? kind : 'unknown');
   });
 
   it('answers unknown, without probabilities, for a person too small or placed by the box alone (no head detected there)', async () => {

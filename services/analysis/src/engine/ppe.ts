@@ -22,8 +22,14 @@ import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 export { rgbToHsv, rgbToLab };
 import type { Keypoint, PersonDetection } from './types.js';
 
-/** Hard-hat verdict for one person. */
-export type HardHatVerdict = 'seen' | 'bare' | 'unknown';
+/**
+ * Hard-hat verdict for one person: a hard hat `seen`; no hard hat, with other headgear on (a cap,
+ * sun hat, beanie, hood: `headgear`) or a `bare` head; or `unknown` (cannot tell).
+ */
+export type HardHatVerdict = 'seen' | 'headgear' | 'bare' | 'unknown';
+
+/** Whether the verdict is "no hard hat" (other headgear or a bare head): what raises a violation. */
+export const noHardHat = (v: HardHatVerdict): boolean => v === 'headgear' || v === 'bare';
 /** High-visibility clothing verdict for one person. */
 export type HiVisVerdict = 'seen' | 'absent' | 'unknown';
 
@@ -47,7 +53,7 @@ export interface PpeScores {
   /** Crown band: how uniform the colour is (1 = one flat colour). Reported only: it did not separate hats from hair on the labelled photographs. */
   uniformity: number;
   /**
-   * Hard-hat score, −1..1: with the learned model `p(hat) − p(bare)`; with the colour thresholds
+   * Hard-hat score, −1..1: with the learned model `p(hat) − p(bare) − p(other headgear)`; with the colour thresholds
    * `hatPixels − ½ (skinPixels + hairPixels)` (see {@link PPE_THRESHOLDS}).
    */
   hardHat: number;
@@ -65,6 +71,8 @@ export interface PpeScores {
   hatProbability?: number;
   /** Learned model: probability that the head is bare. */
   bareProbability?: number;
+  /** Learned model: probability that the head wears other headgear (a cap, hat or hood, not a hard hat). */
+  otherHeadgearProbability?: number;
   /** Learned model: probability that the torso wears hi-vis clothing (absent when the torso was not judged). */
   hiVisProbability?: number;
   /**
@@ -372,10 +380,19 @@ function headJudgeable(head: HeadGeometry): boolean {
 }
 
 /** Class probabilities of crops of one kind: their embedding by the kind's tuned backbone, through the kind's classifier. */
-async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, rects: Rect[]): Promise<Array<[number, number]>> {
+async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, rects: Rect[]): Promise<number[][]> {
   const inputs = await embedCrops(kind, rects.map((rect) => ({ img, rect })));
-  return inputs.map((x) => predictMlp(model[kind], x) as [number, number]);
+  return inputs.map((x) => predictMlp(model[kind], x));
 }
+
+/** Head class probabilities, in the head classifier's order. */
+interface HeadProbabilities {
+  hat: number;
+  bare: number;
+  other: number;
+}
+
+const headProbabilities = (p: readonly number[]): HeadProbabilities => ({ hat: p[0]!, bare: p[1]!, other: p[2]! });
 
 /**
  * Which detected head belongs to each person, the most confident heads first, each to one free
@@ -414,8 +431,9 @@ export function matchDetectedHeads(persons: readonly PersonDetection[], heads: r
 
 /**
  * PPE verdicts for persons already detected on a decoded working copy (working pixels), by the
- * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`, the head is
- * `bare` when p(bare) reaches `bareSeen`, otherwise `unknown` (also for small heads and heads
+ * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`; the head wears
+ * no hard hat when p(bare) + p(other headgear) reaches `noHatSeen` — `headgear` (a cap, sun hat,
+ * hood) or `bare`, whichever is likelier; otherwise `unknown` (also for small heads and heads
  * placed from the box alone, unless the head detector found that person's head); likewise hi-vis
  * `seen` / `absent` / `unknown` on the torso. A head has up to two crops: around the keypoint head
  * geometry, and around the box of the head the head detector found on that person
@@ -462,11 +480,18 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))]),
     judgeCrops(model, 'torso', img, [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)]),
   ]);
-  const hatVerdict = (pHat: number, pBare: number): HardHatVerdict => (pHat >= T.hatSeen ? 'seen' : pBare >= T.bareSeen ? 'bare' : 'unknown');
+  const hatVerdict = (p: HeadProbabilities): HardHatVerdict =>
+    p.hat >= T.hatSeen ? 'seen' : p.bare + p.other >= T.noHatSeen ? (p.other > p.bare ? 'headgear' : 'bare') : 'unknown';
+  const headScores = (p: HeadProbabilities): Pick<PpeScores, 'hatProbability' | 'bareProbability' | 'otherHeadgearProbability' | 'hardHat'> => ({
+    hatProbability: p.hat,
+    bareProbability: p.bare,
+    otherHeadgearProbability: p.other,
+    hardHat: p.hat - p.bare - p.other,
+  });
   /** `absent` only where a torso without a vest is evidence of a missing vest (`mayBeAbsent`). */
   const hiVisVerdict = (pVest: number, pNone: number, fluorescent: number, mayBeAbsent: boolean): HiVisVerdict =>
     pVest >= T.vestSeen ? (passesFluorescentGate(fluorescent) ? 'seen' : 'unknown') : mayBeAbsent && pNone >= T.vestAbsent ? 'absent' : 'unknown';
-  const headP = new Map<(typeof measured)[number], Array<[number, number]>>();
+  const headP = new Map<(typeof measured)[number], number[][]>();
   headCrops.forEach((c, i) => headP.set(c.m, [...(headP.get(c.m) ?? []), headProbs[i]!]));
   const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
   const judged = measured.map((m): PpePerson => {
@@ -476,19 +501,17 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     scores.hardHat = 0;
     const head = headP.get(m);
     if (head) {
-      const pHat = head.reduce((s, p) => s + p[0], 0) / head.length;
-      const pBare = head.reduce((s, p) => s + p[1], 0) / head.length;
-      scores.hatProbability = pHat;
-      scores.bareProbability = pBare;
-      scores.hardHat = pHat - pBare;
+      // The crops' probabilities averaged, class by class.
+      const p = headProbabilities(head[0]!.map((_, c) => head.reduce((s, q) => s + q[c]!, 0) / head.length));
+      Object.assign(scores, headScores(p));
       if (m.headRects[1]) scores.headDetected = true;
-      hardHat = hatVerdict(pHat, pBare);
+      hardHat = hatVerdict(p);
     }
     let hiVis: HiVisVerdict = 'unknown';
     scores.hiVis = 0;
     const torso = torsoP.get(m);
     if (torso) {
-      const [pVest, pNone] = torso;
+      const [pVest = 0, pNone = 0] = torso;
       scores.hiVisProbability = pVest;
       scores.hiVis = pVest;
       hiVis = hiVisVerdict(pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, true);
@@ -497,7 +520,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   });
   const aloneTorsoP = new Map(aloneTorsos.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
   const headsAlone = alone.map((a, i): PpePerson => {
-    const [pHat, pBare] = headProbs[headCrops.length + i]!;
+    const p = headProbabilities(headProbs[headCrops.length + i]!);
     const { torso } = a;
     const pTorso = torso ? aloneTorsoP.get(torso) : undefined;
     const scores: PpeScores = {
@@ -508,22 +531,20 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       skinPixels: 0,
       hairPixels: 0,
       uniformity: 0,
-      hardHat: pHat - pBare,
       torsoHeightPx: torso ? torso.rect.y1 - torso.rect.y0 : 0,
       hiVisYellow: torso?.stats.hiVisYellow ?? 0,
       hiVisOrange: torso?.stats.hiVisOrange ?? 0,
       hiVis: pTorso?.[0] ?? 0,
       judge: 'learned',
-      hatProbability: pHat,
-      bareProbability: pBare,
+      ...headScores(p),
       headDetected: true,
       ...(pTorso ? { hiVisProbability: pTorso[0] } : {}),
     };
     // Only a vest found there counts (`seen`): with no body detected, the region below the head is a
     // guess (the worker may bend over, sit, be hidden, or the head be a false one), so a vest missing
     // from it is no evidence of a missing vest and never `absent` (which would raise a violation).
-    const hiVis = torso && pTorso ? hiVisVerdict(pTorso[0], pTorso[1], torso.stats.hiVis, false) : 'unknown';
-    return { box: headOnlyWorkerBox(a.head, img.width, img.height), hardHat: hatVerdict(pHat, pBare), hiVis, scores };
+    const hiVis = torso && pTorso ? hiVisVerdict(pTorso[0]!, pTorso[1]!, torso.stats.hiVis, false) : 'unknown';
+    return { box: headOnlyWorkerBox(a.head, img.width, img.height), hardHat: hatVerdict(p), hiVis, scores };
   });
   return [...judged, ...headsAlone];
 }

@@ -1,5 +1,5 @@
 /**
- * The learned PPE classifier at run time: two small multilayer perceptrons (head: hard hat / bare;
+ * The learned PPE classifier at run time: two small multilayer perceptrons (head: hard hat / bare / other headgear;
  * torso: hi-vis / none) over the embedding of a crop by that kind's fine-tuned backbone
  * (`ppeEmbedding.ts`), with weights trained by `npm run train` (scripts/train/) and committed in
  * `services/analysis/models/ppe-classifier.json` next to the two backbones' weights (see
@@ -31,8 +31,8 @@ export interface MlpModel {
  */
 export const EMBEDDING_ID = 'centernet-mobilenetv3-tuned-se-5-10-12-14-extern1';
 
-/** The model file format this build reads. */
-export const MODEL_VERSION = 2;
+/** The model file format this build reads (3: the head classifier has three classes). */
+export const MODEL_VERSION = 3;
 
 /** The committed model file. */
 export interface PpeModelFile {
@@ -41,14 +41,15 @@ export interface PpeModelFile {
   embedding: typeof EMBEDDING_ID;
   /** The tuned backbones' weights files (`ppe-backbone-<kind>.bin`, next to this file), by their SHA-256. */
   backbones: Record<'head' | 'torso', { sha256: string }>;
-  head: MlpModel & { classes: ['hat', 'bare'] };
+  /** Hard hat, bare head, other headgear (a cap, sun hat, beanie, hood: not a hard hat). */
+  head: MlpModel & { classes: ['hat', 'bare', 'other'] };
   torso: MlpModel & { classes: ['vest', 'none'] };
   /** Probability cut-offs of the verdicts, chosen on the training data's hold-out fold. */
   thresholds: {
     /** p(hat) at or above which a hard hat is `seen`. */
     hatSeen: number;
-    /** p(bare) at or above which the head is `bare`. */
-    bareSeen: number;
+    /** p(bare) + p(other) at or above which the head wears no hard hat (`bare` or `headgear`, whichever is likelier). */
+    noHatSeen: number;
     /** p(vest) at or above which hi-vis is `seen` (on a torso that also passes the fluorescent gate, ppe.ts). */
     vestSeen: number;
     /** p(none) at or above which hi-vis is `absent`. */
@@ -70,7 +71,8 @@ function findModel(): string {
     if (path.dirname(dir) === dir) throw new Error(`ppe-classifier.json not found above ${fileURLToPath(import.meta.url)}`);
   }
 }
-export const MODEL_PATH = findModel();
+/** The model file: the committed one, or `BARET_PPE_MODEL` (another run's, e.g. a cross-validation fold's: `npm run train -- --cv`). */
+export const MODEL_PATH = process.env.BARET_PPE_MODEL ?? findModel();
 
 let cached: PpeModelFile | null = null;
 

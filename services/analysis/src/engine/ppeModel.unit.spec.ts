@@ -11,9 +11,9 @@ function modelFile(embedding: string, version: number = MODEL_VERSION): PpeModel
     version: version as typeof MODEL_VERSION,
     embedding: embedding as typeof EMBEDDING_ID,
     backbones: { head: { sha256: '0'.repeat(64) }, torso: { sha256: '1'.repeat(64) } },
-    head: tiny(['hat', 'bare']) as PpeModelFile['head'],
+    head: { classes: ['hat', 'bare', 'other'], featureMean: [0, 0], featureStd: [1, 1], layers: [{ weights: [[1, 0], [0, 1], [0, 0]], bias: [0, 0, 0] }] } as PpeModelFile['head'],
     torso: tiny(['vest', 'none']) as PpeModelFile['torso'],
-    thresholds: { hatSeen: 0.5, bareSeen: 0.5, vestSeen: 0.5, vestAbsent: 0.5 },
+    thresholds: { hatSeen: 0.5, noHatSeen: 0.5, vestSeen: 0.5, vestAbsent: 0.5 },
   };
 }
 
@@ -38,7 +38,7 @@ describe('loadPpeModel', () => {
   });
 
   it('reads a model of this build\'s embedding and version', async () => {
-    expect(loadPpeModel(await write('same.json', modelFile(EMBEDDING_ID))).head.classes).toEqual(['hat', 'bare']);
+    expect(loadPpeModel(await write('same.json', modelFile(EMBEDDING_ID))).head.classes).toEqual(['hat', 'bare', 'other']);
   });
 
   it('refuses a model file of the earlier format (hand-made features and the frozen backbone) and says what to do', async () => {

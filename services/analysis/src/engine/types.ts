@@ -78,6 +78,12 @@ export interface EquipmentSighting {
 /** Whether one worker wears one item: seen worn, seen without it, or the image cannot tell. */
 export type WearVerdict = 'worn' | 'not_worn' | 'unknown';
 
+/**
+ * Why a worker was judged without an item, where the analyzer can tell: a head in other headgear
+ * (a cap, sun hat, beanie, hood — not a hard hat), or a bare head.
+ */
+export type NotWornReason = 'other_headgear' | 'bare_head';
+
 /** A box as fractions (0..1) of its frame. */
 export interface RelBox {
   x: number;
@@ -94,6 +100,8 @@ export interface WorkerSighting {
   worker: number;
   box: RelBox;
   verdicts: Record<string, WearVerdict>;
+  /** For codes judged `not_worn`, what the worker had instead, when the analyzer can tell. */
+  reasons?: Record<string, NotWornReason>;
 }
 
 export interface CompositeAnalysis {

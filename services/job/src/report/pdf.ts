@@ -31,6 +31,8 @@ export interface Violation {
   /** Last frame of the run (absent in results stored before workers were followed across frames). */
   end_sec: number | null;
   frames: number | null;
+  /** What the worker had instead ("cap or hat, not a hard hat", "bare head"), in the report's language. */
+  reason_name: string | null;
   image_url: string;
 }
 
@@ -70,6 +72,7 @@ export function violationsOf(result: Record<string, unknown> | null): Violation[
         time_sec: time,
         end_sec: num(r.end_sec),
         frames: num(r.frames),
+        reason_name: typeof r.reason_name === 'string' ? r.reason_name : null,
         image_url: r.image_url,
       },
     ];
@@ -186,12 +189,19 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
     heading(l.required);
     para(l.noResult, COLORS.muted);
   } else {
+    // "No worker seen — nothing to judge": said first, before any list.
+    if (typeof result.note === 'string') {
+      doc.moveDown(0.5);
+      doc.font('Sans-Bold').fontSize(12).fillColor(COLORS.accent).text(result.note, left, doc.y, { width });
+    }
     const required = groups(result.required_groups);
     const requiredNames = strings(result.required_groups_name);
     const missing = groups(result.missing_groups);
     const notChecked = groups(result.not_checked);
     const missingNames = strings(result.missing_groups_name);
     const notCheckedNames = strings(result.not_checked_name);
+    const notJudged = groups(result.not_judged);
+    const notJudgedNames = strings(result.not_judged_name);
 
     heading(l.required);
     if (required.length === 0) para(l.noneRequired, COLORS.muted);
@@ -199,7 +209,14 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
       const name = requiredNames[i] ?? codes.join(' / ');
       const isMissing = missing.some((g) => sameGroup(g, codes)) || missingNames.includes(name);
       const isUnchecked = !isMissing && (notChecked.some((g) => sameGroup(g, codes)) || notCheckedNames.includes(name));
-      const [mark, label, color] = isMissing ? ['✗', l.missing, COLORS.bad] : isUnchecked ? ['?', l.notChecked, COLORS.neutral] : ['✓', l.present, COLORS.ok];
+      const isNotJudged = isUnchecked && (notJudged.some((g) => sameGroup(g, codes)) || notJudgedNames.includes(name));
+      const [mark, label, color] = isMissing
+        ? ['✗', l.missing, COLORS.bad]
+        : isNotJudged
+          ? ['?', l.notJudged, COLORS.neutral]
+          : isUnchecked
+            ? ['?', l.notChecked, COLORS.neutral]
+            : ['✓', l.present, COLORS.ok];
       ensure(16);
       const y = doc.y;
       doc.font('Sans').fontSize(10).fillColor(COLORS.text).text(name, left + 6, y, { width: width - 150 });
@@ -217,7 +234,8 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
     if (notCheckedNames.length > 0) {
       doc.moveDown(0.3);
       const offline = (typeof result.model_used === 'string' ? result.model_used : job.model_used ?? '').startsWith('baret-offline');
-      para(offline ? l.notCheckedWhyOffline : l.notCheckedWhy, COLORS.muted, 9);
+      if (notJudgedNames.length > 0) para(`${l.notJudgedWhy} ${notJudgedNames.join(', ')}`, COLORS.muted, 9);
+      if (notJudgedNames.length < notCheckedNames.length) para(offline ? l.notCheckedWhyOffline : l.notCheckedWhy, COLORS.muted, 9);
     }
 
     const violations = violationsOf(result);
@@ -230,10 +248,11 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
         const image = await input.image(v.image_url);
         const time = durationText(l, v.time_sec);
         const end = v.end_sec === null ? time : durationText(l, v.end_sec);
-        const text =
+        const line =
           end === time
             ? fill(l.violationLine, { worker: v.worker, time, group: v.group_name })
             : fill(l.violationSpanLine, { worker: v.worker, time, end, frames: v.frames ?? 2, group: v.group_name });
+        const text = v.reason_name ? fill(l.violationReason, { line, reason: v.reason_name }) : line;
         if (image && tryImage(doc, image, left, y, { fit: [120, 120] })) {
           doc.font('Sans').fontSize(10).fillColor(COLORS.bad).text(text, left + 135, y + 4, { width: width - 135 });
           doc.y = Math.max(doc.y, y + 124);

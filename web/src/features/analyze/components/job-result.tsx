@@ -10,7 +10,7 @@ import type { JobDetail } from '@/types/api';
 /** The offline analyzer names itself "baret-offline…" in model_used. */
 export const isOfflineModel = (model: string | null | undefined) => (model ?? '').startsWith('baret-offline');
 
-const STATUS_TONE = { present: 'success', missing: 'danger', notChecked: 'neutral' } as const;
+const STATUS_TONE = { present: 'success', missing: 'danger', notChecked: 'neutral', notJudged: 'neutral' } as const;
 
 function StatusCell({ status }: { status: GroupStatus }) {
   const { t } = useTranslation();
@@ -44,7 +44,9 @@ export function JobResultView({ job }: { job: JobDetail }) {
     if (violation) return t('analyze.result.missingProof', { time: clockTime(violation.time_sec), worker: violation.worker });
     return proof ? t('analyze.result.missingNotSeen') : null;
   };
-  const notChecked = result.not_checked_name?.length ? result.not_checked_name : (result.not_checked ?? []).map((group) => group.join(' / '));
+  const notJudged = result.not_judged_name?.length ? result.not_judged_name : (result.not_judged ?? []).map((group) => group.join(' / '));
+  // Not checked: beyond what the analyzer checks (not judged groups are listed apart).
+  const notChecked = (result.not_checked_name?.length ? result.not_checked_name : (result.not_checked ?? []).map((group) => group.join(' / '))).filter((name) => !notJudged.includes(name));
   const cost = result.token_usage?.estimated_cost ?? job.estimated_cost;
   const currency = result.token_usage?.currency || job.currency || 'USD';
 
@@ -57,6 +59,11 @@ export function JobResultView({ job }: { job: JobDetail }) {
 
   return (
     <div className="result">
+      {result.no_worker_seen ? (
+        <p className="no-worker-note warn" role="status">
+          <strong>{t('analyze.result.noWorkerSeen')}</strong> {t('analyze.result.noWorkerSeenHint')}
+        </p>
+      ) : null}
       {jobTypeNote ? (
         <p className={result.job_type_source === 'fallback' ? 'job-type-note warn' : 'job-type-note muted small'} role={result.job_type_source === 'fallback' ? 'note' : undefined}>
           {jobTypeNote}
@@ -112,7 +119,11 @@ export function JobResultView({ job }: { job: JobDetail }) {
             {t('analyze.result.missing')} <Badge tone={missing.length ? 'danger' : 'success'}>{missing.length}</Badge>
           </h3>
           {missing.length === 0 ? (
-            <p className="ok-text">{t(notChecked.length > 0 ? 'analyze.result.allCheckedPresent' : 'analyze.result.allPresent')}</p>
+            result.no_worker_seen ? (
+              <p className="muted">{t('analyze.result.noWorkerNothingMissing')}</p>
+            ) : (
+              <p className="ok-text">{t(notChecked.length + notJudged.length > 0 ? 'analyze.result.allCheckedPresent' : 'analyze.result.allPresent')}</p>
+            )
           ) : (
             <ul className="missing-list">
               {missing.map((name) => {
@@ -128,6 +139,22 @@ export function JobResultView({ job }: { job: JobDetail }) {
           )}
         </section>
       </div>
+
+      {notJudged.length > 0 ? (
+        <section className="result-block" aria-labelledby="notjudged-title">
+          <h3 id="notjudged-title" className="block-title">
+            {t('analyze.result.notJudged')}
+          </h3>
+          <p className="muted small">{t('analyze.result.notJudgedHint')}</p>
+          <ul className="chip-list">
+            {notJudged.map((name) => (
+              <li key={name} className="chip">
+                {name}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
 
       {notChecked.length > 0 ? (
         <section className="result-block" aria-labelledby="notchecked-title">

@@ -16,10 +16,13 @@ function ViolationCard({ violation }: { violation: Violation }) {
   const url = useObjectUrl(image.data);
   const time = clockTime(violation.time_sec);
   const end = violation.end_sec === undefined ? time : clockTime(violation.end_sec);
-  const caption =
+  const base =
     end === time
       ? t('analyze.result.violationCaption', { group: violation.group_name, worker: violation.worker, time })
       : t('analyze.result.violationSpanCaption', { group: violation.group_name, worker: violation.worker, time, end, frames: violation.frames ?? 2 });
+  // What the worker had instead ("cap or hat, not a hard hat" / "bare head"), in the page's language.
+  const reason = violation.reason ? t(`analyze.result.reason.${violation.reason}`) : null;
+  const caption = reason ? t('analyze.result.violationWithReason', { caption: base, reason }) : base;
   return (
     <figure className="violation">
       <button type="button" className="violation-frame" onClick={() => setOpen(true)} disabled={!url} aria-label={t('analyze.result.violationOpen', { caption })}>

@@ -1,6 +1,6 @@
 import type { JobResult } from '@/types/api';
 
-export type GroupStatus = 'present' | 'missing' | 'notChecked';
+export type GroupStatus = 'present' | 'missing' | 'notChecked' | 'notJudged';
 
 export interface RequiredRow {
   name: string;
@@ -24,7 +24,9 @@ export function requiredRows(result: JobResult): RequiredRow[] {
     const violated = (result.violations ?? []).some((v) => sameGroup(v.group, codes));
     const missing = violated || inGroups(result.missing_groups, codes) || (result.missing_groups_name ?? []).includes(name);
     const unchecked = inGroups(result.not_checked, codes) || (result.not_checked_name ?? []).includes(name);
-    return { name, codes, status: missing ? 'missing' : unchecked ? 'notChecked' : 'present' };
+    // Checkable, but no worker could be judged for it (none seen, or none judged): never "missing".
+    const notJudged = inGroups(result.not_judged, codes) || (result.not_judged_name ?? []).includes(name);
+    return { name, codes, status: missing ? 'missing' : notJudged ? 'notJudged' : unchecked ? 'notChecked' : 'present' };
   });
 }
 
