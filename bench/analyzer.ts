@@ -18,7 +18,7 @@ import { detectPersonsRaw, warmUpDetector, type RawImage } from '../services/ana
 import { analyzePersons, analyzePersonsByColour, type PpeJudge } from '../services/analysis/src/engine/ppe.js';
 import { listTrainingPhotos, SUBSETS } from '../scripts/train/data.js';
 import { sizeOf } from '../scripts/train/detect.js';
-import { formatTable, formatWorkerTable, labelTextFor, MEASURES, measureFolder, measurePhotos, tally, tallyWorkers, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
+import { formatTable, formatWorkerTable, labelTextFor, MEASURES, measureFolder, measurePhotos, readRelabel, tally, tallyWorkers, type ClassIds, type ImageOutcome, type Judge, type MeasureFigures, type MeasureName } from '../scripts/eval/measure.js';
 
 export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? sharedDataDir('ppe-photos');
 
@@ -26,6 +26,11 @@ export const PHOTOS_DIR = process.env.BARET_PPE_PHOTOS ?? sharedDataDir('ppe-pho
 export const DATASETS: Record<string, Required<Omit<ClassIds, 'otherHeadgear'>>> = {
   'safety-vest-v4': { helmet: 0, bareHead: [2], vest: 1, noVest: 3 },
   'safety-gear-test': { helmet: 0, bareHead: [3], vest: 1, noVest: 4 },
+};
+
+/** Label corrections per data set (the hi-vis rule of issue 26; listed in the model card). */
+const RELABEL: Record<string, string> = {
+  'safety-vest-v4': fileURLToPath(new URL('../scripts/eval/relabel-safety-vest-v4.json', import.meta.url)),
 };
 
 /** Issue 11's targets: precision and recall floors. */
@@ -52,7 +57,8 @@ export async function measureAnalyzer(judge: Judge = 'learned', datasets = Objec
     const classes = DATASETS[dataset];
     if (!classes) throw new Error(`unknown data set ${dataset}`);
     const dir = path.join(photosDir, dataset);
-    const r = await measureFolder({ imagesDir: path.join(dir, 'images'), labelsDir: path.join(dir, 'labels'), classes, judge, limit });
+    const relabel = RELABEL[dataset] ? await readRelabel(RELABEL[dataset]) : undefined;
+    const r = await measureFolder({ imagesDir: path.join(dir, 'images'), labelsDir: path.join(dir, 'labels'), classes, judge, limit, relabel });
     byDataset[dataset] = r.measures;
     images.push(...r.images.map((i) => ({ ...i, dataset })));
   }

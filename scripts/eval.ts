@@ -13,14 +13,16 @@
  *   "heads": {"hard hat": {"hard hat": n, "other headgear": n, "bare": n, "cannot tell": n, "not found": n}, …},
  *   "images": n, "ms_per_image": …}`.
  * A measure whose classes were not given is left out; `heads` only with `--other-headgear`.
+ * `--relabel FILE` applies label corrections (scripts/eval/relabel-safety-vest-v4.json: the hi-vis
+ * rule of issue 26) before measuring.
  * `BARET_PPE_MODEL` points the analyzer at another model file (a cross-validation fold's, train.ts).
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, type ClassIds, type Judge } from './eval/measure.js';
+import { formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds, type Judge } from './eval/measure.js';
 
-const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--judge learned|colour] [--limit N]';
+const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--judge learned|colour] [--limit N]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
         helmet: { type: 'string' },
         'bare-head': { type: 'string' },
         'other-headgear': { type: 'string' },
+        relabel: { type: 'string' },
         vest: { type: 'string' },
         'no-vest': { type: 'string' },
         judge: { type: 'string', default: 'learned' },
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
   if (classes.helmet !== undefined && (classes.bareHead?.includes(classes.helmet) || classes.otherHeadgear === classes.helmet)) fail('--helmet cannot also be a "no hard hat" class');
   if (measuresFor(classes).length === 0) fail('name at least one class (--helmet, --bare-head, --vest, --no-vest)');
   const limit = values.limit === undefined ? undefined : classId('limit', values.limit);
+  const relabel = values.relabel === undefined ? undefined : await readRelabel(values.relabel).catch((err: unknown) => fail(`--relabel: ${(err as Error).message}`));
   process.stderr.write('loading the detector…\n');
   await warmUpDetector();
   const result = await measureFolder({
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
     classes,
     judge: values.judge as Judge,
     limit,
+    relabel,
     onProgress: (done, total, file) => process.stderr.write(progressBar(done, total, file)),
   });
   process.stderr.write('\n\n' + formatTable(result.measures, `${result.images.length} images`) + '\n');

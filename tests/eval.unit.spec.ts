@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatWorkerTable, matchLabels, measuresFor, predictionOf, progressBar, tally, tallyWorkers, truthOf, workerOutcome } from '../scripts/eval/measure.js';
+import { addConfusion, applyRelabel, emptyConfusion, formatConfusion, formatWorkerTable, headConfusion, matchLabels, measuresFor, predictionOf, progressBar, tally, tallyWorkers, truthOf, workerOutcome } from '../scripts/eval/measure.js';
 import { parseYoloLabels } from '../scripts/yolo.js';
 import { predictMlp, type MlpModel } from '../services/analysis/src/engine/ppeModel.js';
 
@@ -118,6 +118,36 @@ describe('image-level measures', () => {
     expect(all['no hard hat']).toEqual({ confirmed: 3, falseAlarms: 1, unmatched: 1, labelled: 4, precision: 0.75, recall: 0.75 });
     expect(all['no hi-vis']!.precision).toBe(0.5);
     expect(formatWorkerTable(all)).toMatch(/no hard hat\s+5\s+3\s+1\s+1\s+4\s+75\.0%\s+75\.0%/);
+  });
+
+  it('counts caps and bare heads together as "no hard hat", and tabulates each labelled head by its worker\'s verdict', () => {
+    // hard-hat-or-headwear's classes: 0 hard hat, 1 other headgear (cap), 2 bare head. A 300 × 300
+    // image: a worker in a hard hat, one in a cap, one bare-headed, and a capped head nobody found.
+    const labels = ['0 0.1667 0.0667 0.2 0.1333', '1 0.5 0.0667 0.2 0.1333', '2 0.8333 0.0667 0.2 0.1333', '1 0.5 0.8 0.05 0.05'].join('\n');
+    const box = (x: number): [number, number, number, number] => [x, 0, 100, 200];
+    const persons = [
+      { box: box(0), hardHat: 'seen' as const, hiVis: 'unknown' as const },
+      { box: box(100), hardHat: 'headgear' as const, hiVis: 'unknown' as const },
+      { box: box(200), hardHat: 'unknown' as const, hiVis: 'unknown' as const },
+    ];
+    const cls = { helmet: 0, bareHead: [1, 2], otherHeadgear: 1 };
+    expect(truthOf(labels, cls)['hard hat not worn']).toBe(false); // a hard hat is in the photo too
+    expect(truthOf('1 0.5 0.5 0.1 0.1', cls)['hard hat not worn']).toBe(true); // a cap alone: no hard hat
+    expect(predictionOf([persons[1]!], ['hard hat not worn'])).toEqual({ 'hard hat not worn': true });
+    expect(workerOutcome(persons, labels, cls, 300, 300)['no hard hat']).toEqual({ confirmed: 1, falseAlarms: 0, unmatched: 0, labelled: 3 });
+    const table = headConfusion(persons, labels, cls, 300, 300)!;
+    expect(table['hard hat']).toMatchObject({ 'hard hat': 1, 'other headgear': 0, 'not found': 0 });
+    expect(table['other headgear']).toMatchObject({ 'other headgear': 1, 'not found': 1 });
+    expect(table.bare).toMatchObject({ 'cannot tell': 1, bare: 0 });
+    expect(headConfusion(persons, labels, { helmet: 0, bareHead: [1, 2] }, 300, 300)).toBeNull();
+    expect(formatConfusion(addConfusion(emptyConfusion(), table))).toMatch(/other headgear\s+0\s+1\s+0\s+0\s+1/);
+  });
+
+  it('applies label corrections line by line, and refuses one whose line is gone', () => {
+    const relabel = { changes: [{ file: 'a.txt', from: '3 0.5 0.5 0.2 0.4', to: 1, why: 'a fluorescent vest without tape' }] };
+    expect(applyRelabel('a.txt', '0 0.1 0.1 0.1 0.1\n3 0.5 0.5 0.2 0.4\n', relabel)).toBe('0 0.1 0.1 0.1 0.1\n1 0.5 0.5 0.2 0.4\n');
+    expect(applyRelabel('b.txt', '3 0.5 0.5 0.2 0.4', relabel)).toBe('3 0.5 0.5 0.2 0.4');
+    expect(() => applyRelabel('a.txt', '3 0.6 0.5 0.2 0.4', relabel)).toThrow(/not found in a.txt/);
   });
 
   it('draws a progress bar', () => {

@@ -293,6 +293,36 @@ export async function labelTextFor(labelsDir: string, imageFile: string): Promis
   return readFile(path.join(labelsDir, imageFile.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
 }
 
+/**
+ * Label corrections (a JSON file: `{"changes": [{"file", "from", "to", "why"}]}`): in the label file
+ * `file`, the line `from` gets the class `to`. A change whose line is not found is an error (the
+ * labels changed under it).
+ */
+export interface Relabel {
+  changes: Array<{ file: string; from: string; to: number; why: string }>;
+}
+
+export async function readRelabel(file: string): Promise<Relabel> {
+  const r = JSON.parse(await readFile(file, 'utf8')) as Relabel;
+  if (!Array.isArray(r.changes) || r.changes.some((c) => typeof c.file !== 'string' || typeof c.from !== 'string' || !Number.isInteger(c.to))) {
+    throw new Error(`${file}: expected {"changes": [{"file", "from", "to", "why"}]}`);
+  }
+  return r;
+}
+
+/** A label file's text with the corrections for it applied. */
+export function applyRelabel(labelFile: string, text: string, relabel: Relabel | undefined): string {
+  const changes = relabel?.changes.filter((c) => c.file === labelFile) ?? [];
+  if (changes.length === 0) return text;
+  const lines = text.split(/\r?\n/);
+  for (const c of changes) {
+    const at = lines.findIndex((l) => l.trim() === c.from.trim());
+    if (at < 0) throw new Error(`relabel: line "${c.from}" not found in ${labelFile}`);
+    lines[at] = [String(c.to), ...c.from.trim().split(/\s+/).slice(1)].join(' ');
+  }
+  return lines.join('\n');
+}
+
 /** One photo to measure: its path, its label text and the class ids of its label set. */
 export interface LabelledPhoto {
   image: string;
@@ -336,6 +366,8 @@ export async function measureFolder(opts: {
   classes: ClassIds;
   judge?: Judge;
   limit?: number;
+  /** Label corrections to apply ({@link readRelabel}). */
+  relabel?: Relabel;
   onProgress?: (done: number, total: number, file: string) => void;
 }): Promise<FolderResult> {
   const files = (await readdir(opts.imagesDir))
@@ -343,7 +375,10 @@ export async function measureFolder(opts: {
     .sort()
     .slice(0, opts.limit ?? Infinity);
   const photos: LabelledPhoto[] = [];
-  for (const file of files) photos.push({ image: path.join(opts.imagesDir, file), labelText: await labelTextFor(opts.labelsDir, file), classes: opts.classes });
+  for (const file of files) {
+    const labelText = applyRelabel(file.replace(/\.[^.]+$/, '.txt'), await labelTextFor(opts.labelsDir, file), opts.relabel);
+    photos.push({ image: path.join(opts.imagesDir, file), labelText, classes: opts.classes });
+  }
   const result = await measurePhotos(photos, opts.judge, opts.onProgress);
   const measures = measuresFor(opts.classes);
   return { ...result, measures: Object.fromEntries(Object.entries(result.measures).filter(([m]) => measures.includes(m as MeasureName))) };

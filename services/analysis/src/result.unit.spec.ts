@@ -25,7 +25,7 @@ describe('Findings: violations per worker over frames', () => {
     f.add(0, analysis([sighting(0, 0.1, hat), sighting(0, 0.6, hat), sighting(1, 0.1, hat), sighting(1, 0.61, bare)]));
     f.add(1, analysis([sighting(2, 0.62, bare), sighting(2, 0.1, hat), sighting(3, 0.6, bare)]));
     expect(f.violations).toEqual([
-      { group: HAT, worker: 2, time_sec: 0.5, end_sec: 1.5, frames: 3, frame_index: 1, composite_index: 0, box: at(0.61) },
+      { group: HAT, worker: 2, time_sec: 0.5, end_sec: 1.5, frames: 3, frame_index: 1, composite_index: 0, box: at(0.61), reason: null },
     ]);
     expect(f.isViolated(HAT)).toBe(true);
     expect(f.isViolated(VEST)).toBe(false);
@@ -71,5 +71,56 @@ describe('Findings: violations per worker over frames', () => {
     f.add(0, analysis(workers));
     expect(f.violations).toHaveLength(MAX_VIOLATIONS_PER_GROUP);
     expect(f.result({ jobType: 'x', jobTypeSource: 'manual', jobTypeConfidence: null, modelUsed: 'm', usage: ZERO, estimatedCost: 0, currency: 'USD' }).missing_groups).toEqual([HAT]);
+  });
+});
+
+const RESULT_ARGS = { jobType: 'genel_saha_girisi', jobTypeSource: 'fallback' as const, jobTypeConfidence: 0, modelUsed: 'baret-offline', usage: ZERO, estimatedCost: 0, currency: 'USD' };
+
+describe('Findings: no worker, no verdict', () => {
+  it('a video in which no worker was found: nothing missing, no violation, every checkable group not judged, and the note in both languages', () => {
+    const f = new Findings([HAT, VEST, ['pic30']]);
+    f.add(0, { seen: [], missing: [], notChecked: ['pic30'], persons: 0, workers: [], usage: ZERO });
+    f.add(1, { seen: [], missing: [], notChecked: ['pic30'], persons: 0, workers: [], usage: ZERO });
+    const r = f.result(RESULT_ARGS);
+    expect(r.no_worker_seen).toBe(true);
+    expect(r.workers_seen).toBe(0);
+    expect(r.missing_groups).toEqual([]);
+    expect(r.violations).toEqual([]);
+    expect(r.not_checked).toEqual([HAT, VEST, ['pic30']]);
+    expect(r.not_judged).toEqual([HAT, VEST]);
+    expect(r.names.en.note).toBe('No worker seen — nothing to judge');
+    expect(r.names.tr.note).toBe('Çalışan görülmedi — değerlendirilecek bir şey yok');
+  });
+
+  it('workers seen but none judged for a group (too small): that group is not judged, not missing; a group seen worn stays satisfied', () => {
+    const f = new Findings([HAT, VEST]);
+    f.add(0, { seen: [{ code: 'pic23', frameIndex: 0, timeSec: 0 }], missing: [], notChecked: [], persons: 1, workers: [sighting(0, 0.3, { pic1: 'unknown', pic23: 'worn', pic24: 'worn' })], usage: ZERO });
+    const r = f.result(RESULT_ARGS);
+    expect(r.no_worker_seen).toBe(false);
+    expect(r.names.en).not.toHaveProperty('note');
+    expect(r.missing_groups).toEqual([]);
+    expect(r.not_judged).toEqual([HAT]);
+    expect(r.satisfied_groups).toEqual([VEST]);
+  });
+
+  it('an analyzer that says nothing of persons (a vision model that only lists missing codes) still reports what it saw missing', () => {
+    const f = new Findings([HAT, VEST]);
+    f.add(0, { seen: [{ code: 'pic23' }], missing: ['pic1'], notChecked: [], usage: ZERO });
+    const r = f.result(RESULT_ARGS);
+    expect(r.workers_seen).toBeNull();
+    expect(r.no_worker_seen).toBe(false);
+    expect(r.missing_groups).toEqual([HAT]);
+    expect(r.not_judged).toEqual([]);
+  });
+
+  it('a violation carries what the worker had instead (a cap or hat, a bare head), named in both languages', () => {
+    const f = new Findings([HAT]);
+    const cap = { ...sighting(0, 0.3, { pic1: 'not_worn' }), reasons: { pic1: 'other_headgear' as const } };
+    const head = { ...sighting(0, 0.8, { pic1: 'not_worn' }), reasons: { pic1: 'bare_head' as const } };
+    f.add(0, { seen: [], missing: ['pic1'], notChecked: [], persons: 2, workers: [cap, head], usage: ZERO });
+    const r = f.result(RESULT_ARGS);
+    expect(r.violations.map((v) => v.reason)).toEqual(['other_headgear', 'bare_head']);
+    expect(r.names.en.violation_reasons).toEqual(['cap or hat, not a hard hat', 'bare head']);
+    expect(r.names.tr.violation_reasons).toEqual(['kep veya şapka, baret değil', 'başı açık']);
   });
 });

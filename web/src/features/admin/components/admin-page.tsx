@@ -52,6 +52,13 @@ function UsageSection() {
           </dl>
         ) : null}
       </section>
+      <section className="card" aria-labelledby="vision-title">
+        <h2 id="vision-title" className="card-title">
+          {t('admin.vision.title')}
+        </h2>
+        <p className="muted small">{t('admin.vision.offline')}</p>
+        <p className="muted small">{t('admin.vision.how')}</p>
+      </section>
       <section className="card" aria-labelledby="usage-title">
         <div className="card-head">
           <h2 id="usage-title" className="card-title">
