@@ -1,6 +1,6 @@
 /**
  * `npm run eval -- --images DIR --labels DIR --helmet 0 --bare-head 2[,1…] [--other-headgear 1]
- * [--vest 1 --no-vest 3] [--judge learned|colour] [--limit N]`
+ * [--vest 1 --no-vest 3] [--limit N]`
  *
  * Measures the offline analyzer on any folder of YOLO-labelled photos (boxes or polygons) through
  * the code path of a job's frame (see scripts/eval/measure.ts). `--bare-head` takes every class
@@ -20,9 +20,9 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds, type Judge } from './eval/measure.js';
+import { formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds } from './eval/measure.js';
 
-const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--judge learned|colour] [--limit N]';
+const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -59,7 +59,6 @@ async function main(): Promise<void> {
         relabel: { type: 'string' },
         vest: { type: 'string' },
         'no-vest': { type: 'string' },
-        judge: { type: 'string', default: 'learned' },
         limit: { type: 'string' },
       },
       strict: true,
@@ -69,7 +68,6 @@ async function main(): Promise<void> {
   }
   if (!values.images || !(await isDir(values.images))) fail('--images must be a folder of photos');
   if (!values.labels || !(await isDir(values.labels))) fail('--labels must be a folder of YOLO label files');
-  if (values.judge !== 'learned' && values.judge !== 'colour') fail('--judge must be learned or colour');
   const classes: ClassIds = {
     helmet: classId('helmet', values.helmet),
     bareHead: classIds('bare-head', values['bare-head']),
@@ -88,7 +86,6 @@ async function main(): Promise<void> {
     imagesDir: values.images,
     labelsDir: values.labels,
     classes,
-    judge: values.judge as Judge,
     limit,
     relabel,
     onProgress: (done, total, file) => process.stderr.write(progressBar(done, total, file)),
@@ -96,7 +93,7 @@ async function main(): Promise<void> {
   process.stderr.write('\n\n' + formatTable(result.measures, `${result.images.length} images`) + '\n');
   if (Object.keys(result.workers).length > 0) process.stderr.write('\n' + formatWorkerTable(result.workers) + '\n\n');
   if (result.heads) process.stderr.write(formatConfusion(result.heads) + '\n\n');
-  process.stderr.write(`${result.msPerImage.toFixed(0)} ms per image (detector + PPE judge "${values.judge}")\n`);
+  process.stderr.write(`${result.msPerImage.toFixed(0)} ms per image (detector + PPE classifier)\n`);
   const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 10000) / 10000);
   const measures = Object.fromEntries(Object.entries(result.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }]));
   const workers = Object.fromEntries(

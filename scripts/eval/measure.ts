@@ -21,7 +21,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
-import { analyzePersons, analyzePersonsByColour, analyzePpeRaw, noHardHat, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
+import { analyzePpeRaw, noHardHat, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
 import { parseYoloLabels } from '../yolo.js';
 
 export const MEASURES = ['hard hat worn', 'hard hat not worn', 'hi-vis worn', 'hi-vis not worn'] as const;
@@ -257,8 +257,6 @@ export function tallyWorkers(outcomes: ReadonlyArray<{ workers: Partial<Record<W
   return out;
 }
 
-export type Judge = 'learned' | 'colour';
-const JUDGES = { learned: analyzePersons, colour: analyzePersonsByColour } as const;
 
 /** Decodes a photo the way a job's frame reaches the analyzer: a JPEG (quality 90) decoded to RGB. */
 async function asJobFrame(file: string): Promise<RawImage> {
@@ -333,17 +331,15 @@ export interface LabelledPhoto {
 /** Runs photos through the analyzer and measures them (measures: those every photo's classes allow). */
 export async function measurePhotos(
   photos: LabelledPhoto[],
-  judgeName: Judge = 'learned',
   onProgress?: (done: number, total: number, file: string) => void,
 ): Promise<FolderResult> {
-  const judge = JUDGES[judgeName];
   const images: ImageOutcome[] = [];
   for (const [i, photo] of photos.entries()) {
     const measures = measuresFor(photo.classes);
     const truth = truthOf(photo.labelText, photo.classes);
     const frame = await asJobFrame(photo.image);
     const started = performance.now();
-    const persons = await analyzePpeRaw(frame, judge);
+    const persons = await analyzePpeRaw(frame);
     const ms = performance.now() - started;
     const workers = workerOutcome(persons, photo.labelText, photo.classes, frame.width, frame.height);
     const heads = headConfusion(persons, photo.labelText, photo.classes, frame.width, frame.height);
@@ -364,7 +360,6 @@ export async function measureFolder(opts: {
   imagesDir: string;
   labelsDir: string;
   classes: ClassIds;
-  judge?: Judge;
   limit?: number;
   /** Label corrections to apply ({@link readRelabel}). */
   relabel?: Relabel;
@@ -379,7 +374,7 @@ export async function measureFolder(opts: {
     const labelText = applyRelabel(file.replace(/\.[^.]+$/, '.txt'), await labelTextFor(opts.labelsDir, file), opts.relabel);
     photos.push({ image: path.join(opts.imagesDir, file), labelText, classes: opts.classes });
   }
-  const result = await measurePhotos(photos, opts.judge, opts.onProgress);
+  const result = await measurePhotos(photos, opts.onProgress);
   const measures = measuresFor(opts.classes);
   return { ...result, measures: Object.fromEntries(Object.entries(result.measures).filter(([m]) => measures.includes(m as MeasureName))) };
 }

@@ -9,7 +9,7 @@ import type { MeasureName } from '../../../../scripts/eval/measure.js';
  */
 describe('OfflineAnalyzer measured on safety-vest-v4 (learned classifier)', () => {
   it('keeps image-level precision and recall above the measured floor', async () => {
-    const result = await measureAnalyzer('learned', ['safety-vest-v4']);
+    const result = await measureAnalyzer(['safety-vest-v4']);
     expect(result.images).toHaveLength(90);
     const m = result.byDataset['safety-vest-v4']!;
     for (const [measure, floor] of Object.entries(FLOOR) as Array<[MeasureName, { precision: number; recall: number }]>) {

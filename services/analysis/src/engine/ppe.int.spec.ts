@@ -5,7 +5,8 @@ import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectPersons, type RawImage, warmUpDetector } from './detector.js';
 import type { DetectedHead } from './headDetector.js';
-import { analyzePersons, analyzePersonsByColour, analyzePpe, headGeometry, matchDetectedHeads, rgbToHsv, rgbToLab, type PpePerson } from './ppe.js';
+import { analyzePersons, analyzePpe, fluorescentFraction, headGeometry, matchDetectedHeads, passesFluorescentGate, torsoRect, type PpePerson } from './ppe.js';
+import { rgbToHsv } from './ppeFeatures.js';
 import { backboneWeightsPath, verifyBackboneWeights } from './ppeEmbedding.js';
 import { loadPpeModel } from './ppeModel.js';
 import type { Keypoint, PersonDetection } from './types.js';
@@ -51,14 +52,10 @@ const TINY_PERSON: PersonDetection = {
   keypoints: [k('leftEye', 13, 12), k('rightEye', 12, 12), k('nose', 12.5, 13), k('leftShoulder', 14, 16), k('rightShoulder', 11, 16), k('leftHip', 14, 22), k('rightHip', 11, 22)],
 };
 
-describe('colour helpers', () => {
-  it('converts RGB to HSV and Lab', () => {
+describe('colour helpers and head placement', () => {
+  it('converts RGB to HSV', () => {
     expect(rgbToHsv(255, 0, 0)).toEqual({ h: 0, s: 1, v: 1 });
     expect(rgbToHsv(0, 0, 255).h).toBe(240);
-    const [L, a, b] = rgbToLab(255, 255, 255);
-    expect(L).toBeCloseTo(100, 0);
-    expect(Math.abs(a)).toBeLessThan(0.5);
-    expect(Math.abs(b)).toBeLessThan(0.5);
   });
 
   it('places the head from the face keypoints and falls back to the box', () => {
@@ -72,45 +69,27 @@ describe('colour helpers', () => {
   });
 });
 
-describe('analyzePersonsByColour (the earlier colour thresholds) on drawn workers (synthetic SVG)', () => {
-  it('sees a yellow hard hat and a fluorescent torso', async () => {
-    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
-    const [p] = analyzePersonsByColour(img, [DRAWN_PERSON]);
-    expect(p!.hardHat).toBe('seen');
-    expect(p!.hiVis).toBe('seen');
-    expect(p!.scores.hiVisYellow).toBeGreaterThan(0.8);
-  });
+describe('the fluorescent gate of hi-vis (drawn workers, synthetic SVG)', () => {
+  /** The drawn worker's torso, from its shoulder and hip keypoints. */
+  const torso = torsoRect(DRAWN_PERSON, headGeometry(DRAWN_PERSON));
 
-  it('sees a bare head (dark hair) and no hi-vis on a grey torso', async () => {
-    const img = await drawWorker({ crown: '#2a1d14', torso: GREY });
-    const [p] = analyzePersonsByColour(img, [DRAWN_PERSON]);
-    expect(p!.hardHat).toBe('bare');
-    expect(p!.hiVis).toBe('absent');
-    expect(p!.scores.hiVis).toBe(0);
-  });
-
-  it('sees a white helmet and an orange torso', async () => {
-    const img = await drawWorker({ crown: '#f4f4f0', torso: '#ff6a00' });
-    const [p] = analyzePersonsByColour(img, [DRAWN_PERSON]);
-    expect(p!.hardHat).toBe('seen');
-    expect(p!.hiVis).toBe('seen');
-    expect(p!.scores.hiVisOrange).toBeGreaterThan(0.8);
-  });
-
-  it('answers unknown when the person is too small to judge', async () => {
-    const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
-    const [p] = analyzePersonsByColour(img, [TINY_PERSON]);
-    expect(p!.hardHat).toBe('unknown');
-    expect(p!.hiVis).toBe('unknown');
+  it('finds a fluorescent yellow and a fluorescent orange torso, and nothing fluorescent on a grey one', async () => {
+    const yellow = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
+    const orange = await drawWorker({ crown: '#f4f4f0', torso: '#ff6a00' });
+    const grey = await drawWorker({ crown: '#2a1d14', torso: GREY });
+    expect(fluorescentFraction(yellow, torso)).toBeGreaterThan(0.8);
+    expect(fluorescentFraction(orange, torso)).toBeGreaterThan(0.8);
+    expect(fluorescentFraction(grey, torso)).toBe(0);
+    expect(passesFluorescentGate(fluorescentFraction(yellow, torso))).toBe(true);
+    expect(passesFluorescentGate(0)).toBe(false);
   });
 });
 
 describe('analyzePersons (the learned classifier)', () => {
-  it('reports probabilities, a -1..1 hard-hat score and the judge', async () => {
+  it('reports probabilities and a -1..1 hard-hat score', async () => {
     const img = await drawWorker({ crown: '#f5c400', torso: FLUO_YELLOW });
     const [p] = await analyzePersons(img, [DRAWN_PERSON]);
     const s = p!.scores;
-    expect(s.judge).toBe('learned');
     const noHat = s.bareProbability! + s.otherHeadgearProbability!;
     expect(s.hatProbability! + noHat).toBeCloseTo(1, 6);
     expect(s.hardHat).toBeCloseTo(s.hatProbability! - noHat, 6);
@@ -289,13 +268,6 @@ describe('analyzePpe on a photograph with a painted torso', () => {
     const svg = `<svg width="${meta.width}" height="${meta.height}" xmlns="http://www.w3.org/2000/svg"><rect x="${torso.x}" y="${torso.y}" width="${torso.w}" height="${torso.h}" fill="${colour}"/></svg>`;
     return sharp(photo).composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 92 }).toBuffer();
   }
-
-  it('colour thresholds: hi-vis seen on a fluorescent-yellow torso and absent on a grey one', async () => {
-    const yellow = await analyzePpe(await painted(FLUO_YELLOW), analyzePersonsByColour);
-    const grey = await analyzePpe(await painted(GREY), analyzePersonsByColour);
-    expect(worker(yellow)?.hiVis).toBe('seen');
-    expect(worker(grey)?.hiVis).toBe('absent');
-  });
 
   it('learned classifier: a grey torso is not hi-vis, and the untouched yellow hard hat is seen in both', async () => {
     // A flat painted rectangle has no vest texture: the learned torso model answers `unknown` for

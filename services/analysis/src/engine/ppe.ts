@@ -8,18 +8,16 @@
  * judged hard hat / bare / cannot tell, a torso crop hi-vis / none / cannot tell. A second crop of
  * each head, placed by the head detector (`headDetector.ts`), is judged too and the two crops'
  * probabilities averaged; a head the detector finds on no detected person is a worker of its own
- * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`). The earlier
- * hand-written colour thresholds stay available as {@link analyzePersonsByColour} for comparison
- * (`npm run bench`); their colour statistics are still reported in `scores`.
+ * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`). The colour thresholds
+ * that came before the learned classifier were retired with issue 26 (ADR 0018); only the
+ * fluorescent-pixel gate of hi-vis remains of them.
  */
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
-import { headBoxPlace, headCropRect, rgbToHsv, rgbToLab, type Rect } from './ppeFeatures.js';
+import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
 import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
-
-export { rgbToHsv, rgbToLab };
 import type { Keypoint, PersonDetection } from './types.js';
 
 /**
@@ -44,18 +42,7 @@ export interface PpeScores {
    * detector (a worker whose head it found on no detected person).
    */
   headFrom: 'face' | 'shoulders' | 'box' | 'detector';
-  /** Crown band above the eyes: helmet-like (vivid or white, not skin) pixels. */
-  hatPixels: number;
-  /** Crown band: skin-like pixels (close to the face's own colour or generic skin tones). */
-  skinPixels: number;
-  /** Crown band: hair-like (dark or dull brown/grey) pixels. */
-  hairPixels: number;
-  /** Crown band: how uniform the colour is (1 = one flat colour). Reported only: it did not separate hats from hair on the labelled photographs. */
-  uniformity: number;
-  /**
-   * Hard-hat score, −1..1: with the learned model `p(hat) − p(bare) − p(other headgear)`; with the colour thresholds
-   * `hatPixels − ½ (skinPixels + hairPixels)` (see {@link PPE_THRESHOLDS}).
-   */
+  /** Hard-hat score, −1..1: `p(hat) − p(bare) − p(other headgear)` (0 when the head was not judged). */
   hardHat: number;
   /** Torso height in working pixels. */
   torsoHeightPx: number;
@@ -63,10 +50,8 @@ export interface PpeScores {
   hiVisYellow: number;
   /** Torso box: fluorescent orange/red-orange pixels. */
   hiVisOrange: number;
-  /** Hi-vis score, 0..1: with the learned model `p(hi-vis)`; with the colour thresholds `hiVisYellow + hiVisOrange`. */
+  /** Hi-vis score, 0..1: `p(hi-vis)` (0 when the torso was not judged). */
   hiVis: number;
-  /** Which judge gave the verdicts. */
-  judge: 'learned' | 'colour';
   /** Learned model: probability that the head wears a hard hat (absent when the head was not judged). */
   hatProbability?: number;
   /** Learned model: probability that the head is bare. */
@@ -92,24 +77,16 @@ export interface PpePerson {
   scores: PpeScores;
 }
 
-/** Thresholds of the verdicts, calibrated on the labelled photographs. */
+/** Where the verdicts are not given (too small to judge), and the fluorescent gate of hi-vis. */
 export const PPE_THRESHOLDS = {
   /** Keypoints below this score are ignored. */
   keypointScore: 0.3,
   /** Below this head width (working pixels) the hard-hat verdict is `unknown`. */
   minHeadWidthPx: 10,
-  /** Hard-hat score at or above which a hat is `seen`. */
-  hatSeen: 0.3,
-  /** Hard-hat score at or below which the head is `bare`. */
-  hatBare: -0.2,
   /** Below this torso height (working pixels) the hi-vis verdict is `unknown`. */
   minTorsoHeightPx: 20,
-  /** Fluorescent pixel fraction at or above which hi-vis is `seen`. */
-  hiVisSeen: 0.08,
-  /** Fluorescent pixel fraction at or below which hi-vis is `absent`. */
-  hiVisAbsent: 0.01,
   /**
-   * Learned judge: hi-vis is `seen` only when at least this fraction of the torso is fluorescent
+   * Hi-vis is `seen` only when at least this fraction of the torso is fluorescent
    * yellow-green or orange (hi-vis background material is fluorescent by definition, EN ISO
    * 20471); a confident "vest" on a torso without it (striped shirts, orange-brown overalls) is
    * `unknown`. Chosen on the training data's hold-out fold (ADR 0015): image-level "hi-vis worn"
@@ -139,12 +116,6 @@ function* pixels(img: RawImage, r: Rect): Generator<[number, number, number]> {
     let i = (y * img.width + r.x0) * 3;
     for (let x = r.x0; x < r.x1; x++, i += 3) yield [img.data[i]!, img.data[i + 1]!, img.data[i + 2]!];
   }
-}
-
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function kp(person: PersonDetection, part: string): Keypoint | undefined {
@@ -203,74 +174,6 @@ export function headGeometry(person: PersonDetection): HeadGeometry {
   }
   const width = clampW(Math.min(bw * 0.4, bh * 0.16));
   return { cx: bx + bw / 2, eyeY: by + 0.95 * width, width, from: 'box' };
-}
-
-const SKIN_DISTANCE = 14;
-/** The crown band, in head widths relative to the eye line and head centre. */
-export const CROWN = { top: 0.85, bottom: 0.35, halfWidth: 0.4 } as const;
-
-function isGenericSkin(hsv: Hsv): boolean {
-  return (hsv.h <= 45 || hsv.h >= 340) && hsv.s >= 0.12 && hsv.s <= 0.62 && hsv.v >= 0.3;
-}
-
-/** Colour statistics of the crown band above the eyes, and the face below them. */
-function headStats(img: RawImage, g: HeadGeometry): Pick<PpeScores, 'hatPixels' | 'skinPixels' | 'hairPixels' | 'uniformity' | 'hardHat'> | null {
-  const w = g.width;
-  const crown = clipRect({ x0: g.cx - CROWN.halfWidth * w, x1: g.cx + CROWN.halfWidth * w, y0: g.eyeY - CROWN.top * w, y1: g.eyeY - CROWN.bottom * w }, img);
-  if (!crown) return null;
-  const faceRect = clipRect({ x0: g.cx - 0.22 * w, x1: g.cx + 0.22 * w, y0: g.eyeY + 0.05 * w, y1: g.eyeY + 0.45 * w }, img);
-  let faceLab: [number, number, number] | null = null;
-  if (faceRect) {
-    const L: number[] = [];
-    const A: number[] = [];
-    const B: number[] = [];
-    for (const [r, gg, b] of pixels(img, faceRect)) {
-      const hsv = rgbToHsv(r, gg, b);
-      if (!isGenericSkin(hsv)) continue;
-      const lab = rgbToLab(r, gg, b);
-      L.push(lab[0]);
-      A.push(lab[1]);
-      B.push(lab[2]);
-    }
-    const area = (faceRect.x1 - faceRect.x0) * (faceRect.y1 - faceRect.y0);
-    if (L.length >= Math.max(4, area * 0.2)) faceLab = [median(L), median(A), median(B)];
-  }
-  let n = 0;
-  let hat = 0;
-  let skin = 0;
-  let hair = 0;
-  const labs: Array<[number, number, number]> = [];
-  for (const [r, gg, b] of pixels(img, crown)) {
-    n++;
-    const hsv = rgbToHsv(r, gg, b);
-    const lab = rgbToLab(r, gg, b);
-    labs.push(lab);
-    const nearFace = faceLab !== null && Math.hypot(lab[0] - faceLab[0], lab[1] - faceLab[1], lab[2] - faceLab[2]) < SKIN_DISTANCE;
-    const vivid = hsv.s >= 0.45 && hsv.v >= 0.4;
-    const white = hsv.s <= 0.2 && hsv.v >= 0.6;
-    // Hair is black, brown, grey or blond: never blue or green, never strongly red in shadow.
-    const hairHue = hsv.h >= 12 && hsv.h <= 50;
-    const coolShell = hsv.h >= 160 && hsv.h <= 290 && hsv.s >= 0.3 && hsv.v >= 0.08 && hsv.v < 0.55;
-    if (coolShell) hat++;
-    else if (hsv.v < 0.25) {
-      if (hsv.s >= 0.55 && hsv.v >= 0.1 && !hairHue) hat++;
-      else hair++;
-    } else if (nearFace || (isGenericSkin(hsv) && !vivid)) skin++;
-    else if (vivid || white) hat++;
-    else if (hsv.v < 0.5 && hsv.s < 0.45) hair++;
-  }
-  if (n === 0) return null;
-  // Uniformity: spread of L*a*b* around the median, mapped to 0..1.
-  const mL = median(labs.map((l) => l[0]));
-  const mA = median(labs.map((l) => l[1]));
-  const mB = median(labs.map((l) => l[2]));
-  const spread = median(labs.map((l) => Math.hypot(l[0] - mL, l[1] - mA, l[2] - mB)));
-  const uniformity = Math.max(0, 1 - spread / 40);
-  const hatPixels = hat / n;
-  const skinPixels = skin / n;
-  const hairPixels = hair / n;
-  const hardHat = hatPixels - 0.5 * (skinPixels + hairPixels);
-  return { hatPixels, skinPixels, hairPixels, uniformity, hardHat };
 }
 
 /** Colour bands of fluorescent fabrics (hue in degrees). */
@@ -350,28 +253,22 @@ function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hi
   return { hiVisYellow, hiVisOrange, hiVis: hiVisYellow + hiVisOrange };
 }
 
-/** The regions and colour statistics both judges report. */
-function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores; hs: ReturnType<typeof headStats>; ts: ReturnType<typeof torsoStats> } {
+/** The head and torso regions of a person, the torso's fluorescent fractions, and the scores to fill in. */
+function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores } {
   const head = headGeometry(person);
-  const hs = headStats(img, head);
   const torso = torsoRect(person, head);
   const ts = torsoStats(img, torso);
   const scores: PpeScores = {
     person: person.score,
     headWidthPx: head.width,
     headFrom: head.from,
-    hatPixels: hs?.hatPixels ?? 0,
-    skinPixels: hs?.skinPixels ?? 0,
-    hairPixels: hs?.hairPixels ?? 0,
-    uniformity: hs?.uniformity ?? 0,
-    hardHat: hs?.hardHat ?? 0,
+    hardHat: 0,
     torsoHeightPx: Math.max(0, torso.y1 - torso.y0),
     hiVisYellow: ts?.hiVisYellow ?? 0,
     hiVisOrange: ts?.hiVisOrange ?? 0,
-    hiVis: ts?.hiVis ?? 0,
-    judge: 'colour',
+    hiVis: 0,
   };
-  return { head, torso, scores, hs, ts };
+  return { head, torso, scores };
 }
 
 /** Whether the head is large enough and placed by keypoints (a box-only guess is never judged). */
@@ -496,9 +393,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
   const judged = measured.map((m): PpePerson => {
     const { scores } = m;
-    scores.judge = 'learned';
     let hardHat: HardHatVerdict = 'unknown';
-    scores.hardHat = 0;
     const head = headP.get(m);
     if (head) {
       // The crops' probabilities averaged, class by class.
@@ -508,7 +403,6 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       hardHat = hatVerdict(p);
     }
     let hiVis: HiVisVerdict = 'unknown';
-    scores.hiVis = 0;
     const torso = torsoP.get(m);
     if (torso) {
       const [pVest = 0, pNone = 0] = torso;
@@ -527,15 +421,10 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       person: a.head.score,
       headWidthPx: a.place.width,
       headFrom: 'detector',
-      hatPixels: 0,
-      skinPixels: 0,
-      hairPixels: 0,
-      uniformity: 0,
       torsoHeightPx: torso ? torso.rect.y1 - torso.rect.y0 : 0,
       hiVisYellow: torso?.stats.hiVisYellow ?? 0,
       hiVisOrange: torso?.stats.hiVisOrange ?? 0,
       hiVis: pTorso?.[0] ?? 0,
-      judge: 'learned',
       ...headScores(p),
       headDetected: true,
       ...(pTorso ? { hiVisProbability: pTorso[0] } : {}),
@@ -549,35 +438,11 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   return [...judged, ...headsAlone];
 }
 
-/** Who gives the verdicts on detected persons: the learned classifier or the colour thresholds. */
-export type PpeJudge = (img: RawImage, persons: PersonDetection[]) => PpePerson[] | Promise<PpePerson[]>;
-
-/** The earlier colour-threshold verdicts (kept for comparison in `npm run bench` and `npm run eval -- --judge colour`). */
-export function analyzePersonsByColour(img: RawImage, persons: PersonDetection[]): PpePerson[] {
-  const T = PPE_THRESHOLDS;
-  return persons.map((person) => {
-    const { head, scores, hs, ts } = measure(img, person);
-    const torsoHeightPx = scores.torsoHeightPx;
-    let hardHat: HardHatVerdict = 'unknown';
-    if (hs && headJudgeable(head)) {
-      if (hs.hardHat >= T.hatSeen) hardHat = 'seen';
-      else if (hs.hardHat <= T.hatBare && hs.skinPixels + hs.hairPixels >= 0.5) hardHat = 'bare';
-    }
-    let hiVis: HiVisVerdict = 'unknown';
-    if (ts && torsoHeightPx >= T.minTorsoHeightPx) {
-      if (ts.hiVis >= T.hiVisSeen) hiVis = 'seen';
-      else if (ts.hiVis <= T.hiVisAbsent) hiVis = 'absent';
-    }
-    return { box: person.box, hardHat, hiVis, scores };
-  });
-}
-
 /**
  * Detects persons on an already decoded RGB image and judges their PPE (see {@link analyzePpe});
  * boxes are in pixels of `img`. Images larger than the detector's working size are downscaled.
- * `judge` gives the verdicts (the learned classifier unless told otherwise).
  */
-export async function analyzePpeRaw(img: RawImage, judge: PpeJudge = analyzePersons): Promise<PpePerson[]> {
+export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
   let work = img;
   let scale = 1;
   const longest = Math.max(img.width, img.height);
@@ -592,7 +457,7 @@ export async function analyzePpeRaw(img: RawImage, judge: PpeJudge = analyzePers
     scale = img.width / width;
   }
   const persons = await detectPersonsRaw(work);
-  return (await judge(work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
+  return (await analyzePersons(work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
 }
 
 function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
@@ -601,13 +466,13 @@ function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'
 
 /**
  * Detects the persons in an image and judges, for each, whether a hard hat is worn (`seen`), the
- * head is bare (`bare`) or it cannot tell (`unknown`), and whether high-visibility clothing is
+ * head wears other headgear (`headgear`) or is bare (`bare`), or it cannot tell (`unknown`), and whether high-visibility clothing is
  * worn on the torso (`seen` / `absent` / `unknown`). Boxes are in pixels of the input image;
  * `scores` holds the measurements behind each verdict (in working pixels).
  */
-export async function analyzePpe(jpeg: Buffer, judge: PpeJudge = analyzePersons): Promise<{ width: number; height: number; persons: PpePerson[] }> {
+export async function analyzePpe(jpeg: Buffer): Promise<{ width: number; height: number; persons: PpePerson[] }> {
   const decoded = await decodeImage(jpeg);
   const persons = await detectPersonsRaw(decoded.work);
-  const analysed = (await judge(decoded.work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
+  const analysed = (await analyzePersons(decoded.work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
   return { width: decoded.width, height: decoded.height, persons: analysed };
 }

@@ -102,29 +102,6 @@ export function resampleCrop(img: RawImage, rect: Rect, width: number, height: n
   return { data: out, width, height };
 }
 
-function srgbToLinear(c: number): number {
-  const x = c / 255;
-  return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-}
-
-function labF(t: number): number {
-  return t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116;
-}
-
-/** sRGB (0..255) to CIE L*a*b* (D65). */
-export function rgbToLab(r: number, g: number, b: number): [number, number, number] {
-  const R = srgbToLinear(r);
-  const G = srgbToLinear(g);
-  const B = srgbToLinear(b);
-  const x = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047;
-  const y = 0.2126 * R + 0.7152 * G + 0.0722 * B;
-  const z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
-  const fx = labF(x);
-  const fy = labF(y);
-  const fz = labF(z);
-  return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
-}
-
 /** RGB (0..255) to HSV with hue in degrees (0..360) and s, v in 0..1. */
 export function rgbToHsv(r: number, g: number, b: number): { h: number; s: number; v: number } {
   const max = Math.max(r, g, b);
