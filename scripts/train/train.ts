@@ -282,6 +282,10 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: CropsMet
     await writeFile(path.join(dir, 'ppe-classifier.json'), JSON.stringify(file));
     await writeFile(path.join(dir, 'ppe-backbone-head.bin'), weights);
     await copyFile(backboneWeightsPath('torso'), path.join(dir, 'ppe-backbone-torso.bin'));
+    // The committed head detector (it never trains on this subset), found beside the model file.
+    const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { weights: { file: string } };
+    await copyFile(HEAD_DETECTOR_PATH, path.join(dir, path.basename(HEAD_DETECTOR_PATH)));
+    await copyFile(path.join(path.dirname(HEAD_DETECTOR_PATH), detector.weights.file), path.join(dir, detector.weights.file));
     // The fold's photos, seen through links: `npm run eval` judges a folder.
     await Promise.all(
       test.map(async (p) => {

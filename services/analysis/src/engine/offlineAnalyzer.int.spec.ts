@@ -120,6 +120,9 @@ describe('OfflineAnalyzer', () => {
     expect(result.seen).toEqual([]);
     expect(result.missing.sort()).toEqual(['pic1', 'pic9']);
     expect(result.findings.some((f) => f.hardHat === 'bare' && f.frameIndex === 10)).toBe(true);
+    // The violation's evidence says what the worker had instead: a bare head.
+    expect(result.workers!.some((w) => w.verdicts.pic1 === 'not_worn' && w.reasons?.pic1 === 'bare_head')).toBe(true);
+    expect(result.workers!.every((w) => w.verdicts.pic1 !== 'worn' || w.reasons === undefined)).toBe(true);
   });
 
   it('stops when the job is cancelled', async () => {
