@@ -41,9 +41,9 @@ describe('loadPpeModel', () => {
     expect(loadPpeModel(await write('same.json', modelFile(EMBEDDING_ID))).head.classes).toEqual(['hat', 'bare', 'other']);
   });
 
-  it('refuses a model file of the earlier format (hand-made features and the frozen backbone) and says what to do', async () => {
-    const file = await write('v1.json', modelFile('centernet-mobilenetv3-se-5-10-12-14', 1));
-    expect(() => loadPpeModel(file)).toThrow(/has version 1, this build reads version 2: run npm run train/);
+  it('refuses a model file of an earlier format (the two-class head of v3.3, format 2) and says what to do', async () => {
+    const file = await write('v2.json', modelFile(EMBEDDING_ID, 2));
+    expect(() => loadPpeModel(file)).toThrow(/has version 2, this build reads version 3: run npm run train/);
   });
 
   it('refuses a model trained on another embedding (its weights would read the wrong inputs) and says what to do', async () => {
@@ -53,7 +53,8 @@ describe('loadPpeModel', () => {
 
   it('predicts a softmax over the classes', () => {
     const p = predictMlp(modelFile(EMBEDDING_ID).head, [2, 0]);
-    expect(p[0]! + p[1]!).toBeCloseTo(1, 6);
-    expect(p[0]).toBeCloseTo(Math.exp(2) / (Math.exp(2) + 1), 6);
+    expect(p).toHaveLength(3);
+    expect(p[0]! + p[1]! + p[2]!).toBeCloseTo(1, 6);
+    expect(p[0]).toBeCloseTo(Math.exp(2) / (Math.exp(2) + 2), 6);
   });
 });
