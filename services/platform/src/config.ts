@@ -30,7 +30,14 @@ export const ConfigSchema = Type.Object({
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'required in distributed mode' })),
   JWT_EXPIRES_IN: Type.String({ default: '12h', pattern: '^[0-9]+[smhd]$' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'comma-separated allowed origins; empty: same origin only' }),
-  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: 'requests a minute per user (login token) or per API key; per address for requests without a credential',
+  }),
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'every request of one client address: a coarse flood guard; default 10 × RATE_LIMIT_PER_MINUTE' }),
+  ),
   HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 20_000, description: 'a client must send its request headers within this time' }),
   HTTP_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'a connection on which nothing arrives for this long is closed (uploads included)' }),
   HTTP_BODY_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'a request other than an upload must arrive whole within this time' }),

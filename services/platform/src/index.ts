@@ -11,6 +11,7 @@ export * from './http/serviceToken.js';
 export * from './http/internal.js';
 export * from './http/serve.js';
 export * from './http/problem.js';
+export * from './http/limits.js';
 export * from './ports/documentStore.js';
 export * from './ports/eventStore.js';
 export * from './ports/messageBus.js';
