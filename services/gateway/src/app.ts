@@ -91,8 +91,10 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
 
   await app.register(authPlugin, {
     secret: config.JWT_SECRET,
+    previousSecret: config.JWT_PREVIOUS_SECRET,
     expiresIn: config.JWT_EXPIRES_IN,
     resolvers: opts.auth,
+    ...(opts.verifier ? { verifier: opts.verifier } : {}),
   });
   await app.register(limitsPlugin, {
     perMinute: config.RATE_LIMIT_PER_MINUTE,

@@ -12,6 +12,8 @@ export * from './http/internal.js';
 export * from './http/serve.js';
 export * from './http/problem.js';
 export * from './http/limits.js';
+export * from './http/accessTokens.js';
+export * from './http/principalCache.js';
 export * from './ports/documentStore.js';
 export * from './ports/eventStore.js';
 export * from './ports/messageBus.js';

@@ -101,7 +101,7 @@ export async function buildServiceApp(opts: {
       routes.push({ method, url, schema: route.schema, ...(limited === false ? { rateLimit: false as const } : {}), ...(principalLimit ? { principalLimit } : {}) });
   });
   await app.register(rateLimit, { global: false, errorResponseBuilder: rateLimitError });
-  await app.register(authPlugin, { secret: config.JWT_SECRET, expiresIn: config.JWT_EXPIRES_IN, serviceSecret: config.SERVICE_SECRET! });
+  await app.register(authPlugin, { secret: config.JWT_SECRET, previousSecret: config.JWT_PREVIOUS_SECRET, expiresIn: config.JWT_EXPIRES_IN, serviceSecret: config.SERVICE_SECRET! });
   await app.register(healthPlugin, { ready: opts.ready, version: opts.version ?? '0.0.0' });
   for (const module of opts.modules) {
     if (module.routes) await app.register(module.routes);
