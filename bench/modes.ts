@@ -18,7 +18,8 @@ import { ensureVideo, VIDEO } from './frames.js';
 
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const CONCURRENCY = 16;
-const WARMUP_SECONDS = 3;
+/** Unmeasured load first, in both modes: JIT, pools and caches warm, and the processes done starting (an analysis worker loads its models for seconds after it listens). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 
 /** BENCH_MODES_ANALYSIS=0: the request rates only, without the two-minute video. */
 const WITH_ANALYSIS = process.env.BENCH_MODES_ANALYSIS !== '0';
@@ -67,7 +68,8 @@ async function measure(base: string): Promise<ModeFigures> {
   const { body } = await api<{ access_token: string }>(base, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
   const token = body.access_token;
   const key = (await api<{ token: string }>(base, '/auth/tokens', { method: 'POST', token, body: JSON.stringify({ name: 'bench' }) })).body.token;
-  // A short unmeasured run first: both modes measured warm (JIT, connection pools, caches).
+  // Ready (every service's stores answer), then an unmeasured run: both modes are measured warm.
+  while ((await fetch(`${base}/readyz`).catch(() => null))?.status !== 200) await new Promise((r) => setTimeout(r, 500));
   await load(base, token, WARMUP_SECONDS);
   const figures = { token: await load(base, token), apiKey: await load(base, key) };
   if (!WITH_ANALYSIS) return { ...figures, analysisSeconds: Number.NaN, status: 'skipped' };

@@ -93,11 +93,13 @@ export interface VerifierOptions {
  * Checks access tokens against a key set that may change: keys are picked by `kid`; a token naming
  * a key not in the set fetches the set again (a rotation at the signer), at most once a second; the
  * set is fetched again every `refreshMs` anyway, so a key taken out of it stops verifying. Verified
- * tokens are remembered (fast-jwt's cache, bounded by their `exp`), so a token polled many times a
- * second is checked once.
+ * tokens are remembered (the exact string, until their `exp`, while their key is in the set), so a
+ * token polled many times a second is checked once.
  */
 export class AccessTokenVerifier {
   private verifiers = new Map<string, (token: string) => TokenClaims>();
+  /** Tokens verified already (the exact string), with the key that verified them and their expiry. */
+  private verified = new Map<string, { claims: TokenClaims; kid: string; expiresAt: number }>();
   private fetchedAt = Number.NEGATIVE_INFINITY;
   private inflight: Promise<void> | null = null;
   private readonly refreshMs: number;
@@ -115,6 +117,8 @@ export class AccessTokenVerifier {
 
   /** The claims of a valid token; InvalidTokenError for anything else (bad signature, expired, no exp or sub, another algorithm). */
   async verify(token: string): Promise<TokenClaims> {
+    const known = this.verified.get(token);
+    if (known && known.expiresAt > this.now() && this.verifiers.has(known.kid) && this.now() - this.fetchedAt <= this.refreshMs) return known.claims;
     const header = headerOf(token);
     if (!header || header.alg !== ACCESS_TOKEN_ALGORITHM || typeof header.kid !== 'string') throw new InvalidTokenError('not an access token of this service');
     // The periodic fetch failing (the signer restarting) keeps the keys there are.
@@ -127,11 +131,16 @@ export class AccessTokenVerifier {
       verifier = this.verifiers.get(header.kid);
     }
     if (!verifier) throw new InvalidTokenError('signed with an unknown key');
+    let claims: TokenClaims & { exp?: number };
     try {
-      return verifier(token);
+      claims = verifier(token);
     } catch (e) {
       throw new InvalidTokenError(e instanceof Error ? e.message : String(e));
     }
+    if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.now()) throw new InvalidTokenError('expired');
+    if (this.verified.size >= 10_000) this.verified.clear();
+    this.verified.set(token, { claims: { sub: claims.sub }, kid: header.kid, expiresAt: claims.exp * 1000 });
+    return { sub: claims.sub };
   }
 
   /** Fetches the key set once (concurrent callers share the fetch); a failed fetch keeps the keys it had. */
@@ -144,11 +153,7 @@ export class AccessTokenVerifier {
           if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.kid !== 'string') continue;
           const existing = this.verifiers.get(jwk.kid);
           const pem = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' }).export({ format: 'pem', type: 'spki' }).toString();
-          next.set(
-            jwk.kid,
-            existing ??
-              (createVerifier({ key: pem, algorithms: [ACCESS_TOKEN_ALGORITHM], requiredClaims: ['exp', 'sub'], cache: 10_000 }) as (token: string) => TokenClaims),
-          );
+          next.set(jwk.kid, existing ?? (createVerifier({ key: pem, algorithms: [ACCESS_TOKEN_ALGORITHM], requiredClaims: ['exp', 'sub'] }) as (token: string) => TokenClaims));
         }
         this.verifiers = next;
       } finally {
