@@ -2,7 +2,10 @@
 # One image for every Baret process (docs/adr/0011, docs/adr/0012):
 #   docker run IMAGE gateway | identity | quota | job | analysis | notification | embedded
 #   docker run IMAGE admin promote EMAIL
+# Base images as build arguments: where no registry is reachable, local images can stand in
+# (e.g. made from Debian's packages with mmdebstrap; they need Node.js 20.19+ and, for the runtime, apt).
 ARG NODE_IMAGE=node:20-bookworm
+ARG RUNTIME_IMAGE=node:20-bookworm-slim
 
 # ---- build: dependencies (native modules compile here), the services and the web app --------------
 FROM ${NODE_IMAGE} AS build
@@ -30,7 +33,7 @@ COPY . .
 RUN npm run build && npm run build -w web
 
 # ---- runtime: Node, ffmpeg (job and analysis probe and decode videos), the built workspace ----------
-FROM node:20-bookworm-slim AS runtime
+FROM ${RUNTIME_IMAGE} AS runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg ca-certificates \
  && rm -rf /var/lib/apt/lists/* \

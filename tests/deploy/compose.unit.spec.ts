@@ -90,10 +90,11 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.services.gateway!.depends_on ?? {}).sort()).toEqual(baretServices.map(([n]) => n).filter((n) => n !== 'gateway').sort());
   });
 
-  it('runs Kafka (KRaft), KurrentDB, MongoDB and MinIO from official images, each on a named volume of its own', () => {
+  it('runs Kafka (KRaft), PostgreSQL (the event store), MongoDB and MinIO from official images, each on a named volume of its own', () => {
     const images = Object.fromEntries(engineServices.map(([n, s]) => [n, s.image ?? '']));
     expect(images.kafka).toMatch(/^apache\/kafka:\d/);
-    expect(images.kurrentdb).toMatch(/^docker\.kurrent\.io\/kurrent-latest\/kurrentdb:\d/);
+    expect(images.postgres).toMatch(/^postgres:\d/);
+    for (const [name, s] of baretServices.filter(([, s]) => s.environment?.EVENT_STORE !== undefined)) expect(s.environment?.EVENT_STORE, name).toBe('postgres');
     expect(images.mongodb).toMatch(/^mongo:7/);
     expect(images.minio).toMatch(/^minio\/minio:RELEASE\./);
     expect(compose.services.kafka!.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
@@ -109,7 +110,12 @@ describe('docker-compose.yml', () => {
       for (const k of secrets.filter((k) => k in (s.environment ?? {}))) expect(String(s.environment![k]), `${name} ${k}`).toMatch(/^\$\{[A-Z0-9_]+:\?[^}]+\}$/);
     }
     expect(compose.services.minio!.environment?.MINIO_ROOT_PASSWORD).toMatch(/^\$\{S3_SECRET_KEY:\?/);
-    expect(baretServices.filter(([, s]) => 'JWT_SECRET' in (s.environment ?? {})).map(([n]) => n).sort()).toEqual(['gateway', 'identity']);
+    // Only identity signs tokens; the gateway verifies them with identity's public keys (ADR 0018).
+    expect(baretServices.filter(([, s]) => 'JWT_SECRET' in (s.environment ?? {})).map(([n]) => n)).toEqual(['identity']);
+    expect(compose.services.postgres!.environment?.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    for (const [name, s] of baretServices.filter(([, s]) => s.environment?.POSTGRES_URL !== undefined)) {
+      expect(String(s.environment!.POSTGRES_URL), name).toMatch(/^postgres:\/\/baret:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/baret$/);
+    }
     expect(baretServices.every(([, s]) => 'SERVICE_SECRET' in (s.environment ?? {}))).toBe(true);
   });
 });

@@ -42,7 +42,9 @@ describe('Dockerfile', () => {
     const buildImageArg = dockerfile.getInitialARGs().find((a) => a.getProperty()?.getName() === 'NODE_IMAGE');
     expect(froms[0]!.getImage()).toBe('${NODE_IMAGE}');
     expect(buildImageArg?.getProperty()?.getValue()).toBe('node:20-bookworm');
-    expect(froms[1]!.getImage()).toBe('node:20-bookworm-slim');
+    const runtimeImageArg = dockerfile.getInitialARGs().find((a) => a.getProperty()?.getName() === 'RUNTIME_IMAGE');
+    expect(froms[1]!.getImage()).toBe('${RUNTIME_IMAGE}');
+    expect(runtimeImageArg?.getProperty()?.getValue()).toBe('node:20-bookworm-slim');
   });
 
   it('builds with npm ci, npm run build (the services) and the web build, after copying every workspace manifest', () => {

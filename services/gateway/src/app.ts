@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { authPlugin, createHttpApp, csv, healthPlugin, notFoundProblem } from '@baret/platform';
+import { authPlugin, createHttpApp, csv, healthPlugin, limitsPlugin, notFoundProblem, rateLimitError, type RouteLimit } from '@baret/platform';
 import { mediaPlugin } from './plugins/media.js';
 import { webPlugin } from './plugins/web.js';
 import { proxyPlugin } from './plugins/proxy.js';
@@ -51,26 +51,20 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
     credentials: false,
     exposedHeaders: ['x-request-id', 'retry-after'],
   });
-  await app.register(rateLimit, {
-    global: true,
-    max: config.RATE_LIMIT_PER_MINUTE,
-    timeWindow: '1 minute',
-    keyGenerator: (request) => request.principal?.userId ?? request.ip,
-    errorResponseBuilder: (_request, context) => ({
-      statusCode: 429,
-      code: 'too_many_requests',
-      message:
-        context.ttl > 120_000
-          ? `Too many requests. Please wait ${Math.ceil(context.ttl / 60_000)} minutes and try again.`
-          : `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`,
-    }),
-  });
+  // The counters; the per-route limits of anonymous routes (register, login, contact) are its own,
+  // the general and per-user limits are limitsPlugin's, once the caller is known (below).
+  await app.register(rateLimit, { global: false, errorResponseBuilder: rateLimitError });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Baret API',
-        description: 'Checks personal protective equipment in videos of electrical field work.',
+        description:
+          'Checks personal protective equipment in videos of electrical field work.\n\n' +
+          `Rate limits: every request counts against its user's (login token) or API key's allowance of ${config.RATE_LIMIT_PER_MINUTE} a minute ` +
+          `(its address's, without a credential), and against a flood guard of ${config.RATE_LIMIT_PER_ADDRESS_PER_MINUTE ?? 10 * config.RATE_LIMIT_PER_MINUTE} a minute per client address; ` +
+          'some routes have their own limit per user or API key on top, said in their description. A refusal is a 429 problem (`code: too_many_requests`) ' +
+          'with `Retry-After` in seconds, worded in the language of `Accept-Language`.',
         version: opts.version ?? '0.0.0',
       },
       components: {
@@ -84,14 +78,27 @@ export async function buildGateway(opts: GatewayOptions): Promise<FastifyInstanc
         ...(opts.proxy?.upstreams.flatMap((u) => u.tags) ?? []),
       ]),
     },
+    // A route's own limit (config.principalLimit) is said in its description.
+    transform: ({ schema, url, route }) => {
+      const own = (route.config as { principalLimit?: RouteLimit } | undefined)?.principalLimit;
+      if (!own || !schema) return { schema, url };
+      const limit = `Limited to ${own.max} per ${own.timeWindow.replace(/^1 /, '')} per user or API key (429 with Retry-After above it).`;
+      return { schema: { ...schema, description: schema.description ? `${schema.description} ${limit}` : limit }, url };
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
 
   await app.register(authPlugin, {
     secret: config.JWT_SECRET,
+    previousSecret: config.JWT_PREVIOUS_SECRET,
     expiresIn: config.JWT_EXPIRES_IN,
     resolvers: opts.auth,
+    ...(opts.verifier ? { verifier: opts.verifier } : {}),
+  });
+  await app.register(limitsPlugin, {
+    perMinute: config.RATE_LIMIT_PER_MINUTE,
+    perAddressPerMinute: config.RATE_LIMIT_PER_ADDRESS_PER_MINUTE ?? 10 * config.RATE_LIMIT_PER_MINUTE,
   });
   await app.register(healthPlugin, { ready: () => opts.infra.ready(), version: opts.version ?? '0.0.0' });
   for (const module of opts.modules) if (module.routes) await app.register(module.routes);

@@ -1,4 +1,4 @@
-import type { AuthResolvers, Config, Infrastructure, ServiceModule } from '@baret/platform';
+import type { AccessTokenVerifier, AuthResolvers, Config, Infrastructure, ServiceModule } from '@baret/platform';
 import type { Logger } from 'pino';
 import type { UpstreamRoutes } from './plugins/proxy.js';
 
@@ -10,6 +10,8 @@ export interface GatewayOptions {
   logger: Logger;
   infra: Pick<Infrastructure, 'ready'>;
   auth: AuthResolvers;
+  /** Distributed run: verifies access tokens with identity's public keys (docs/adr/0018); default: the keys of JWT_SECRET. */
+  verifier?: AccessTokenVerifier;
   modules: RouteModule[];
   /** Distributed run: the services' public routes, proxied (docs/adr/0011). */
   proxy?: { upstreams: UpstreamRoutes[]; secret: string };

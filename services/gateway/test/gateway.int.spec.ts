@@ -230,15 +230,26 @@ describe('transport and tokens', () => {
     }
   });
 
-  it('accepts only HS256 tokens that carry exp', async () => {
+  it('accepts only EdDSA tokens of its own key that carry exp: not HS256 with the secret, not another key, not alg none', async () => {
     const { createSigner } = await import('fast-jwt');
+    const { keyPairOf } = await import('@baret/platform');
     await build();
     const good = app.signAccessToken('u1');
     expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${good}` } })).statusCode).toBe(200);
-    const noExp = createSigner({ key: config.JWT_SECRET, algorithm: 'HS256', noTimestamp: true })({ sub: 'u1' });
+    const own = keyPairOf(config.JWT_SECRET);
+    const pem = own.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const noExp = createSigner({ key: pem, algorithm: 'EdDSA', kid: own.kid, noTimestamp: true })({ sub: 'u1' });
     expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${noExp}` } })).statusCode).toBe(401);
-    const hs512 = createSigner({ key: config.JWT_SECRET, algorithm: 'HS512', expiresIn: 60_000 })({ sub: 'u1' });
-    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${hs512}` } })).statusCode).toBe(401);
+    const expired = createSigner({ key: pem, algorithm: 'EdDSA', kid: own.kid, expiresIn: 1000, clockTimestamp: Date.now() - 60_000 })({ sub: 'u1' });
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${expired}` } })).statusCode).toBe(401);
+    const hs256 = createSigner({ key: config.JWT_SECRET, algorithm: 'HS256', kid: own.kid, expiresIn: 60_000 })({ sub: 'u1' });
+    expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${hs256}` } })).statusCode).toBe(401);
+    const other = keyPairOf('another-secret-another-secret-0123456789');
+    const otherPem = other.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    for (const kid of [other.kid, own.kid]) {
+      const forged = createSigner({ key: otherPem, algorithm: 'EdDSA', kid, expiresIn: 60_000 })({ sub: 'u1' });
+      expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${forged}` } })).statusCode).toBe(401);
+    }
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'u1', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url')}.`;
     expect((await app.inject({ url: '/demo/me', headers: { authorization: `Bearer ${none}` } })).statusCode).toBe(401);
   });

@@ -1,14 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError, type AuthResolvers, type UserDirectory } from '@baret/platform';
+import { NotFoundError, principalChangesRoute, type AuthResolvers, type PrincipalChanges, type UserDirectory } from '@baret/platform';
 
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 
 /** What the gateway and the quota service ask identity at once (docs/adr/0011). */
-export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: UserDirectory }) {
+export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: UserDirectory; changes: PrincipalChanges }) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    // The public keys of the access tokens identity signs: the gateway verifies tokens with them (docs/adr/0018).
+    app.get('/jwks', async (_request, reply) => reply.header('cache-control', 'max-age=300').send(instance.accessTokenJwks));
+    // Which users' principals changed, as it happens: the gateway drops what it cached of them.
+    await app.register(principalChangesRoute(deps.changes));
     app.get('/users', async () => deps.directory.listUsers());
     app.post('/users/lookup', { schema: { body: Type.Object({ ids: Type.Array(Id, { maxItems: 1000 }) }) } }, async (request) =>
       deps.directory.getUsers(request.body.ids),

@@ -5,6 +5,7 @@ import {
   aggregateStream,
   csv,
   handleCommand,
+  PrincipalChanges,
   projectInline,
   UnauthorizedError,
   ValidationError,
@@ -12,7 +13,9 @@ import {
   type DocumentStore,
   type EventStore,
   type Principal,
+  type Projection,
   type QuotaClient,
+  type RecordedEvent,
   type ServiceModule,
   type UserDirectory,
 } from '@baret/platform';
@@ -82,7 +85,9 @@ export function createIdentityService(opts: IdentityOptions) {
   const adminEmails = new Set(csv(opts.adminEmails).map(normaliseEmail));
   const users = userQueries(documents);
   const keys = apiKeyQueries(documents);
-  const projections = [usersProjection, apiKeysProjection];
+  // Each applied event is announced (after the read model has it) to the gateways that cache principals.
+  const changes = new PrincipalChanges();
+  const projections = [usersProjection, apiKeysProjection].map((projection) => announcing(projection, changes));
   // A real hash to verify against when the email is unknown, so both failures take as long.
   const dummyHash = hashPassword(randomBytes(16).toString('hex'), scryptParams);
 
@@ -212,14 +217,33 @@ export function createIdentityService(opts: IdentityOptions) {
     ],
     routes: identityRoutes({ commands, users, keys, quota: opts.quota }),
     tasks: [],
-    internal: identityInternalRoutes({ auth, directory }),
+    internal: identityInternalRoutes({ auth, directory, changes }),
     indexes: {
       [USERS]: [{ email_lower: 1, deleted: 1 }, { deleted: 1, created_at: 1 }],
       [API_KEYS]: [{ token_hash: 1 }, { user_id: 1, created_at: -1 }],
     },
   };
 
-  return { module, auth, directory, commands, users, keys, projections, promoteConfiguredAdmins };
+  return { module, auth, directory, commands, users, keys, projections, changes, promoteConfiguredAdmins };
+}
+
+/** The user an identity event concerns: the stream's user, or the owner of an API key. */
+function userOf(event: RecordedEvent): string | null {
+  if (event.streamId.startsWith('user-')) return event.streamId.slice('user-'.length);
+  const owner = (event.data as { user_id?: unknown } | null)?.user_id;
+  return typeof owner === 'string' ? owner : null;
+}
+
+/** The projection, announcing the user of every event it applied (docs/adr/0018). */
+function announcing(projection: Projection, changes: PrincipalChanges): Projection {
+  return {
+    ...projection,
+    async apply(event, documents) {
+      await projection.apply(event, documents);
+      const userId = userOf(event);
+      if (userId) changes.announce(userId);
+    },
+  };
 }
 
 export type IdentityService = ReturnType<typeof createIdentityService>;

@@ -220,7 +220,7 @@ export const jobRoutes =
       '/analyze',
       {
         preHandler: app.requireUser,
-        config: { rateLimit: { max: 30, timeWindow: '1 hour' } },
+        config: { principalLimit: { max: 30, timeWindow: '1 hour' } },
         schema: {
           tags: ['jobs'],
           summary: 'Upload a video (multipart: file, payload) and queue its analysis; uses one unit of quota',
@@ -336,7 +336,7 @@ export const jobRoutes =
       '/jobs/:id/report.pdf',
       {
         preHandler: app.requireUser,
-        config: { rateLimit: { max: 30, timeWindow: '1 minute' } },
+        config: { principalLimit: { max: 30, timeWindow: '1 minute' } },
         schema: {
           tags: ['jobs'],
           summary: 'The job’s report as a PDF, in Turkish or English (owner or admin; Pro and Enterprise plans)',

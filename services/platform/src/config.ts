@@ -28,9 +28,19 @@ export const ConfigSchema = Type.Object({
     { default: 'info' },
   ),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'required in distributed mode' })),
+  JWT_PREVIOUS_SECRET: Type.Optional(
+    Type.String({ minLength: 32, description: 'while rotating JWT_SECRET: the secret before it; tokens it signed stay valid until they expire' }),
+  ),
   JWT_EXPIRES_IN: Type.String({ default: '12h', pattern: '^[0-9]+[smhd]$' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'comma-separated allowed origins; empty: same origin only' }),
-  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: 'requests a minute per user (login token) or per API key; per address for requests without a credential',
+  }),
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'every request of one client address: a coarse flood guard; default 10 × RATE_LIMIT_PER_MINUTE' }),
+  ),
   HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 20_000, description: 'a client must send its request headers within this time' }),
   HTTP_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'a connection on which nothing arrives for this long is closed (uploads included)' }),
   HTTP_BODY_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'a request other than an upload must arrive whole within this time' }),
@@ -99,10 +109,10 @@ type Key = keyof RawConfig;
 const STORES: Key[] = ['KAFKA_BROKERS', 'MONGODB_URL'];
 /**
  * What each service needs in distributed mode, besides SERVICE_SECRET. Only identity (signs access
- * tokens) and the gateway (checks them) hold JWT_SECRET.
+ * tokens) holds JWT_SECRET; the gateway checks tokens with identity's public keys (docs/adr/0018).
  */
 const NEEDS: Record<ServiceName, Key[]> = {
-  gateway: ['JWT_SECRET', 'IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'],
+  gateway: ['IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'],
   identity: ['JWT_SECRET', ...STORES, 'QUOTA_URL'],
   quota: [...STORES, 'IDENTITY_URL'],
   job: [...STORES, 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'QUOTA_URL', 'ANALYSIS_URL'],

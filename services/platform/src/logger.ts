@@ -22,6 +22,8 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]',
   'JWT_SECRET',
   '*.JWT_SECRET',
+  'JWT_PREVIOUS_SECRET',
+  '*.JWT_PREVIOUS_SECRET',
   'OPENAI_API_KEY',
   '*.OPENAI_API_KEY',
   'S3_SECRET_KEY',

@@ -12,6 +12,7 @@ import { healthPlugin } from './http/health.js';
 import { httpAuthResolvers, httpQuotaClient, httpTaskCatalog, httpUserDirectory, INTERNAL_PREFIX, internalRoutes, ServiceClient } from './http/internal.js';
 import { serve } from './http/serve.js';
 import { notFoundProblem } from './http/problem.js';
+import { rateLimitError, type RouteLimit } from './http/limits.js';
 import { createLogger } from './logger.js';
 import { runProjection, type Projection } from './projection.js';
 import { runRelay, type Checkpoint } from './relay.js';
@@ -26,6 +27,8 @@ export interface PublicRoute {
   schema?: FastifySchema;
   /** `false`: the route is exempt from the gateway's rate limit (as in the embedded run). */
   rateLimit?: false;
+  /** The route's own limit per user or API key, enforced by the gateway. */
+  principalLimit?: RouteLimit;
 }
 
 /** What a service tells the gateway about its public API. */
@@ -93,11 +96,12 @@ export async function buildServiceApp(opts: {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const url = route.url ?? route.path;
     if (url.startsWith(INTERNAL_PREFIX) || OPEN_PATHS.has(url)) return;
-    const limited = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit;
-    for (const method of methods) routes.push({ method, url, schema: route.schema, ...(limited === false ? { rateLimit: false as const } : {}) });
+    const { rateLimit: limited, principalLimit } = (route.config ?? {}) as { rateLimit?: unknown; principalLimit?: RouteLimit };
+    for (const method of methods)
+      routes.push({ method, url, schema: route.schema, ...(limited === false ? { rateLimit: false as const } : {}), ...(principalLimit ? { principalLimit } : {}) });
   });
-  await app.register(rateLimit, { global: false });
-  await app.register(authPlugin, { secret: config.JWT_SECRET, expiresIn: config.JWT_EXPIRES_IN, serviceSecret: config.SERVICE_SECRET! });
+  await app.register(rateLimit, { global: false, errorResponseBuilder: rateLimitError });
+  await app.register(authPlugin, { secret: config.JWT_SECRET, previousSecret: config.JWT_PREVIOUS_SECRET, expiresIn: config.JWT_EXPIRES_IN, serviceSecret: config.SERVICE_SECRET! });
   await app.register(healthPlugin, { ready: opts.ready, version: opts.version ?? '0.0.0' });
   for (const module of opts.modules) {
     if (module.routes) await app.register(module.routes);

@@ -49,7 +49,7 @@ describe('configuration', () => {
       }
     };
     expect(problems('gateway')).toEqual(
-      ['SERVICE_SECRET', 'JWT_SECRET', 'IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'].map((k) => `${k}: required by the gateway service`),
+      ['SERVICE_SECRET', 'IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'].map((k) => `${k}: required by the gateway service`),
     );
     // The analysis worker keeps no events and signs no tokens.
     expect(problems('analysis')).toEqual(

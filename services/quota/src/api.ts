@@ -75,7 +75,7 @@ export const quotaRoutes =
       '/usage/request-upgrade',
       {
         preHandler: app.requireUser,
-        config: { rateLimit: { max: 5, timeWindow: '1 hour' } },
+        config: { principalLimit: { max: 5, timeWindow: '1 hour' } },
         schema: {
           tags: ['usage'],
           summary: 'Ask the team for the Pro plan',

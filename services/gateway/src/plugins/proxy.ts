@@ -82,7 +82,7 @@ export const proxyPlugin = fp<{ upstreams: UpstreamRoutes[]; secret: string }>(
             method: route.method as PublicRoute['method'] & 'GET',
             url: route.url,
             schema: route.schema,
-            config: route.rateLimit === false ? { rateLimit: false } : {},
+            config: route.rateLimit === false ? { rateLimit: false } : route.principalLimit ? { principalLimit: route.principalLimit } : {},
             validatorCompiler: () => () => true,
             handler: forward(upstream.url),
           });

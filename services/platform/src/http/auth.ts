@@ -1,7 +1,7 @@
-import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { accessTokenKeys, AccessTokenVerifier, InvalidTokenError, type Jwks, type TokenClaims } from './accessTokens.js';
 import { SERVICE_HEADER, verifyServiceToken } from './serviceToken.js';
 
 /** Who is calling, resolved on the server for every request that carries a credential. */
@@ -11,10 +11,6 @@ export interface Principal {
   fullName: string | null;
   isAdmin: boolean;
   via: 'jwt' | 'api_key';
-}
-
-export interface TokenClaims {
-  sub: string;
 }
 
 export interface AuthResolvers {
@@ -40,19 +36,22 @@ declare module 'fastify' {
     signAccessToken: (userId: string) => string;
     /** Lifetime of an access token in seconds. */
     accessTokenTtl: number;
-  }
-}
-
-declare module '@fastify/jwt' {
-  interface FastifyJWT {
-    payload: TokenClaims;
-    user: TokenClaims;
+    /** The public keys of the access tokens this process signs (identity publishes them). */
+    accessTokenJwks: Jwks;
   }
 }
 
 export interface AuthPluginOptions {
+  /** Signs access tokens (identity, the embedded run): the Ed25519 key is derived from it. */
   secret: string;
+  /** During a rotation: the secret before `secret`; tokens it signed stay valid until they expire. */
+  previousSecret?: string;
   expiresIn: string;
+  /**
+   * What verifies access tokens: one that follows identity's key set (the gateway of the
+   * distributed run, which holds no signing secret). Default: the keys of `secret`.
+   */
+  verifier?: AccessTokenVerifier;
   /** At the public edge: who a bearer token or API key belongs to. */
   resolvers?: AuthResolvers;
   /**
@@ -77,23 +76,23 @@ export const ttlSeconds = (expiresIn: string): number => {
 const UNAUTHENTICATED = 'Please log in to continue.';
 
 /**
- * Authentication by JWT access token or API key (`Authorization: Bearer …`). The user is looked
- * up on every request, so a deleted user, a deleted key or a revoked admin right takes effect at
+ * Authentication by JWT access token (EdDSA, docs/adr/0018) or API key (`Authorization: Bearer …`).
+ * The user is looked up on every request (the distributed gateway caches the answer until identity
+ * says the user changed), so a deleted user, a deleted key or a revoked admin right takes effect at
  * once.
  */
 export const authPlugin = fp<AuthPluginOptions>(
   async (app: FastifyInstance, opts) => {
-    // One algorithm, pinned on both sides, and tokens must say when they expire: a token signed
-    // another way, or without exp, is refused whatever its signature.
-    await app.register(jwt, {
-      secret: opts.secret,
-      sign: { algorithm: 'HS256', expiresIn: opts.expiresIn },
-      verify: { algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] },
-    });
+    // One algorithm (EdDSA), pinned on both sides, and tokens must say when they expire: a token
+    // signed another way, with another key, or without exp, is refused whatever its signature.
+    const keys = accessTokenKeys(opts.secret, opts.previousSecret);
+    const verifier = opts.verifier ?? new AccessTokenVerifier(() => keys.jwks);
     app.decorateRequest('principal', null);
     app.decorateRequest('caller', null);
-    app.decorate('signAccessToken', (userId: string) => app.jwt.sign({ sub: userId }));
-    app.decorate('accessTokenTtl', ttlSeconds(opts.expiresIn));
+    const ttl = ttlSeconds(opts.expiresIn);
+    app.decorate('signAccessToken', (userId: string) => keys.sign(userId, ttl));
+    app.decorate('accessTokenTtl', ttl);
+    app.decorate('accessTokenJwks', keys.jwks);
 
     const { serviceSecret, resolvers } = opts;
     if (serviceSecret) {
@@ -120,8 +119,10 @@ export const authPlugin = fp<AuthPluginOptions>(
       }
       let claims: TokenClaims;
       try {
-        claims = app.jwt.verify<TokenClaims>(token);
-      } catch {
+        claims = await verifier.verify(token);
+      } catch (e) {
+        // A key set that cannot be fetched is not the client's fault (503 upstream), a bad token is.
+        if (!(e instanceof InvalidTokenError)) throw e;
         throw new UnauthorizedError('Your session has expired or is not valid. Please log in again.');
       }
       const user = await resolvers.userById(claims.sub);
