@@ -218,7 +218,7 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     );
     const spans = trace();
     expect(spans.filter((s) => !s.parentSpanId).map((s) => `${s.service} ${s.name}`)).toEqual(['baret-gateway POST /analyze']);
-    // Identity shows only when the gateway had not cached who the token belongs to (docs/adr/0018).
+    // Identity shows only when the gateway had not cached who the token belongs to (docs/adr/0019).
     const services = new Set(spans.map((s) => s.service));
     services.delete('baret-identity');
     expect(services).toEqual(new Set(['baret-gateway', 'baret-job', 'baret-quota', 'baret-analysis']));

@@ -1,5 +1,5 @@
 /**
- * The fast gateway of the distributed run (issue 27, docs/adr/0018), on the real engines with every
+ * The fast gateway of the distributed run (issue 27, docs/adr/0019), on the real engines with every
  * service its own process: access tokens verified at the gateway with identity's public keys,
  * principals cached there and dropped when identity announces a change, key rotation at identity.
  */

@@ -110,7 +110,7 @@ describe('docker-compose.yml', () => {
       for (const k of secrets.filter((k) => k in (s.environment ?? {}))) expect(String(s.environment![k]), `${name} ${k}`).toMatch(/^\$\{[A-Z0-9_]+:\?[^}]+\}$/);
     }
     expect(compose.services.minio!.environment?.MINIO_ROOT_PASSWORD).toMatch(/^\$\{S3_SECRET_KEY:\?/);
-    // Only identity signs tokens; the gateway verifies them with identity's public keys (ADR 0018).
+    // Only identity signs tokens; the gateway verifies them with identity's public keys (ADR 0019).
     expect(baretServices.filter(([, s]) => 'JWT_SECRET' in (s.environment ?? {})).map(([n]) => n)).toEqual(['identity']);
     expect(compose.services.postgres!.environment?.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
     for (const [name, s] of baretServices.filter(([, s]) => s.environment?.POSTGRES_URL !== undefined)) {

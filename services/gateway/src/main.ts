@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const services = [identity!, ...others];
   // Who a token or API key belongs to: asked of identity once, then cached until identity says the
   // user changed (its change stream, followed in the background); tokens verified here with
-  // identity's public keys (docs/adr/0018).
+  // identity's public keys (docs/adr/0019).
   const principals = new PrincipalCache(httpAuthResolvers(identity!));
   const following = new AbortController();
   const verifier = new AccessTokenVerifier(async (): Promise<Jwks> => {

@@ -10,7 +10,7 @@ export interface GatewayOptions {
   logger: Logger;
   infra: Pick<Infrastructure, 'ready'>;
   auth: AuthResolvers;
-  /** Distributed run: verifies access tokens with identity's public keys (docs/adr/0018); default: the keys of JWT_SECRET. */
+  /** Distributed run: verifies access tokens with identity's public keys (docs/adr/0019); default: the keys of JWT_SECRET. */
   verifier?: AccessTokenVerifier;
   modules: RouteModule[];
   /** Distributed run: the services' public routes, proxied (docs/adr/0011). */

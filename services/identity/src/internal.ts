@@ -9,7 +9,7 @@ const Id = Type.String({ minLength: 1, maxLength: 100 });
 export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: UserDirectory; changes: PrincipalChanges }) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    // The public keys of the access tokens identity signs: the gateway verifies tokens with them (docs/adr/0018).
+    // The public keys of the access tokens identity signs: the gateway verifies tokens with them (docs/adr/0019).
     app.get('/jwks', async (_request, reply) => reply.header('cache-control', 'max-age=300').send(instance.accessTokenJwks));
     // Which users' principals changed, as it happens: the gateway drops what it cached of them.
     await app.register(principalChangesRoute(deps.changes));

@@ -234,7 +234,7 @@ function userOf(event: RecordedEvent): string | null {
   return typeof owner === 'string' ? owner : null;
 }
 
-/** The projection, announcing the user of every event it applied (docs/adr/0018). */
+/** The projection, announcing the user of every event it applied (docs/adr/0019). */
 function announcing(projection: Projection, changes: PrincipalChanges): Projection {
   return {
     ...projection,

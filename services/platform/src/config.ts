@@ -109,7 +109,7 @@ type Key = keyof RawConfig;
 const STORES: Key[] = ['KAFKA_BROKERS', 'MONGODB_URL'];
 /**
  * What each service needs in distributed mode, besides SERVICE_SECRET. Only identity (signs access
- * tokens) holds JWT_SECRET; the gateway checks tokens with identity's public keys (docs/adr/0018).
+ * tokens) holds JWT_SECRET; the gateway checks tokens with identity's public keys (docs/adr/0019).
  */
 const NEEDS: Record<ServiceName, Key[]> = {
   gateway: ['IDENTITY_URL', 'QUOTA_URL', 'JOB_URL', 'ANALYSIS_URL', 'NOTIFICATION_URL'],

@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject
 import { createSigner, createVerifier } from 'fast-jwt';
 
 /**
- * Access tokens (docs/adr/0018): EdDSA (Ed25519) JWTs that must carry `exp` and `sub`. Identity
+ * Access tokens (docs/adr/0019): EdDSA (Ed25519) JWTs that must carry `exp` and `sub`. Identity
  * (and the embedded run) signs them with a private key derived from `JWT_SECRET`; whoever checks
  * them needs only the public keys, published as a JSON Web Key Set, so the gateway of the
  * distributed run verifies tokens itself and holds no secret that could mint one.

@@ -76,7 +76,7 @@ export const ttlSeconds = (expiresIn: string): number => {
 const UNAUTHENTICATED = 'Please log in to continue.';
 
 /**
- * Authentication by JWT access token (EdDSA, docs/adr/0018) or API key (`Authorization: Bearer …`).
+ * Authentication by JWT access token (EdDSA, docs/adr/0019) or API key (`Authorization: Bearer …`).
  * The user is looked up on every request (the distributed gateway caches the answer until identity
  * says the user changed), so a deleted user, a deleted key or a revoked admin right takes effect at
  * once.

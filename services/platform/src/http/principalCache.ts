@@ -7,7 +7,7 @@ import { SERVICE_HEADER, signServiceToken } from './serviceToken.js';
 import type { ServiceClient } from './internal.js';
 
 /**
- * Principals cached at the gateway, dropped when identity says they changed (docs/adr/0018).
+ * Principals cached at the gateway, dropped when identity says they changed (docs/adr/0019).
  *
  * Identity's user and API-key projections announce, after applying an event, the user it concerns
  * (`user_registered`, `user_promoted`, `user_deleted`, `api_key_created`, `api_key_deleted`, …);
