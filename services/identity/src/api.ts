@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, NotFoundError, NullableString, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
+import { IdParams, NotFoundError, NullableString, preferredLang, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
 import { API_KEY_NAME_MAX } from './apiKey/businessLogic.js';
 import type { apiKeyQueries } from './readModels/apiKeys.js';
 import type { UserQueries } from './readModels/users.js';
@@ -79,7 +79,7 @@ export const identityRoutes =
         },
       },
       async (request, reply) => {
-        const user = await deps.commands.register(request.body);
+        const user = await deps.commands.register({ ...request.body, language: preferredLang(request.headers['accept-language']) });
         return reply.code(201).send(await withQuota(user));
       },
     );

@@ -92,7 +92,7 @@ export function createIdentityService(opts: IdentityOptions) {
     return result;
   };
 
-  async function register(input: { email: string; password: string; full_name?: string | null }): Promise<UserDoc> {
+  async function register(input: { email: string; password: string; full_name?: string | null; language?: 'tr' | 'en' }): Promise<UserDoc> {
     const email = input.email.trim();
     if (!MailChecker.isValid(email)) {
       throw new ValidationError('Disposable or invalid email addresses are not accepted. Please use a permanent address.');
@@ -107,7 +107,7 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, emailStream(email), emailDecider, { type: 'claim_email', data: { user_id: userId, abandoned_owner: abandoned } });
     await run(eventStore, userStream(userId), userDecider, {
       type: 'register_user',
-      data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: adminEmails.has(normaliseEmail(email)), now: clock() },
+      data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: adminEmails.has(normaliseEmail(email)), now: clock(), language: input.language ?? 'tr' },
     });
     const user = await users.byId(userId);
     if (!user) throw new Error('registered user missing from the read model');

@@ -3,7 +3,7 @@ import { evolveUser, initialUserState, type UserEvent, type UserState } from './
 
 export type RegisterUser = {
   type: 'register_user';
-  data: { user_id: string; email: string; full_name: string | null; password_hash: string; is_admin: boolean; now: Date };
+  data: { user_id: string; email: string; full_name: string | null; password_hash: string; is_admin: boolean; now: Date; language?: string };
 };
 export type RecordLogin = { type: 'record_login'; data: { now: Date } };
 export type PromoteUser = { type: 'promote_user'; data: Record<string, never> };

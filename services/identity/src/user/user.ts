@@ -9,6 +9,8 @@ export type UserRegistered = {
     is_admin: boolean;
     password_hash: string;
     registered_at: string;
+    /** The language the user registered in ("tr" or "en"); older events lack it. */
+    language?: string;
   };
 };
 export type UserLoggedIn = { type: 'user_logged_in'; data: { user_id: string; at: string } };
