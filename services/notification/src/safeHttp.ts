@@ -63,9 +63,9 @@ export class BlockedAddressError extends Error {
 }
 
 /** A `lookup` for sockets that fails when any address of the name is not public. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve: typeof dnsLookup = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const list = addresses as unknown as LookupAddress[];
       const bad = list.find((a) => isPrivateAddress(a.address));
@@ -99,6 +99,8 @@ export interface SafeRequest {
   allowPrivate: boolean;
   /** Redirects followed (each target checked again); default 3. */
   maxRedirects?: number;
+  /** The DNS resolver (tests give their own names); default the system's. */
+  resolve?: typeof dnsLookup;
 }
 
 const MAX_BODY = 64 * 1024;
@@ -127,7 +129,7 @@ function once(url: URL, req: SafeRequest): Promise<SafeResponse> {
       {
         method: req.method,
         headers: { ...req.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-        lookup: guardedLookup(req.allowPrivate),
+        lookup: guardedLookup(req.allowPrivate, req.resolve),
         // A fresh connection each time: a pooled socket would skip the address check.
         agent: false,
         timeout: req.timeoutMs,
