@@ -101,9 +101,10 @@ describe('notifications without SMTP, on a moved clock', () => {
     expect(told).toMatchObject({ title: 'Webhook disabled' });
     expect(String(told.body)).toContain(receiver.url);
     const attempts = receiver.requests.length;
-    await jobEnd(user.id, 'job_completed', { violation_count: 0, result: {} });
+    const third = await jobEnd(user.id, 'job_completed', { violation_count: 0, result: {} });
     clock.advance(3600_000);
-    await eventually(async () => ((await app.infra.bus.lag?.())?.every((l) => l.group !== 'notification-events' || l.lag === 0) ? true : undefined));
+    const [event] = await app.infra.eventStore.readStream(`job-${third}`);
+    await eventually(async () => (await app.notification.cols.handled.get(event!.id)) ?? undefined);
     expect(await deliveries()).toHaveLength(2);
     expect(receiver.requests.length).toBe(attempts);
   });
