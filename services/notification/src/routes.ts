@@ -86,18 +86,19 @@ const webhookView = (h: { id: string; url: string; events: string[]; created_at:
 });
 
 /** A webhook or push target: http(s), and — unless private hosts are allowed — public after DNS resolution. */
-async function checkUrl(raw: string, allowPrivate: boolean, what: string): Promise<URL> {
+async function checkUrl(raw: string, allowPrivate: boolean): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ValidationError(`The ${what} must be a full http:// or https:// URL.`);
+    throw new ValidationError('The URL must be a full http:// or https:// URL.');
   }
-  if (url.username || url.password) throw new ValidationError(`The ${what} must not contain a user name or password.`);
+  if (url.username || url.password) throw new ValidationError('The URL must not contain a user name or password.');
   try {
     checkTarget(url, allowPrivate);
   } catch (e) {
-    if (e instanceof BlockedAddressError) throw new ValidationError(url.protocol.startsWith('http') ? 'Private, loopback and link-local addresses are not allowed.' : `The ${what} must be a full http:// or https:// URL.`);
+    if (e instanceof BlockedAddressError && !url.protocol.startsWith('http')) throw new ValidationError('The URL must be a full http:// or https:// URL.');
+    if (e instanceof BlockedAddressError) throw new ValidationError('Private, loopback and link-local addresses are not allowed.');
     throw e;
   }
   if (!allowPrivate) {
@@ -268,11 +269,11 @@ export const notificationRoutes = (deps: RoutesDeps) => async (instance: Fastify
     },
     async (request, reply) => {
       const userId = principalOf(request).userId;
-      await checkUrl(request.body.endpoint, deps.allowPrivateHosts, 'push endpoint');
+      await checkUrl(request.body.endpoint, deps.allowPrivateHosts);
       const id = createHash('sha256').update(request.body.endpoint).digest('hex').slice(0, 40);
       const existing = await cols.pushSubscriptions.get(id);
       if (!existing && (await cols.pushSubscriptions.count({ user_id: userId })) >= MAX_PUSH_SUBSCRIPTIONS) {
-        throw new ValidationError(`You can have at most ${MAX_PUSH_SUBSCRIPTIONS} devices with notifications. Remove one first.`);
+        throw new ValidationError('You can have at most 20 devices with notifications. Remove one first.');
       }
       await cols.pushSubscriptions.put(id, { id, user_id: userId, endpoint: request.body.endpoint, p256dh: request.body.keys.p256dh, auth: request.body.keys.auth, created_at: clock().toISOString() });
       return reply.code(201).send({ id });
@@ -313,8 +314,8 @@ export const notificationRoutes = (deps: RoutesDeps) => async (instance: Fastify
     },
     async (request, reply) => {
       const userId = principalOf(request).userId;
-      const url = await checkUrl(request.body.url, deps.allowPrivateHosts, 'webhook URL');
-      if ((await cols.webhooks.count({ user_id: userId })) >= MAX_WEBHOOKS) throw new ValidationError(`You can have at most ${MAX_WEBHOOKS} webhooks. Delete one first.`);
+      const url = await checkUrl(request.body.url, deps.allowPrivateHosts);
+      if ((await cols.webhooks.count({ user_id: userId })) >= MAX_WEBHOOKS) throw new ValidationError('You can have at most 10 webhooks. Delete one first.');
       const doc = {
         id: randomUUID(),
         user_id: userId,
