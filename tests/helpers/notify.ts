@@ -114,7 +114,7 @@ export interface ReceivedRequest {
   body: Buffer;
 }
 
-/** A local HTTP server answering each request with the next status of `statuses` (the last one repeats). */
+/** A local HTTP server answering each request with the next status of `statuses` (the last one repeats; 0: never answers). */
 export interface TestReceiver {
   url: string;
   requests: ReceivedRequest[];
@@ -141,6 +141,7 @@ export async function startReceiver(statuses: number[] = [200]): Promise<TestRec
       requests.push(r);
       receiver.onRequest?.(r);
       const status = script.length > 1 ? script.shift()! : (script[0] ?? 200);
+      if (status === 0) return;
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
     });
   });

@@ -167,21 +167,23 @@ export function createEngine(o: EngineOptions) {
       await cols.inApp.put(inAppId, { id: inAppId, user_id: notice.userId, kind: notice.kind, job_id: notice.jobId, path: notice.path, data: notice.data, created_at: notice.createdAt, read_at: null });
     }
     await enqueueWebhooks(notice);
+    if (wants('email')) await email(notice, recipient, lang);
     if (wants('push')) await push(notice, lang);
-    if (wants('email')) {
-      if (!recipient) {
-        log.warn({ user_id: notice.userId, event_id: notice.eventId }, 'no address known for this user: e-mail not sent');
-        return;
-      }
-      const { title, body } = noticeText(notice, lang);
-      const unsubscribe = notice.kind === 'webhook_disabled' ? undefined : link(`/notifications/unsubscribe?token=${unsubscribeToken((await o.keys()).unsubscribeSecret, notice.userId, notice.kind)}`);
-      const composed = composeMail(lang, { name: recipient.full_name, title, body, link: link(notice.path), unsubscribe });
-      await mail(`${notice.eventId}:${notice.userId}:email`, notice.kind, notice.userId, {
-        to: recipient.email,
-        ...composed,
-        ...(unsubscribe ? { headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } : {}),
-      });
+  }
+
+  async function email(notice: Notice, recipient: RecipientDoc | null, lang: Lang): Promise<void> {
+    if (!recipient) {
+      log.warn({ user_id: notice.userId, event_id: notice.eventId }, 'no address known for this user: e-mail not sent');
+      return;
     }
+    const { title, body } = noticeText(notice, lang);
+    const unsubscribe = notice.kind === 'webhook_disabled' ? undefined : link(`/notifications/unsubscribe?token=${unsubscribeToken((await o.keys()).unsubscribeSecret, notice.userId, notice.kind)}`);
+    const composed = composeMail(lang, { name: recipient.full_name, title, body, link: link(notice.path), unsubscribe });
+    await mail(`${notice.eventId}:${notice.userId}:email`, notice.kind, notice.userId, {
+      to: recipient.email,
+      ...composed,
+      ...(unsubscribe ? { headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } : {}),
+    });
   }
 
   /**
