@@ -103,21 +103,25 @@ async function checkUrl(raw: string, allowPrivate: boolean): Promise<URL> {
   }
   if (!allowPrivate) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const addresses = await lookup(host, { all: true }).catch(() => []);
+    // A name that does not resolve (now) is left to the check at connect time, which every request makes.
+    const addresses = await Promise.race([
+      lookup(host, { all: true }).catch(() => []),
+      new Promise<[]>((resolve) => setTimeout(() => resolve([]), 3000).unref()),
+    ]);
     if (addresses.some((a) => isPrivateAddress(a.address))) throw new ValidationError('Private, loopback and link-local addresses are not allowed.');
   }
   return url;
 }
 
-const unsubscribePage = (lang: Lang, state: 'ask' | 'done' | 'invalid', token: string) => {
+const unsubscribePage = (lang: Lang, state: 'ask' | 'done', token: string) => {
   const t = {
-    tr: { title: 'Abonelikten çık', ask: 'Bu tür e-postaları artık almak istemiyor musunuz?', button: 'Abonelikten çık', done: 'Bu tür e-postaları artık almayacaksınız. Tercihlerinizi profil sayfanızdan değiştirebilirsiniz.', invalid: 'Bu bağlantı geçerli değil.' },
-    en: { title: 'Unsubscribe', ask: 'Stop receiving this kind of e-mail?', button: 'Unsubscribe', done: 'You will no longer receive this kind of e-mail. You can change this on your profile page.', invalid: 'This link is not valid.' },
+    tr: { title: 'Abonelikten çık', ask: 'Bu tür e-postaları artık almak istemiyor musunuz?', button: 'Abonelikten çık', done: 'Bu tür e-postaları artık almayacaksınız. Tercihlerinizi profil sayfanızdan değiştirebilirsiniz.' },
+    en: { title: 'Unsubscribe', ask: 'Stop receiving this kind of e-mail?', button: 'Unsubscribe', done: 'You will no longer receive this kind of e-mail. You can change this on your profile page.' },
   }[lang];
   const body =
     state === 'ask'
       ? `<p>${t.ask}</p><form method="post" action="/notifications/unsubscribe?token=${encodeURIComponent(token)}"><button type="submit">${t.button}</button></form>`
-      : `<p>${state === 'done' ? t.done : t.invalid}</p>`;
+      : `<p>${t.done}</p>`;
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${t.title} · Baret</title></head><body style="font-family:system-ui,sans-serif;max-width:480px;margin:48px auto;padding:0 16px"><h1>${t.title}</h1>${body}</body></html>`;
 };
 
@@ -223,8 +227,8 @@ export const notificationRoutes = (deps: RoutesDeps) => async (instance: Fastify
       schema: { tags: ['notifications'], summary: 'The page an e-mail\'s unsubscribe link opens (no login): one button turns that kind of e-mail off', querystring: unsubscribeQuery, produces: ['text/html'] },
     },
     async (request, reply) => {
-      const valid = readUnsubscribeToken((await deps.keys()).unsubscribeSecret, request.query.token);
-      return reply.code(valid ? 200 : 400).type('text/html; charset=utf-8').send(unsubscribePage(langOf(request), valid ? 'ask' : 'invalid', request.query.token));
+      if (!readUnsubscribeToken((await deps.keys()).unsubscribeSecret, request.query.token)) throw new ValidationError('This unsubscribe link is not valid.');
+      return reply.code(200).type('text/html; charset=utf-8').send(unsubscribePage(langOf(request), 'ask', request.query.token));
     },
   );
 
@@ -241,7 +245,7 @@ export const notificationRoutes = (deps: RoutesDeps) => async (instance: Fastify
     async (request, reply) => {
       const lang = langOf(request);
       const target = readUnsubscribeToken((await deps.keys()).unsubscribeSecret, request.query.token);
-      if (!target) return reply.code(400).type('text/html; charset=utf-8').send(unsubscribePage(lang, 'invalid', ''));
+      if (!target) throw new ValidationError('This unsubscribe link is not valid.');
       const prefs = await preferencesOf(cols.preferences, target.userId);
       prefs[target.kind].email = false;
       await cols.preferences.put(target.userId, { id: target.userId, preferences: prefs });

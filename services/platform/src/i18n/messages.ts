@@ -43,6 +43,7 @@ const EXACT: Record<string, string> = {
   // notifications, webhooks, push (issue 29)
   'This notification does not exist.': 'Böyle bir bildirim yok.',
   'This webhook does not exist.': 'Böyle bir webhook yok.',
+  'This unsubscribe link is not valid.': 'Bu abonelikten çıkma bağlantısı geçerli değil.',
   'Private, loopback and link-local addresses are not allowed.': 'Özel, loopback ve link-local adreslere izin verilmiyor.',
   'The URL must be a full http:// or https:// URL.': "Adres tam bir http:// veya https:// URL'si olmalı.",
   'The URL must not contain a user name or password.': 'Adres kullanıcı adı veya şifre içermemeli.',
