@@ -59,10 +59,13 @@ describe('an analysis finishes: every channel tells its owner once', () => {
     expect(job.status).toBe('done');
     const violations = (job.result?.violations as unknown[] | undefined)?.length ?? 0;
 
-    // e-mail, read back from the SMTP server
-    const mail = await eventually(async () => smtp.accepted.find((m) => m.to.includes('foreman@example.com')), 20_000);
+    // e-mail, read back from the SMTP server (the first one is the confirmation link of the registration)
+    const subjectOf = (m: { raw: string }) => decodeHeader(parseMail(m.raw).headers.subject ?? '');
+    const reports = () => smtp.accepted.filter((m) => m.to.includes('foreman@example.com') && subjectOf(m) === '[Baret] Report ready');
+    const confirmation = await eventually(async () => smtp.accepted.find((m) => m.to.includes('foreman@example.com') && subjectOf(m) === '[Baret] Confirm your e-mail address'));
+    expect(parseMail(confirmation.raw).text).toMatch(/https:\/\/baret\.example\/verify-email\?token=\S+/);
+    const mail = await eventually(async () => reports()[0], 20_000);
     const parsed = parseMail(mail.raw);
-    expect(decodeHeader(parsed.headers.subject!)).toBe('[Baret] Report ready');
     expect(parsed.text).toContain(`https://baret.example/dashboard/jobs/${job_id}`);
     expect(parsed.text).toContain(violations === 0 ? 'no violations found' : `${violations} violation`);
     expect(parsed.html).toContain(`href="https://baret.example/dashboard/jobs/${job_id}"`);
@@ -108,7 +111,7 @@ describe('an analysis finishes: every channel tells its owner once', () => {
     const completed = (await app.infra.eventStore.readStream(`job-${job_id}`)).find((e) => e.type === 'job_completed')!;
     await app.infra.bus.publish('job-events', [{ key: `job-${job_id}`, value: encodeEnvelope(completed) }]);
     await groupDone('notification-events');
-    expect(smtp.accepted.filter((m) => m.to.includes('foreman@example.com'))).toHaveLength(1);
+    expect(reports()).toHaveLength(1);
     expect(new Set(hooks.requests.map((r) => r.headers['baret-delivery']))).toEqual(new Set([body.id]));
     expect(hooks.requests).toHaveLength(1);
     expect(pushService.requests).toHaveLength(1);
