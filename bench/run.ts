@@ -3,12 +3,14 @@ import { runAnalyzerBench } from './analyzer.js';
 import { runFramesBench } from './frames.js';
 import { runModesBench } from './modes.js';
 import { runLatencyBench } from './latency.js';
+import { runNotifyBench } from './notify.js';
 import { runUploadBench } from './upload.js';
 import { runVideoBench } from './videos.js';
 
 await runFramesBench();
 await runUploadBench();
 await runLatencyBench();
+await runNotifyBench();
 await runAnalyzerBench();
 await runVideoBench();
 await runModesBench();

@@ -3,10 +3,10 @@
  * `npm run proto:gen` (buf + protoc-gen-es); never edit it by hand — CI fails when it is stale.
  */
 import type { DescMessage } from '@bufbuild/protobuf';
-import { JobCancelRequestedSchema, JobDeletedSchema, JobQueuedSchema } from './gen/baret/v1/job_pb.js';
-import { UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
+import { JobCancelRequestedSchema, JobCompletedSchema, JobDeletedSchema, JobFailedSchema, JobQueuedSchema } from './gen/baret/v1/job_pb.js';
+import { EmailVerificationRequestedSchema, PasswordResetRequestedSchema, UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
 import { ContactMessageSubmittedSchema, UpgradeRequestedSchema } from './gen/baret/v1/notification_pb.js';
-import { QuotaReleasedSchema, QuotaReservedSchema } from './gen/baret/v1/quota_pb.js';
+import { QuotaReleasedSchema, QuotaReservedSchema, QuotaThresholdReachedSchema } from './gen/baret/v1/quota_pb.js';
 
 export * from './gen/baret/v1/envelope_pb.js';
 export * from './gen/baret/v1/identity_pb.js';
@@ -22,11 +22,16 @@ export const eventSchemas: Record<string, DescMessage> = {
   user_registered: UserRegisteredSchema,
   user_promoted: UserPromotedSchema,
   user_deleted: UserDeletedSchema,
+  password_reset_requested: PasswordResetRequestedSchema,
+  email_verification_requested: EmailVerificationRequestedSchema,
   quota_reserved: QuotaReservedSchema,
   quota_released: QuotaReleasedSchema,
+  quota_threshold_reached: QuotaThresholdReachedSchema,
   contact_message_submitted: ContactMessageSubmittedSchema,
   upgrade_requested: UpgradeRequestedSchema,
   job_queued: JobQueuedSchema,
   job_cancel_requested: JobCancelRequestedSchema,
   job_deleted: JobDeletedSchema,
+  job_completed: JobCompletedSchema,
+  job_failed: JobFailedSchema,
 };

@@ -211,6 +211,8 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     // The job service's command that stored job_completed, on the worker's report of the end.
     const completedPublish = (s: ReceivedSpan) => s.name === 'command record_progress' && (s.attributes['baret.events'] as string[] | undefined)?.includes('job_completed') === true;
     await waitUntil(async () => trace().some(completedPublish), 30_000, () => `spans of the trace: ${trace().map((s) => `${s.service} ${s.name}`).join(', ')}`);
+    // … and on to the notification service, which tells the owner that the report is ready (issue 29).
+    await waitUntil(async () => trace().some((s) => s.service === 'baret-notification' && s.name === 'job-events process'), 30_000, () => 'no notification span in the trace');
     await waitUntil(
       async () => trace().every((s) => !s.parentSpanId || trace().some((p) => p.spanId === s.parentSpanId)),
       10_000,
@@ -221,7 +223,7 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     // Identity shows only when the gateway had not cached who the token belongs to (docs/adr/0019).
     const services = new Set(spans.map((s) => s.service));
     services.delete('baret-identity');
-    expect(services).toEqual(new Set(['baret-gateway', 'baret-job', 'baret-quota', 'baret-analysis']));
+    expect(services).toEqual(new Set(['baret-gateway', 'baret-job', 'baret-quota', 'baret-analysis', 'baret-notification']));
     const names = (service: string) => spans.filter((s) => s.service === service).map((s) => s.name);
     expect(names('baret-job')).toEqual(expect.arrayContaining(['POST /analyze', 'ffprobe', 'video.probe', 'PUT quota/internal/quota/:id/jobs/:id', 'command queue_job', 'job-events publish', 'analysis-progress process']));
     expect(names('baret-analysis')).toEqual(expect.arrayContaining(['job-events process', 'video.probe', 'ffprobe', 'ffmpeg', 'model analyze_composite 0']));

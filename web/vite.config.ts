@@ -49,7 +49,7 @@ export default defineConfig({
     compression({ algorithms: ['brotliCompress', 'gzip'], threshold: 512 }),
   ],
   resolve: { alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) } },
-  server: { port: 5173, proxy: { '^/(auth|admin|jobs|analyze|tasks|usage|contact|healthz|media|uploads)': 'http://localhost:8080' } },
+  server: { port: 5173, proxy: { '^/(auth|admin|jobs|analyze|tasks|usage|contact|healthz|media|uploads|notifications|webhooks|push)': 'http://localhost:8080' } },
   // No source maps in the build: nothing of the sources is served publicly.
   build: { outDir: 'dist', sourcemap: false },
 });

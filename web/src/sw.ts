@@ -42,13 +42,31 @@ declare global {
 interface ExtendableMessageEventLike extends ExtendableEventLike {
   readonly data: unknown;
 }
+interface PushEventLike extends ExtendableEventLike {
+  readonly data: { json(): unknown } | null;
+}
+interface NotificationEventLike extends ExtendableEventLike {
+  readonly notification: { data: unknown; close(): void };
+}
+interface WindowClientLike extends ClientLike {
+  url: string;
+  focus(): Promise<unknown>;
+  navigate(url: string): Promise<unknown>;
+}
 interface ServiceWorkerScope {
   location: { origin: string };
   skipWaiting(): Promise<void>;
-  clients: { matchAll(options: { type: 'window'; includeUncontrolled: boolean }): Promise<ClientLike[]>; claim(): Promise<void> };
+  registration: { showNotification(title: string, options: { body: string; icon?: string; badge?: string; tag?: string; data?: unknown }): Promise<void> };
+  clients: {
+    matchAll(options: { type: 'window'; includeUncontrolled: boolean }): Promise<ClientLike[]>;
+    claim(): Promise<void>;
+    openWindow(url: string): Promise<unknown>;
+  };
   addEventListener(type: 'message', listener: (event: ExtendableMessageEventLike) => void): void;
   addEventListener(type: 'sync', listener: (event: SyncEventLike) => void): void;
   addEventListener(type: 'activate', listener: (event: ExtendableEventLike) => void): void;
+  addEventListener(type: 'push', listener: (event: PushEventLike) => void): void;
+  addEventListener(type: 'notificationclick', listener: (event: NotificationEventLike) => void): void;
 }
 
 const sw = self as unknown as ServiceWorkerScope;
@@ -91,4 +109,42 @@ sw.addEventListener('activate', (event) => {
 sw.addEventListener('sync', (event) => {
   if (event.tag !== SYNC_TAG) return;
   event.waitUntil(replayHere());
+});
+
+/**
+ * Web Push (issue 29): the server's payload is JSON {job_id, title, body, url} in the user's
+ * language; it is shown as a notification, and a click opens (or focuses) the job's page.
+ */
+sw.addEventListener('push', (event) => {
+  let payload: { title?: string; body?: string; url?: string; job_id?: string | null } = {};
+  try {
+    payload = (event.data?.json() ?? {}) as typeof payload;
+  } catch {
+    payload = {};
+  }
+  const url = typeof payload.url === 'string' && payload.url.startsWith('/') ? payload.url : '/dashboard';
+  event.waitUntil(
+    sw.registration.showNotification(payload.title ?? 'Baret', {
+      body: payload.body ?? '',
+      icon: '/icons/icon-192.png',
+      badge: '/icons/icon-192.png',
+      tag: payload.job_id ?? undefined,
+      data: { url },
+    }),
+  );
+});
+
+sw.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const target = new URL((event.notification.data as { url?: string } | null)?.url ?? '/dashboard', sw.location.origin).href;
+  event.waitUntil(
+    (async () => {
+      const pages = (await sw.clients.matchAll({ type: 'window', includeUncontrolled: true })) as WindowClientLike[];
+      const page = pages.find((p) => p.url.startsWith(sw.location.origin));
+      if (page) {
+        await page.navigate(target);
+        await page.focus();
+      } else await sw.clients.openWindow(target);
+    })(),
+  );
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, NotFoundError, NullableString, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
+import { IdParams, NotFoundError, NullableString, preferredLang, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
 import { API_KEY_NAME_MAX } from './apiKey/businessLogic.js';
 import type { apiKeyQueries } from './readModels/apiKeys.js';
 import type { UserQueries } from './readModels/users.js';
@@ -15,6 +15,7 @@ const UserSchema = Type.Object(
     is_admin: Type.Boolean(),
     last_login_at: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String(),
+    email_verified: Type.Boolean({ description: 'Whether the user opened the link mailed at registration' }),
     quota: QuotaSchema,
   },
   { description: 'A user with their quota' },
@@ -79,7 +80,7 @@ export const identityRoutes =
         },
       },
       async (request, reply) => {
-        const user = await deps.commands.register(request.body);
+        const user = await deps.commands.register({ ...request.body, language: preferredLang(request.headers['accept-language']) });
         return reply.code(201).send(await withQuota(user));
       },
     );
@@ -107,8 +108,87 @@ export const identityRoutes =
           'set-cookie',
           `${DEVICE_COOKIE}=${next}; Path=/auth/login; Max-Age=${365 * 24 * 3600}; HttpOnly; SameSite=Strict${request.protocol === 'https' ? '; Secure' : ''}`,
         );
-        return { access_token: app.signAccessToken(user.id), token_type: 'bearer' as const, expires_in: app.accessTokenTtl };
+        return { access_token: app.signAccessToken(user.id, user.session_version ?? 0), token_type: 'bearer' as const, expires_in: app.accessTokenTtl };
       },
+    );
+
+    const TokenBody = Type.Object({ token: Type.String({ minLength: 10, maxLength: 200 }) }, { additionalProperties: false });
+
+    app.post(
+      '/auth/password-reset',
+      {
+        config: perAddress(5, '15 minutes'),
+        schema: {
+          tags: ['auth'],
+          summary: 'Mail a password reset link (valid 1 hour, once); the same answer whether or not the address has an account',
+          body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }) }, { additionalProperties: false }),
+          response: { 202: Type.Object({ status: Type.Literal('accepted') }), ...problems(400, 429) },
+        },
+      },
+      async (request, reply) => {
+        const { email } = request.body;
+        const lang = preferredLang(request.headers['accept-language']);
+        // Answered before the address is even looked up: the answer and its timing say nothing about accounts.
+        setImmediate(() => void deps.commands.requestPasswordReset(email, lang).catch((err: unknown) => request.log.error({ err }, 'password reset request failed')));
+        return reply.code(202).send({ status: 'accepted' as const });
+      },
+    );
+
+    app.post(
+      '/auth/password-reset/confirm',
+      {
+        config: perAddress(20, '15 minutes'),
+        schema: {
+          tags: ['auth'],
+          summary: "Set a new password with a reset link's token; the link, earlier links and every session of the account end",
+          body: Type.Object({ token: Type.String({ minLength: 10, maxLength: 200 }), password: Type.String({ minLength: 8, maxLength: 256 }) }, { additionalProperties: false }),
+          response: { 204: Type.Null(), ...problems(400, 429) },
+        },
+      },
+      async (request, reply) => {
+        await deps.commands.completePasswordReset(request.body.token, request.body.password);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/auth/verify-email',
+      {
+        config: perAddress(30, '15 minutes'),
+        schema: { tags: ['auth'], summary: 'Confirm your e-mail address with the token of the link mailed at registration', body: TokenBody, response: { 204: Type.Null(), ...problems(400, 429) } },
+      },
+      async (request, reply) => {
+        await deps.commands.verifyEmail(request.body.token);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/auth/verify-email/resend',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 3, timeWindow: '1 hour', keyGenerator: (req: { principal: { userId: string } | null; ip: string }) => `verify:${req.principal?.userId ?? req.ip}` } },
+        schema: { tags: ['auth'], summary: 'Mail the confirmation link again', security: bearer, response: { 202: Type.Object({ status: Type.Literal('accepted') }), ...problems(401, 429) } },
+      },
+      async (request, reply) => {
+        await deps.commands.requestEmailVerification(principalOf(request).userId, preferredLang(request.headers['accept-language']));
+        return reply.code(202).send({ status: 'accepted' as const });
+      },
+    );
+
+    const SettingsSchema = Type.Object({ require_email_verification: Type.Boolean({ description: 'Unverified accounts may log in but not start an analysis' }) });
+    app.get(
+      '/admin/settings',
+      { preHandler: app.requireAdmin, schema: { tags: ['admin'], summary: 'Account settings', security: bearer, response: { 200: SettingsSchema, ...problems(401, 403) } } },
+      async () => deps.commands.settings(),
+    );
+    app.put(
+      '/admin/settings',
+      {
+        preHandler: app.requireAdmin,
+        schema: { tags: ['admin'], summary: 'Change account settings', security: bearer, body: Type.Partial(SettingsSchema, { additionalProperties: false }), response: { 200: SettingsSchema, ...problems(400, 401, 403) } },
+      },
+      async (request) => deps.commands.changeSettings(request.body, principalOf(request).userId),
     );
 
     app.get(

@@ -28,7 +28,7 @@ import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from 
 import { API_KEYS, apiKeyQueries, apiKeysProjection, type ApiKeyDoc } from './readModels/apiKeys.js';
 import { USERS, userQueries, usersProjection, type UserDoc } from './readModels/users.js';
 import { emailDecider, emailStream, normaliseEmail } from './user/emailClaim.js';
-import { userDecider } from './user/businessLogic.js';
+import { InvalidTokenError, userDecider } from './user/businessLogic.js';
 import { userStream } from './user/user.js';
 import { DEFAULT_THROTTLE, LoginThrottle, type LoginSource, type ThrottleRules } from './loginThrottle.js';
 
@@ -47,6 +47,16 @@ export interface IdentityOptions {
   deviceSecret: string;
 }
 
+/** Identity's settings an admin changes (issue 29). */
+export interface IdentitySettings {
+  /** Unverified accounts may log in, but may not start an analysis. */
+  require_email_verification: boolean;
+}
+interface SettingsDoc extends IdentitySettings, Record<string, unknown> {
+  id: string;
+}
+export const SETTINGS = 'identity_settings';
+
 export { API_KEY_PREFIX };
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -57,9 +67,11 @@ export interface PublicUser {
   is_admin: boolean;
   last_login_at: string | null;
   created_at: string;
+  email_verified: boolean;
 }
 
 export const publicUser = (u: UserDoc): PublicUser => ({
+  email_verified: u.email_verified ?? false,
   id: u.id,
   email: u.email,
   full_name: u.full_name,
@@ -97,7 +109,7 @@ export function createIdentityService(opts: IdentityOptions) {
     return result;
   };
 
-  async function register(input: { email: string; password: string; full_name?: string | null }): Promise<UserDoc> {
+  async function register(input: { email: string; password: string; full_name?: string | null; language?: 'tr' | 'en' }): Promise<UserDoc> {
     const email = input.email.trim();
     if (!MailChecker.isValid(email)) {
       throw new ValidationError('Disposable or invalid email addresses are not accepted. Please use a permanent address.');
@@ -112,8 +124,9 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, emailStream(email), emailDecider, { type: 'claim_email', data: { user_id: userId, abandoned_owner: abandoned } });
     await run(eventStore, userStream(userId), userDecider, {
       type: 'register_user',
-      data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: adminEmails.has(normaliseEmail(email)), now: clock() },
+      data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: adminEmails.has(normaliseEmail(email)), now: clock(), language: input.language ?? 'tr' },
     });
+    await requestEmailVerification(userId, input.language ?? 'tr');
     const user = await users.byId(userId);
     if (!user) throw new Error('registered user missing from the read model');
     log.info({ user_id: userId }, 'user registered');
@@ -182,13 +195,83 @@ export function createIdentityService(opts: IdentityOptions) {
     }
   }
 
-  const toPrincipal = (u: UserDoc): Omit<Principal, 'via'> => ({ userId: u.id, email: u.email, fullName: u.full_name, isAdmin: u.is_admin });
+  const settingsDocs = documents.collection<SettingsDoc>(SETTINGS);
+  async function settings(): Promise<IdentitySettings> {
+    const doc = await settingsDocs.get('identity');
+    return { require_email_verification: doc?.require_email_verification ?? false };
+  }
+  async function changeSettings(changes: Partial<IdentitySettings>, by: string): Promise<IdentitySettings> {
+    const next = { ...(await settings()), ...changes };
+    await settingsDocs.put('identity', { id: 'identity', ...next });
+    log.info({ by, settings: next }, 'identity settings changed');
+    return next;
+  }
+
+  const newToken = (userId: string) => {
+    // The user id leads, so a link names its account; the rest is 256 random bits, kept only hashed.
+    const token = `${userId}.${randomBytes(32).toString('base64url')}`;
+    return { token, token_hash: sha256(token) };
+  };
+  const userOfToken = (token: string): string | null => {
+    const id = token.split('.')[0] ?? '';
+    return /^[0-9a-f-]{36}$/.test(id) ? id : null;
+  };
+
+  /**
+   * Mails a reset link when the address has an account. The caller answers the same at once either
+   * way (202, before any lookup), so neither the answer nor its timing tells whether an account exists.
+   * At most 3 links per account per hour are sent; more requests are dropped quietly.
+   */
+  async function requestPasswordReset(emailInput: string, language: 'tr' | 'en'): Promise<void> {
+    const user = await users.byEmail(emailInput);
+    if (!user) {
+      log.info({ reason: 'unknown_email' }, 'password reset not sent');
+      return;
+    }
+    const hourAgo = clock().getTime() - 3600_000;
+    const recent = (await eventStore.readStream(userStream(user.id))).filter((e) => e.type === 'password_reset_requested' && e.createdAt.getTime() > hourAgo);
+    if (recent.length >= 3) {
+      log.info({ user_id: user.id, reason: 'too_many' }, 'password reset not sent');
+      return;
+    }
+    await run(eventStore, userStream(user.id), userDecider, { type: 'request_password_reset', data: { ...newToken(user.id), language, now: clock() } });
+    log.info({ user_id: user.id }, 'password reset link requested');
+  }
+
+  /** Sets a new password with a reset link: the link, every earlier one and every session end. */
+  async function completePasswordReset(token: string, password: string): Promise<void> {
+    const userId = userOfToken(token);
+    if (!userId) throw new InvalidTokenError();
+    const passwordHash = await hashPassword(password, scryptParams);
+    await run(eventStore, userStream(userId), userDecider, { type: 'complete_password_reset', data: { token_hash: sha256(token), password_hash: passwordHash, now: clock() } });
+    log.info({ user_id: userId }, 'password reset');
+  }
+
+  async function requestEmailVerification(userId: string, language: 'tr' | 'en'): Promise<void> {
+    await run(eventStore, userStream(userId), userDecider, { type: 'request_email_verification', data: { ...newToken(userId), language, now: clock() } });
+  }
+
+  async function verifyEmail(token: string): Promise<void> {
+    const userId = userOfToken(token);
+    if (!userId) throw new InvalidTokenError();
+    await run(eventStore, userStream(userId), userDecider, { type: 'verify_email', data: { token_hash: sha256(token), now: clock() } });
+  }
+
+  const toPrincipal = async (u: UserDoc): Promise<Omit<Principal, 'via'>> => ({
+    userId: u.id,
+    email: u.email,
+    fullName: u.full_name,
+    isAdmin: u.is_admin,
+    sessionVersion: u.session_version ?? 0,
+    emailVerified: u.email_verified ?? false,
+    verificationRequired: !(u.email_verified ?? false) && (await settings()).require_email_verification,
+  });
 
   const auth: AuthResolvers = {
     isApiKey: (token) => token.startsWith(API_KEY_PREFIX),
     userById: async (id) => {
       const u = await users.byId(id);
-      return u ? toPrincipal(u) : null;
+      return u ? await toPrincipal(u) : null;
     },
     userByApiKey: async (token) => {
       const key = await keys.byHash(sha256(token));
@@ -198,7 +281,7 @@ export function createIdentityService(opts: IdentityOptions) {
       const now = clock();
       // Kept up to date, without a write on every request of a busy script.
       if (!key.last_used_at || now.getTime() - Date.parse(key.last_used_at) > 10_000) await keys.touch(key, now);
-      return toPrincipal(u);
+      return await toPrincipal(u);
     },
   };
 
@@ -207,7 +290,7 @@ export function createIdentityService(opts: IdentityOptions) {
     listUsers: async () => (await users.all()).map((u) => ({ id: u.id, email: u.email, full_name: u.full_name })),
   };
 
-  const commands = { register, login, createApiKey, deleteApiKey, deleteUser, promote };
+  const commands = { register, login, createApiKey, deleteApiKey, deleteUser, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
 
   const module: ServiceModule = {
     name: 'identity',

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@baret/platform';
+import { DomainError, ForbiddenError } from '@baret/platform';
 
 /**
  * 403: the user's quota is used up. The message is the spec's; the HTTP layer answers it in the
@@ -7,5 +7,14 @@ import { ForbiddenError } from '@baret/platform';
 export class QuotaExceededError extends ForbiddenError {
   constructor(readonly limit: string) {
     super('You have reached your usage limit. Please contact an admin.', { limit });
+  }
+}
+
+/** 403: an admin requires a confirmed e-mail address before analyses, and this user has not confirmed theirs. */
+export class EmailNotVerifiedError extends DomainError {
+  readonly status = 403;
+  readonly code = 'email_not_verified';
+  constructor() {
+    super('Please confirm your e-mail address first: open the link we sent you.');
   }
 }

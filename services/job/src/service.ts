@@ -32,7 +32,7 @@ import {
 import type { Logger } from 'pino';
 import { jobRoutes } from './api.js';
 import { tusPlugin } from './tus.js';
-import { QuotaExceededError } from './errors.js';
+import { EmailNotVerifiedError, QuotaExceededError } from './errors.js';
 import { jobDecider, type JobCommand } from './job/businessLogic.js';
 import { isFinished, jobStream, type JobEvent } from './job/job.js';
 import { parsePayload } from './params.js';
@@ -124,6 +124,7 @@ export function createJobService(opts: JobOptions) {
    * quota reservation, idempotent by job id, is spent once.
    */
   async function submit(principal: Principal, upload: ReceivedUpload, jobId: string = randomUUID()) {
+    if (principal.verificationRequired) throw new EmailNotVerifiedError();
     const params = parsePayload(upload.fields.payload);
     if (params.job_type !== 'auto' && !(await opts.tasks.isTask(params.job_type))) {
       throw new ValidationError(`Unknown job type "${params.job_type}". Use "auto" or a task from GET /tasks.`);

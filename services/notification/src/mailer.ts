@@ -4,10 +4,15 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  html?: string;
   replyTo?: string;
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
+  /** A stable Message-ID, so a receiver can tell a copy sent again from a new mail. */
+  messageId?: string;
 }
 
-/** Sends mail to the team; `null` when no SMTP server is configured (the store and the log still have it). */
+/** Sends mail by SMTP; `null` when no SMTP server is configured (the outbox and the log still have it). */
 export interface Mailer {
   send(mail: OutgoingMail): Promise<void>;
   close(): void;

@@ -12,6 +12,9 @@ await runService(
       teamEmail: config.BARET_TEAM_EMAIL,
       smtpUrl: config.SMTP_URL,
       smtpFrom: config.SMTP_FROM,
+      publicUrl: config.PUBLIC_URL,
+      allowPrivateHosts: config.NOTIFY_ALLOW_PRIVATE_HOSTS,
+      webhookRetryBaseMs: config.NOTIFY_WEBHOOK_RETRY_BASE_MS,
       log,
     });
     return { modules: [notification.module], close: () => notification.close() };

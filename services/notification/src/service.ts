@@ -16,6 +16,10 @@ import {
 import type { Logger } from 'pino';
 import { INBOX, inboxRoutes, projectInbox, type InboxDoc } from './inbox.js';
 import { createMailer, type Mailer, type OutgoingMail } from './mailer.js';
+import { composeMail } from './email.js';
+import { createEngine, type OutboxDoc } from './engine.js';
+import { notificationRoutes } from './routes.js';
+import { C, collections, loadKeys, type ServiceKeys } from './store.js';
 
 export interface NotificationOptions {
   eventStore: EventStore;
@@ -28,19 +32,16 @@ export interface NotificationOptions {
   clock?: () => Date;
   /** Contact messages per address per 10 minutes. */
   contactRateLimit?: number;
+  /** Where the web app is (PUBLIC_URL), for links in mails, pushes and webhook bodies. */
+  publicUrl?: string;
+  /** NOTIFY_ALLOW_PRIVATE_HOSTS: webhook and push targets may be private addresses (on-prem). */
+  allowPrivateHosts?: boolean;
+  /** First webhook retry delay (NOTIFY_WEBHOOK_RETRY_BASE_MS); default 30 s. */
+  webhookRetryBaseMs?: number;
 }
 
-/** A delivered (or logged) notification: the store of record, one per source event. */
-export interface NotificationDoc extends Record<string, unknown> {
-  id: string;
-  kind: 'contact' | 'upgrade_request';
-  to: string;
-  subject: string;
-  text: string;
-  reply_to: string | null;
-  channel: 'smtp' | 'log';
-  created_at: string;
-}
+/** A delivered (or logged) mail: the store of record, one per source event and person. */
+export type NotificationDoc = OutboxDoc;
 
 export const NOTIFICATIONS = 'notification_outbox';
 export const CONTACT_MESSAGE_MIN = 10;
@@ -48,13 +49,76 @@ export const MESSAGE_MAX = 2000;
 
 const blankToNull = (s: string | null | undefined): string | null => s?.trim() || null;
 
-/** The notification service: contact messages and upgrade requests delivered to the team. */
+const ACCOUNT_MAILS = {
+  password_reset: {
+    tr: { title: 'Şifre sıfırlama', body: 'Şifrenizi sıfırlamak için aşağıdaki bağlantıyı kullanın. Bağlantı 1 saat geçerlidir ve yalnızca bir kez kullanılabilir. Bu isteği siz yapmadıysanız bu e-postayı yok sayın.', label: 'Yeni şifre belirle' },
+    en: { title: 'Reset your password', body: 'Use the link below to set a new password. It is valid for 1 hour and works once. If you did not ask for this, ignore this e-mail.', label: 'Set a new password' },
+  },
+  email_verification: {
+    tr: { title: 'E-posta adresinizi doğrulayın', body: "Baret hesabınızın bu adrese ait olduğunu doğrulamak için aşağıdaki bağlantıya tıklayın.", label: 'Adresimi doğrula' },
+    en: { title: 'Confirm your e-mail address', body: 'Click the link below to confirm that this address belongs to your Baret account.', label: 'Confirm my address' },
+  },
+} as const;
+
+/** The notification service: the team's mail, and job, quota and account notifications to users (issue 29). */
 export function createNotificationService(opts: NotificationOptions) {
   const { eventStore, documents, bus, log } = opts;
   const clock = opts.clock ?? (() => new Date());
   const mailer: Mailer | null = createMailer(opts.smtpUrl, opts.smtpFrom);
   const outbox = documents.collection<NotificationDoc>(NOTIFICATIONS);
   const inbox = documents.collection<InboxDoc>(INBOX);
+  const cols = collections(documents);
+  let keysLoaded: Promise<ServiceKeys> | null = null;
+  const keys = () => (keysLoaded ??= loadKeys(cols.keys).catch((e: unknown) => {
+    keysLoaded = null;
+    throw e;
+  }));
+  const publicUrl = opts.publicUrl ?? 'http://localhost:8080';
+  const fromAddress = /<([^>]+)>/.exec(opts.smtpFrom)?.[1] ?? opts.smtpFrom;
+  const engine = createEngine({
+    cols,
+    outbox,
+    mailer,
+    keys,
+    publicUrl,
+    allowPrivateHosts: opts.allowPrivateHosts ?? false,
+    vapidSubject: publicUrl.startsWith('https://') ? publicUrl : `mailto:${fromAddress.includes('@') ? fromAddress : 'no-reply@baret.app'}`,
+    log,
+    clock,
+    retryBaseMs: opts.webhookRetryBaseMs,
+  });
+
+  /** Who users are and the account mails identity asks for (user-events). */
+  async function onUserEvent(event: ReturnType<typeof decodeEnvelope>): Promise<void> {
+    const d = event.data as Record<string, string | undefined>;
+    const userId = d.user_id ?? '';
+    switch (event.type) {
+      case 'user_registered': {
+        if (await cols.recipients.get(userId)) return;
+        await cols.recipients.put(userId, { id: userId, email: d.email ?? '', full_name: d.full_name ?? null, language: d.language === 'en' ? 'en' : 'tr', deleted: false });
+        return;
+      }
+      case 'user_deleted': {
+        const r = await cols.recipients.get(userId);
+        if (r) await cols.recipients.put(userId, { ...r, deleted: true });
+        await cols.webhooks.deleteMany({ user_id: userId });
+        await cols.pushSubscriptions.deleteMany({ user_id: userId });
+        return;
+      }
+      case 'password_reset_requested':
+      case 'email_verification_requested': {
+        const kind = event.type === 'password_reset_requested' ? 'password_reset' : 'email_verification';
+        const lang = d.language === 'en' ? 'en' : 'tr';
+        const words = ACCOUNT_MAILS[kind][lang];
+        const page = kind === 'password_reset' ? 'reset-password' : 'verify-email';
+        const recipient = await cols.recipients.get(userId);
+        const composed = composeMail(lang, { name: recipient?.full_name ?? null, title: words.title, body: words.body, link: engine.link(`/${page}?token=${encodeURIComponent(d.token ?? '')}`), linkLabel: words.label });
+        await engine.mail(`${event.id}:email`, kind, userId, { to: d.email ?? '', ...composed });
+        return;
+      }
+      default:
+    }
+  }
 
   async function submitContact(input: { name?: string | null; email: string; subject?: string | null; message: string }, userId: string | null) {
     const email = input.email.trim();
@@ -94,6 +158,7 @@ export function createNotificationService(opts: NotificationOptions) {
   }
 
   const routes = async (instance: FastifyInstance) => {
+    await instance.register(notificationRoutes({ cols, outbox, keys, allowPrivateHosts: opts.allowPrivateHosts ?? false, clock }));
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
       '/contact',
@@ -121,9 +186,33 @@ export function createNotificationService(opts: NotificationOptions) {
 
   const module: ServiceModule = {
     name: 'notification',
-    tags: [{ name: 'contact', description: 'Messages to the team' }],
+    tags: [
+      { name: 'contact', description: 'Messages to the team' },
+      { name: 'notifications', description: 'In-app notifications, preferences, Web Push' },
+      { name: 'webhooks', description: 'Signed callbacks for API users' },
+    ],
     routes,
+    indexes: {
+      [C.inApp]: [{ user_id: 1, created_at: -1 }, { user_id: 1, read_at: 1 }],
+      [C.deliveries]: [{ status: 1, next_attempt_at: 1 }, { webhook_id: 1, created_at: -1 }],
+      [C.webhooks]: [{ user_id: 1, created_at: 1 }],
+      [C.pushSubscriptions]: [{ user_id: 1 }],
+    },
     tasks: [
+      {
+        // Job and quota events → the owner's notifications; at least once from the bus, once to the person.
+        name: 'notification:events',
+        run: (signal) =>
+          runConsumer(bus, 'notification-events', ['job-events', 'quota-events'], async (message) => engine.handleEvent(decodeEnvelope(message.value)), signal, {
+            maxAttempts: 10,
+            retryDelayMs: 500,
+          }),
+      },
+      {
+        name: 'notification:users',
+        run: (signal) => runConsumer(bus, 'notification-users', ['user-events'], async (message) => onUserEvent(decodeEnvelope(message.value)), signal, { maxAttempts: 10, retryDelayMs: 500 }),
+      },
+      { name: 'notification:webhooks', run: (signal) => engine.runDispatcher(signal) },
       {
         name: 'notification:team',
         run: (signal) =>
@@ -151,7 +240,7 @@ export function createNotificationService(opts: NotificationOptions) {
     ],
   };
 
-  return { module, submitContact, outbox, inbox, close: () => mailer?.close() };
+  return { module, submitContact, outbox, inbox, cols, engine, keys, close: () => mailer?.close() };
 }
 
 export type NotificationService = ReturnType<typeof createNotificationService>;

@@ -6,6 +6,10 @@ import { initialQuotaState, usageAt, evolveQuota, type QuotaEvent } from '../src
 
 const at = (iso: string) => new Date(iso);
 const reserved = (job: string, iso: string): QuotaEvent => ({ type: 'quota_reserved', data: { user_id: 'u1', job_id: job, at: iso } });
+const reached = (job: string, iso: string, window: 'daily' | 'monthly' | 'lifetime', level: 'low' | 'exhausted', used: number, limit: number): QuotaEvent => ({
+  type: 'quota_threshold_reached',
+  data: { user_id: 'u1', job_id: job, window, level, used, limit, at: iso },
+});
 const reserve = (job: string, iso: string) => ({ type: 'reserve_unit', data: { user_id: 'u1', job_id: job, now: at(iso) } }) as const;
 
 describe('Quota decider', () => {
@@ -17,6 +21,19 @@ describe('Quota decider', () => {
       .given([reserved('j1', '2026-01-01T00:00:00Z'), reserved('j2', '2026-01-02T00:00:00Z')])
       .when(reserve('j3', '2027-06-01T00:00:00Z'))
       .thenThrows(QuotaExceededError, /Kullanım limitiniz doldu/);
+  });
+
+  it('tells when a reservation brings a window to 80 % of its limit, then to the limit, once each', () => {
+    const pro: QuotaEvent = {
+      type: 'quota_limits_changed',
+      data: { user_id: 'u1', changes: { plan_name: 'pro', daily_limit: 10, monthly_limit: 100, lifetime_limit: null }, by: 'admin', at: '2026-01-01T00:00:00Z' },
+    };
+    const seven = [pro, ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((j, i) => reserved(j, `2026-01-05T0${i}:00:00Z`))];
+    spec.given(seven).when(reserve('h', '2026-01-05T09:00:00Z')).then([reserved('h', '2026-01-05T09:00:00.000Z'), reached('h', '2026-01-05T09:00:00.000Z', 'daily', 'low', 8, 10)]);
+    const eight = [...seven, reserved('h', '2026-01-05T09:00:00Z')];
+    spec.given(eight).when(reserve('i', '2026-01-05T10:00:00Z')).then([reserved('i', '2026-01-05T10:00:00.000Z')]);
+    const nine = [...eight, reserved('i', '2026-01-05T10:00:00Z')];
+    spec.given(nine).when(reserve('j', '2026-01-05T11:00:00Z')).then([reserved('j', '2026-01-05T11:00:00.000Z'), reached('j', '2026-01-05T11:00:00.000Z', 'daily', 'exhausted', 10, 10)]);
   });
 
   it('reserves once per job id', () => spec.given([reserved('j1', '2026-01-01T00:00:00Z')]).when(reserve('j1', '2026-01-01T01:00:00Z')).then([]));
@@ -34,6 +51,7 @@ describe('Quota decider', () => {
     spec.given([reserved('j1', '2026-01-01T00:00:00Z'), released]).when(reserve('j1', '2026-01-01T00:20:00Z')).thenThrows(IllegalStateError);
     spec.given([reserved('j1', '2026-01-01T00:00:00Z'), released, reserved('j2', '2026-01-01T00:30:00Z')]).when(reserve('j3', '2026-01-01T00:40:00Z')).then([
       reserved('j3', '2026-01-01T00:40:00.000Z'),
+      reached('j3', '2026-01-01T00:40:00.000Z', 'lifetime', 'exhausted', 2, 2),
     ]);
   });
 
@@ -44,7 +62,7 @@ describe('Quota decider', () => {
     };
     const day1 = [limits, reserved('a', '2026-01-30T08:00:00Z'), reserved('b', '2026-01-30T23:59:59Z')];
     spec.given(day1).when(reserve('c', '2026-01-30T23:59:59.999Z')).thenThrows(QuotaExceededError);
-    spec.given(day1).when(reserve('c', '2026-01-31T00:00:00Z')).then([reserved('c', '2026-01-31T00:00:00.000Z')]);
+    spec.given(day1).when(reserve('c', '2026-01-31T00:00:00Z')).then([reserved('c', '2026-01-31T00:00:00.000Z'), reached('c', '2026-01-31T00:00:00.000Z', 'monthly', 'exhausted', 3, 3)]);
     const month = [...day1, reserved('c', '2026-01-31T00:00:00Z')];
     spec.given(month).when(reserve('d', '2026-01-31T12:00:00Z')).thenThrows(QuotaExceededError);
     spec.given(month).when(reserve('d', '2026-02-01T00:00:00Z')).then([reserved('d', '2026-02-01T00:00:00.000Z')]);

@@ -88,6 +88,9 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     teamEmail: config.BARET_TEAM_EMAIL,
     smtpUrl: config.SMTP_URL,
     smtpFrom: config.SMTP_FROM,
+    publicUrl: config.PUBLIC_URL,
+    allowPrivateHosts: config.NOTIFY_ALLOW_PRIVATE_HOSTS,
+    webhookRetryBaseMs: config.NOTIFY_WEBHOOK_RETRY_BASE_MS,
     log: log.child({ service: 'notification' }),
     clock,
   });

@@ -8,6 +8,8 @@ import { DashboardLayout } from '@/components/layouts/dashboard-layout';
 import { PublicLayout } from '@/components/layouts/public-layout';
 import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
+import { NotificationBell } from '@/features/notifications/components/notification-bell';
+import { VerifyBanner } from '@/features/notifications/components/verify-banner';
 
 /**
  * Every page is its own chunk (React.lazy), so the first visit downloads only the page it opens;
@@ -20,6 +22,9 @@ const PricingRoute = lazy(() => import('@/app/routes/pricing').then((m) => ({ de
 const ContactRoute = lazy(() => import('@/app/routes/contact').then((m) => ({ default: m.ContactRoute })));
 const LoginRoute = lazy(() => import('@/app/routes/auth/login').then((m) => ({ default: m.LoginRoute })));
 const RegisterRoute = lazy(() => import('@/app/routes/auth/register').then((m) => ({ default: m.RegisterRoute })));
+const ForgotPasswordRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ForgotPasswordRoute })));
+const ResetPasswordRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ResetPasswordRoute })));
+const VerifyEmailRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.VerifyEmailRoute })));
 const AnalyzeRoute = lazy(() => import('@/app/routes/app/analyze').then((m) => ({ default: m.AnalyzeRoute })));
 const JobRoute = lazy(() => import('@/app/routes/app/job').then((m) => ({ default: m.JobRoute })));
 const HistoryRoute = lazy(() => import('@/app/routes/app/history').then((m) => ({ default: m.HistoryRoute })));
@@ -62,15 +67,21 @@ export const routes: RouteObject[] = [
           page(paths.contact.path, ContactRoute, 'nav.contact'),
           {
             element: <GuestOnly />,
-            children: [page(paths.auth.login.path, LoginRoute, 'nav.login'), page(paths.auth.register.path, RegisterRoute, 'nav.register')],
+            children: [
+              page(paths.auth.login.path, LoginRoute, 'nav.login'),
+              page(paths.auth.register.path, RegisterRoute, 'nav.register'),
+              page(paths.auth.forgotPassword.path, ForgotPasswordRoute, 'recovery.forgotTitle'),
+            ],
           },
+          page(paths.auth.resetPassword.path, ResetPasswordRoute, 'recovery.resetTitle'),
+          page(paths.auth.verifyEmail.path, VerifyEmailRoute, 'verify.title'),
         ],
       },
       {
         element: <RequireAuth />,
         children: [
           {
-            element: <DashboardLayout />,
+            element: <DashboardLayout tools={<NotificationBell />} banner={<VerifyBanner />} />,
             children: [
               page(paths.app.dashboard.path, AnalyzeRoute, 'analyze.title'),
               page(paths.app.job.path, JobRoute, 'job.title'),

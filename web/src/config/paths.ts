@@ -20,6 +20,9 @@ export const paths = {
   auth: {
     login: { path: '/login', getHref: (redirectTo?: string | null) => withRedirect('/login', redirectTo) },
     register: { path: '/register', getHref: (redirectTo?: string | null) => withRedirect('/register', redirectTo) },
+    forgotPassword: { path: '/forgot-password', getHref: () => '/forgot-password' },
+    resetPassword: { path: '/reset-password', getHref: (token: string) => `/reset-password?token=${encodeURIComponent(token)}` },
+    verifyEmail: { path: '/verify-email', getHref: (token: string) => `/verify-email?token=${encodeURIComponent(token)}` },
   },
   app: {
     dashboard: { path: '/dashboard', getHref: () => '/dashboard' },

@@ -138,6 +138,7 @@ export const api = {
   get: <T>(path: string, options?: RequestOptions) => json<T>('GET', path, options),
   post: <T>(path: string, body?: unknown, options?: RequestOptions) => json<T>('POST', path, { ...options, body }),
   patch: <T>(path: string, body?: unknown, options?: RequestOptions) => json<T>('PATCH', path, { ...options, body }),
+  put: <T>(path: string, body?: unknown, options?: RequestOptions) => json<T>('PUT', path, { ...options, body }),
   delete: <T = void>(path: string, options?: RequestOptions) => json<T>('DELETE', path, options),
   /** Fetches a binary resource (e.g. an evidence image) with the bearer token. */
   blob: async (path: string, options?: RequestOptions): Promise<Blob> => (await send('GET', path, options)).blob(),

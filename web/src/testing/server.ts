@@ -1,6 +1,12 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 
+const defaultPreferences = () => ({
+  report_ready: { email: true, push: true, in_app: true },
+  analysis_failed: { email: true, push: true, in_app: true },
+  quota: { email: false, push: true, in_app: true },
+});
+
 /** Default answers: no demo video, an empty task list. Tests add what they need with server.use. */
 export const server = setupServer(
   http.head('*/media/demo.mov', () => new HttpResponse(null, { status: 404 })),
@@ -8,6 +14,13 @@ export const server = setupServer(
   http.get('*/jobs', () => HttpResponse.json([])),
   http.get('*/usage/upgrade-request', () => HttpResponse.json({ pending: false, requested_at: null })),
   http.get('*/admin/inbox', () => HttpResponse.json([])),
+  http.get('*/admin/settings', () => HttpResponse.json({ require_email_verification: false })),
+  http.get('*/notifications', () => HttpResponse.json({ unread: 0, items: [] })),
+  http.get('*/notifications/preferences', () => HttpResponse.json({ language: 'tr', preferences: defaultPreferences() })),
+  http.put('*/notifications/preferences', async ({ request }) => {
+    const body = (await request.json()) as { language?: string };
+    return HttpResponse.json({ language: body.language ?? 'tr', preferences: defaultPreferences() });
+  }),
 );
 
 export { HttpResponse, http };

@@ -18,6 +18,8 @@ export interface User {
   is_admin: boolean;
   last_login_at: string | null;
   created_at: string;
+  /** Whether the address was confirmed with the link mailed at registration (issue 29). */
+  email_verified?: boolean;
   quota?: Quota;
 }
 

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/identity.proto.
  */
 export const file_baret_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("ChdiYXJldC92MS9pZGVudGl0eS5wcm90bxIIYmFyZXQudjEiaAoOVXNlclJlZ2lzdGVyZWQSDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIWCglmdWxsX25hbWUYAyABKAlIAIgBARIQCghpc19hZG1pbhgEIAEoCEIMCgpfZnVsbF9uYW1lIh8KDFVzZXJQcm9tb3RlZBIPCgd1c2VyX2lkGAEgASgJIjIKC1VzZXJEZWxldGVkEg8KB3VzZXJfaWQYASABKAkSEgoKZGVsZXRlZF9ieRgCIAEoCWIGcHJvdG8z");
+  fileDesc("ChdiYXJldC92MS9pZGVudGl0eS5wcm90bxIIYmFyZXQudjEijAEKDlVzZXJSZWdpc3RlcmVkEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSFgoJZnVsbF9uYW1lGAMgASgJSACIAQESEAoIaXNfYWRtaW4YBCABKAgSFQoIbGFuZ3VhZ2UYBSABKAlIAYgBAUIMCgpfZnVsbF9uYW1lQgsKCV9sYW5ndWFnZSIfCgxVc2VyUHJvbW90ZWQSDwoHdXNlcl9pZBgBIAEoCSIyCgtVc2VyRGVsZXRlZBIPCgd1c2VyX2lkGAEgASgJEhIKCmRlbGV0ZWRfYnkYAiABKAkibQoWUGFzc3dvcmRSZXNldFJlcXVlc3RlZBIPCgd1c2VyX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEg0KBXRva2VuGAMgASgJEhIKCmV4cGlyZXNfYXQYBCABKAkSEAoIbGFuZ3VhZ2UYBSABKAkiXQoaRW1haWxWZXJpZmljYXRpb25SZXF1ZXN0ZWQSDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgV0b2tlbhgDIAEoCRIQCghsYW5ndWFnZRgEIAEoCWIGcHJvdG8z");
 
 /**
  * @generated from message baret.v1.UserRegistered
@@ -35,6 +35,13 @@ export type UserRegistered = Message<"baret.v1.UserRegistered"> & {
    * @generated from field: bool is_admin = 4;
    */
   isAdmin: boolean;
+
+  /**
+   * "tr" or "en": the language the user registered in (their mails' language until they choose).
+   *
+   * @generated from field: optional string language = 5;
+   */
+  language?: string | undefined;
 };
 
 /**
@@ -84,4 +91,78 @@ export type UserDeleted = Message<"baret.v1.UserDeleted"> & {
  */
 export const UserDeletedSchema: GenMessage<UserDeleted> = /*@__PURE__*/
   messageDesc(file_baret_v1_identity, 2);
+
+/**
+ * A user asked for a password reset link (the notification service mails it). The token is
+ * single-use and valid until `expires_at`; identity keeps only its hash to check it.
+ *
+ * @generated from message baret.v1.PasswordResetRequested
+ */
+export type PasswordResetRequested = Message<"baret.v1.PasswordResetRequested"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string token = 3;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string expires_at = 4;
+   */
+  expiresAt: string;
+
+  /**
+   * @generated from field: string language = 5;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message baret.v1.PasswordResetRequested.
+ * Use `create(PasswordResetRequestedSchema)` to create a new message.
+ */
+export const PasswordResetRequestedSchema: GenMessage<PasswordResetRequested> = /*@__PURE__*/
+  messageDesc(file_baret_v1_identity, 3);
+
+/**
+ * A registered address is to be confirmed by its owner (the notification service mails the link).
+ *
+ * @generated from message baret.v1.EmailVerificationRequested
+ */
+export type EmailVerificationRequested = Message<"baret.v1.EmailVerificationRequested"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string token = 3;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string language = 4;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message baret.v1.EmailVerificationRequested.
+ * Use `create(EmailVerificationRequestedSchema)` to create a new message.
+ */
+export const EmailVerificationRequestedSchema: GenMessage<EmailVerificationRequested> = /*@__PURE__*/
+  messageDesc(file_baret_v1_identity, 4);
 

@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/job.proto.
  */
 export const file_baret_v1_job: GenFile = /*@__PURE__*/
-  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIpUBCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMiOgoSSm9iQ2FuY2VsUmVxdWVzdGVkEg4KBmpvYl9pZBgBIAEoCRIUCgxyZXF1ZXN0ZWRfYnkYAiABKAkiMAoKSm9iRGVsZXRlZBIOCgZqb2JfaWQYASABKAkSEgoKZGVsZXRlZF9ieRgCIAEoCSJwCgtKb2JQcm9ncmVzcxIOCgZqb2JfaWQYASABKAkSEAoIZXZlbnRfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIlCgRkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIKCgJhdBgFIAEoCWIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIpUBCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMiOgoSSm9iQ2FuY2VsUmVxdWVzdGVkEg4KBmpvYl9pZBgBIAEoCRIUCgxyZXF1ZXN0ZWRfYnkYAiABKAkiMAoKSm9iRGVsZXRlZBIOCgZqb2JfaWQYASABKAkSEgoKZGVsZXRlZF9ieRgCIAEoCSJwCgtKb2JQcm9ncmVzcxIOCgZqb2JfaWQYASABKAkSEAoIZXZlbnRfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIlCgRkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIKCgJhdBgFIAEoCSJgCgxKb2JDb21wbGV0ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgFIlMKCUpvYkZhaWxlZBIOCgZqb2JfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIWCg5pbnB1dF9maWxlbmFtZRgDIAEoCRINCgVlcnJvchgEIAEoCWIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * What the user asked for when starting an analysis.
@@ -193,4 +193,74 @@ export type JobProgress = Message<"baret.v1.JobProgress"> & {
  */
 export const JobProgressSchema: GenMessage<JobProgress> = /*@__PURE__*/
   messageDesc(file_baret_v1_job, 4);
+
+/**
+ * A job's analysis finished and its report is ready (the owner is notified, issue 29).
+ *
+ * @generated from message baret.v1.JobCompleted
+ */
+export type JobCompleted = Message<"baret.v1.JobCompleted"> & {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string input_filename = 3;
+   */
+  inputFilename: string;
+
+  /**
+   * Workers seen without a required item.
+   *
+   * @generated from field: int32 violation_count = 4;
+   */
+  violationCount: number;
+};
+
+/**
+ * Describes the message baret.v1.JobCompleted.
+ * Use `create(JobCompletedSchema)` to create a new message.
+ */
+export const JobCompletedSchema: GenMessage<JobCompleted> = /*@__PURE__*/
+  messageDesc(file_baret_v1_job, 5);
+
+/**
+ * A job's analysis failed.
+ *
+ * @generated from message baret.v1.JobFailed
+ */
+export type JobFailed = Message<"baret.v1.JobFailed"> & {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string input_filename = 3;
+   */
+  inputFilename: string;
+
+  /**
+   * @generated from field: string error = 4;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message baret.v1.JobFailed.
+ * Use `create(JobFailedSchema)` to create a new message.
+ */
+export const JobFailedSchema: GenMessage<JobFailed> = /*@__PURE__*/
+  messageDesc(file_baret_v1_job, 6);
 

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/quota.proto.
  */
 export const file_baret_v1_quota: GenFile = /*@__PURE__*/
-  fileDesc("ChRiYXJldC92MS9xdW90YS5wcm90bxIIYmFyZXQudjEiMAoNUXVvdGFSZXNlcnZlZBIPCgd1c2VyX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoCSJACg1RdW90YVJlbGVhc2VkEg8KB3VzZXJfaWQYASABKAkSDgoGam9iX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCWIGcHJvdG8z");
+  fileDesc("ChRiYXJldC92MS9xdW90YS5wcm90bxIIYmFyZXQudjEiMAoNUXVvdGFSZXNlcnZlZBIPCgd1c2VyX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoCSJACg1RdW90YVJlbGVhc2VkEg8KB3VzZXJfaWQYASABKAkSDgoGam9iX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJ0ChVRdW90YVRocmVzaG9sZFJlYWNoZWQSDwoHdXNlcl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAkSDgoGd2luZG93GAMgASgJEg0KBWxldmVsGAQgASgJEgwKBHVzZWQYBSABKAUSDQoFbGltaXQYBiABKAViBnByb3RvMw");
 
 /**
  * @generated from message baret.v1.QuotaReserved
@@ -60,4 +60,52 @@ export type QuotaReleased = Message<"baret.v1.QuotaReleased"> & {
  */
 export const QuotaReleasedSchema: GenMessage<QuotaReleased> = /*@__PURE__*/
   messageDesc(file_baret_v1_quota, 1);
+
+/**
+ * A reservation brought a usage window to 80 % of its limit ("low") or to the limit ("exhausted").
+ *
+ * @generated from message baret.v1.QuotaThresholdReached
+ */
+export type QuotaThresholdReached = Message<"baret.v1.QuotaThresholdReached"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string job_id = 2;
+   */
+  jobId: string;
+
+  /**
+   * "daily", "monthly" or "lifetime"
+   *
+   * @generated from field: string window = 3;
+   */
+  window: string;
+
+  /**
+   * "low" or "exhausted"
+   *
+   * @generated from field: string level = 4;
+   */
+  level: string;
+
+  /**
+   * @generated from field: int32 used = 5;
+   */
+  used: number;
+
+  /**
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message baret.v1.QuotaThresholdReached.
+ * Use `create(QuotaThresholdReachedSchema)` to create a new message.
+ */
+export const QuotaThresholdReachedSchema: GenMessage<QuotaThresholdReached> = /*@__PURE__*/
+  messageDesc(file_baret_v1_quota, 2);
 

@@ -14,6 +14,12 @@ export interface UserDoc extends Record<string, unknown> {
   password_hash: string;
   created_at: string;
   last_login_at: string | null;
+  /** Absent in documents projected before issue 29 (read as false / 0 / null). */
+  email_verified?: boolean;
+  session_version?: number;
+  reset_token_hash?: string | null;
+  reset_expires_at?: string | null;
+  verify_token_hash?: string | null;
 }
 
 export const USERS = 'identity_users';
@@ -27,7 +33,21 @@ export const usersProjection: Projection = {
     const doc = await users.get(userId);
     if (!isNewer(doc, event.revision)) return;
     const state: UserState = doc
-      ? { status: doc.deleted ? 'deleted' : 'active', id: doc.id, email: doc.email, full_name: doc.full_name, is_admin: doc.is_admin, password_hash: doc.password_hash, created_at: doc.created_at, last_login_at: doc.last_login_at }
+      ? {
+          status: doc.deleted ? 'deleted' : 'active',
+          id: doc.id,
+          email: doc.email,
+          full_name: doc.full_name,
+          is_admin: doc.is_admin,
+          password_hash: doc.password_hash,
+          created_at: doc.created_at,
+          last_login_at: doc.last_login_at,
+          email_verified: doc.email_verified ?? false,
+          session_version: doc.session_version ?? 0,
+          reset_token_hash: doc.reset_token_hash ?? null,
+          reset_expires_at: doc.reset_expires_at ?? null,
+          verify_token_hash: doc.verify_token_hash ?? null,
+        }
       : { status: 'none' };
     const next = evolveUser(state, { type: event.type, data: event.data } as UserEvent);
     if (next.status === 'none') return;
@@ -42,6 +62,11 @@ export const usersProjection: Projection = {
       password_hash: next.password_hash,
       created_at: next.created_at,
       last_login_at: next.last_login_at,
+      email_verified: next.email_verified,
+      session_version: next.session_version,
+      reset_token_hash: next.reset_token_hash,
+      reset_expires_at: next.reset_expires_at,
+      verify_token_hash: next.verify_token_hash,
     });
   },
 };

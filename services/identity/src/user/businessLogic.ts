@@ -1,15 +1,32 @@
-import { ForbiddenError, IllegalStateError, NotFoundError, type Decider } from '@baret/platform';
+import { DomainError, ForbiddenError, IllegalStateError, NotFoundError, type Decider } from '@baret/platform';
 import { evolveUser, initialUserState, type UserEvent, type UserState } from './user.js';
 
 export type RegisterUser = {
   type: 'register_user';
-  data: { user_id: string; email: string; full_name: string | null; password_hash: string; is_admin: boolean; now: Date };
+  data: { user_id: string; email: string; full_name: string | null; password_hash: string; is_admin: boolean; now: Date; language?: string };
 };
 export type RecordLogin = { type: 'record_login'; data: { now: Date } };
 export type PromoteUser = { type: 'promote_user'; data: Record<string, never> };
 export type DeleteUser = { type: 'delete_user'; data: { deleted_by: string; now: Date } };
 
-export type UserCommand = RegisterUser | RecordLogin | PromoteUser | DeleteUser;
+export type RequestPasswordReset = { type: 'request_password_reset'; data: { token: string; token_hash: string; language: string; now: Date } };
+export type CompletePasswordReset = { type: 'complete_password_reset'; data: { token_hash: string; password_hash: string; now: Date } };
+export type RequestEmailVerification = { type: 'request_email_verification'; data: { token: string; token_hash: string; language: string; now: Date } };
+export type VerifyEmail = { type: 'verify_email'; data: { token_hash: string; now: Date } };
+
+export type UserCommand = RegisterUser | RecordLogin | PromoteUser | DeleteUser | RequestPasswordReset | CompletePasswordReset | RequestEmailVerification | VerifyEmail;
+
+/** A reset link lives this long. */
+export const RESET_LINK_TTL_MS = 3600_000;
+
+/** A token link that is unknown, used, replaced by a newer one or expired: one answer for all. */
+export class InvalidTokenError extends DomainError {
+  readonly status = 400;
+  readonly code = 'invalid_token';
+  constructor() {
+    super('This link is not valid or has expired. Please ask for a new one.');
+  }
+}
 
 type ExistingUser = Exclude<UserState, { status: 'none' }>;
 
@@ -36,6 +53,30 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
       return [
         { type: 'user_deleted', data: { user_id: state.id, deleted_by: command.data.deleted_by, at: command.data.now.toISOString() } },
       ];
+    case 'request_password_reset': {
+      requireActive(state);
+      const { token, token_hash, language, now } = command.data;
+      const expires = new Date(now.getTime() + RESET_LINK_TTL_MS).toISOString();
+      return [{ type: 'password_reset_requested', data: { user_id: state.id, email: state.email, token, token_hash, expires_at: expires, language, at: now.toISOString() } }];
+    }
+    case 'complete_password_reset': {
+      const { token_hash, password_hash, now } = command.data;
+      if (state.status !== 'active' || !state.reset_token_hash || state.reset_token_hash !== token_hash) throw new InvalidTokenError();
+      if (!state.reset_expires_at || Date.parse(state.reset_expires_at) <= now.getTime()) throw new InvalidTokenError();
+      return [{ type: 'password_reset_completed', data: { user_id: state.id, password_hash, at: now.toISOString() } }];
+    }
+    case 'request_email_verification': {
+      requireActive(state);
+      if (state.email_verified) return [];
+      const { token, token_hash, language, now } = command.data;
+      return [{ type: 'email_verification_requested', data: { user_id: state.id, email: state.email, token, token_hash, language, at: now.toISOString() } }];
+    }
+    case 'verify_email': {
+      if (state.status !== 'active') throw new InvalidTokenError();
+      if (state.email_verified && !state.verify_token_hash) return [];
+      if (state.verify_token_hash !== command.data.token_hash) throw new InvalidTokenError();
+      return [{ type: 'email_verified', data: { user_id: state.id, at: command.data.now.toISOString() } }];
+    }
     default: {
       const never: never = command;
       return never;

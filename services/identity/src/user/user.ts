@@ -9,13 +9,40 @@ export type UserRegistered = {
     is_admin: boolean;
     password_hash: string;
     registered_at: string;
+    /** The language the user registered in ("tr" or "en"); older events lack it. */
+    language?: string;
   };
 };
 export type UserLoggedIn = { type: 'user_logged_in'; data: { user_id: string; at: string } };
 export type UserPromoted = { type: 'user_promoted'; data: { user_id: string } };
 export type UserDeleted = { type: 'user_deleted'; data: { user_id: string; deleted_by: string; at: string } };
 
-export type UserEvent = UserRegistered | UserLoggedIn | UserPromoted | UserDeleted;
+/**
+ * Account recovery and address checks (issue 29). The token travels in the event to the
+ * notification service, which mails it; identity checks a token by its SHA-256 hash. A reset link is
+ * valid until `expires_at` (1 hour), once, and only the latest one requested.
+ */
+export type PasswordResetRequested = {
+  type: 'password_reset_requested';
+  data: { user_id: string; email: string; token: string; token_hash: string; expires_at: string; language: string; at: string };
+};
+/** A new password: every session and every earlier reset link of the user ends. */
+export type PasswordResetCompleted = { type: 'password_reset_completed'; data: { user_id: string; password_hash: string; at: string } };
+export type EmailVerificationRequested = {
+  type: 'email_verification_requested';
+  data: { user_id: string; email: string; token: string; token_hash: string; language: string; at: string };
+};
+export type EmailVerified = { type: 'email_verified'; data: { user_id: string; at: string } };
+
+export type UserEvent =
+  | UserRegistered
+  | UserLoggedIn
+  | UserPromoted
+  | UserDeleted
+  | PasswordResetRequested
+  | PasswordResetCompleted
+  | EmailVerificationRequested
+  | EmailVerified;
 
 export type UserState =
   | { status: 'none' }
@@ -28,6 +55,12 @@ export type UserState =
       password_hash: string;
       created_at: string;
       last_login_at: string | null;
+      email_verified: boolean;
+      /** Goes up with every password reset; access tokens carry it and older ones stop working. */
+      session_version: number;
+      reset_token_hash: string | null;
+      reset_expires_at: string | null;
+      verify_token_hash: string | null;
     };
 
 export const initialUserState = (): UserState => ({ status: 'none' });
@@ -44,6 +77,11 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
         password_hash: event.data.password_hash,
         created_at: event.data.registered_at,
         last_login_at: null,
+        email_verified: false,
+        session_version: 0,
+        reset_token_hash: null,
+        reset_expires_at: null,
+        verify_token_hash: null,
       };
     case 'user_logged_in':
       return state.status === 'none' ? state : { ...state, last_login_at: event.data.at };
@@ -51,6 +89,16 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
       return state.status === 'none' ? state : { ...state, is_admin: true };
     case 'user_deleted':
       return state.status === 'none' ? state : { ...state, status: 'deleted' };
+    case 'password_reset_requested':
+      return state.status === 'none' ? state : { ...state, reset_token_hash: event.data.token_hash, reset_expires_at: event.data.expires_at };
+    case 'password_reset_completed':
+      return state.status === 'none'
+        ? state
+        : { ...state, password_hash: event.data.password_hash, session_version: state.session_version + 1, reset_token_hash: null, reset_expires_at: null };
+    case 'email_verification_requested':
+      return state.status === 'none' ? state : { ...state, verify_token_hash: event.data.token_hash };
+    case 'email_verified':
+      return state.status === 'none' ? state : { ...state, email_verified: true, verify_token_hash: null };
     default: {
       const never: never = event;
       return never;

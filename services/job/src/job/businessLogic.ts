@@ -15,6 +15,8 @@ function existing(state: JobState): Exclude<JobState, { status: 'none' }> {
   return state;
 }
 
+const ends = (state: Exclude<JobState, { status: 'none' }>) => ({ job_id: state.job_id, user_id: state.user_id, input_filename: state.input_filename });
+
 /**
  * Reports are accepted only where they make sense: a late report about a job that already ended
  * (or a redelivered one) changes nothing, so the timeline stays true.
@@ -26,10 +28,14 @@ function decideProgress(cmd: RecordProgress['data'], state: JobState): JobEvent[
   switch (cmd.event) {
     case 'job_started':
       return [{ type: 'job_started', data: { ...d, at } }];
-    case 'job_completed':
-      return state.status === 'running' ? [{ type: 'job_completed', data: { at, result: (d.result ?? {}) as Record<string, unknown> } }] : [];
+    case 'job_completed': {
+      if (state.status !== 'running') return [];
+      const result = (d.result ?? {}) as Record<string, unknown>;
+      const violations = Array.isArray(result.violations) ? result.violations.length : 0;
+      return [{ type: 'job_completed', data: { ...ends(state), at, result, violation_count: violations } }];
+    }
     case 'job_failed':
-      return [{ type: 'job_failed', data: { at, error: String(d.error ?? 'The analysis failed.'), refund: d.refund !== false } }];
+      return [{ type: 'job_failed', data: { ...ends(state), at, error: String(d.error ?? 'The analysis failed.'), refund: d.refund !== false } }];
     case 'job_cancelled':
       return [{ type: 'job_cancelled', data: { at, reason: String(d.reason ?? 'cancelled') } }];
     case 'llm_usage':

@@ -43,8 +43,13 @@ type E<T extends string, D> = { type: T; data: D };
 export type JobQueued = E<'job_queued', JobQueuedData>;
 export type JobStarted = E<'job_started', { at: string; attempt?: number }>;
 export type JobProgressed = E<ProgressEventType, Record<string, unknown>>;
-export type JobCompleted = E<'job_completed', { at: string; result: Record<string, unknown> }>;
-export type JobFailed = E<'job_failed', { at: string; error: string; refund: boolean }>;
+/**
+ * The job and its owner travel with its end (job_id, user_id, input_filename, violation_count), so
+ * the notification service needs no other event of the job (older events may lack them).
+ */
+type JobEnd = { job_id?: string; user_id?: string; input_filename?: string };
+export type JobCompleted = E<'job_completed', JobEnd & { at: string; result: Record<string, unknown>; violation_count?: number }>;
+export type JobFailed = E<'job_failed', JobEnd & { at: string; error: string; refund: boolean }>;
 export type JobCancelRequested = E<'job_cancel_requested', { job_id: string; requested_by: string; at: string }>;
 export type JobCancelled = E<'job_cancelled', { at: string; reason: string }>;
 export type JobDeleted = E<'job_deleted', { job_id: string; deleted_by: string; at: string }>;
@@ -53,7 +58,7 @@ export type JobEvent = JobQueued | JobStarted | JobProgressed | JobCompleted | J
 
 export type JobState =
   | { status: 'none' }
-  | { status: JobStatus | 'deleted'; job_id: string; user_id: string; video_key: string; cancel_requested: boolean; refunded: boolean };
+  | { status: JobStatus | 'deleted'; job_id: string; user_id: string; video_key: string; input_filename: string; cancel_requested: boolean; refunded: boolean };
 
 export const initialJobState = (): JobState => ({ status: 'none' });
 
@@ -61,7 +66,7 @@ export const isFinished = (status: string): boolean => status === 'done' || stat
 
 export function evolveJob(state: JobState, event: JobEvent): JobState {
   if (event.type === 'job_queued') {
-    return { status: 'queued', job_id: event.data.job_id, user_id: event.data.user_id, video_key: event.data.video_key, cancel_requested: false, refunded: false };
+    return { status: 'queued', job_id: event.data.job_id, user_id: event.data.user_id, video_key: event.data.video_key, input_filename: event.data.input_filename, cancel_requested: false, refunded: false };
   }
   if (state.status === 'none') return state;
   switch (event.type) {

@@ -10,6 +10,8 @@ import { createSigner, createVerifier } from 'fast-jwt';
 
 export interface TokenClaims {
   sub: string;
+  /** The user's session version at sign-in (absent: 0); a password reset ends older sessions. */
+  sv?: number;
 }
 
 /** A public key of the set, RFC 8037 (OKP, Ed25519). */
@@ -54,16 +56,16 @@ export function keyPairOf(secret: string): KeyPair {
  * The signing side: tokens signed with the current secret's key; the set publishes that key and,
  * during a rotation, the previous secret's (tokens it signed stay valid until they expire).
  */
-export function accessTokenKeys(secret: string, previousSecret?: string): { sign: (userId: string, ttlSeconds: number) => string; jwks: Jwks } {
+export function accessTokenKeys(secret: string, previousSecret?: string): { sign: (userId: string, ttlSeconds: number, sessionVersion?: number) => string; jwks: Jwks } {
   const current = keyPairOf(secret);
   const previous = previousSecret && previousSecret !== secret ? keyPairOf(previousSecret) : null;
   const signers = new Map<number, (payload: Record<string, unknown>) => string>();
   const pem = current.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   return {
-    sign: (userId, ttlSeconds) => {
+    sign: (userId, ttlSeconds, sessionVersion = 0) => {
       let signer = signers.get(ttlSeconds);
       if (!signer) signers.set(ttlSeconds, (signer = createSigner({ key: pem, algorithm: ACCESS_TOKEN_ALGORITHM, kid: current.kid, expiresIn: ttlSeconds * 1000 })));
-      return signer({ sub: userId });
+      return signer(sessionVersion ? { sub: userId, sv: sessionVersion } : { sub: userId });
     },
     jwks: { keys: previous ? [current.jwk, previous.jwk] : [current.jwk] },
   };
@@ -139,8 +141,9 @@ export class AccessTokenVerifier {
     }
     if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.now()) throw new InvalidTokenError('expired');
     if (this.verified.size >= 10_000) this.verified.clear();
-    this.verified.set(token, { claims: { sub: claims.sub }, kid: header.kid, expiresAt: claims.exp * 1000 });
-    return { sub: claims.sub };
+    const kept: TokenClaims = typeof claims.sv === 'number' ? { sub: claims.sub, sv: claims.sv } : { sub: claims.sub };
+    this.verified.set(token, { claims: kept, kid: header.kid, expiresAt: claims.exp * 1000 });
+    return kept;
   }
 
   /** Fetches the key set once (concurrent callers share the fetch); a failed fetch keeps the keys it had. */

@@ -11,6 +11,12 @@ export interface Principal {
   fullName: string | null;
   isAdmin: boolean;
   via: 'jwt' | 'api_key';
+  /** The user's session version: access tokens of an older one (before a password reset) are refused. */
+  sessionVersion?: number;
+  /** Whether the user confirmed their e-mail address. */
+  emailVerified?: boolean;
+  /** An admin requires a confirmed address before analyses, and this user has not confirmed theirs. */
+  verificationRequired?: boolean;
 }
 
 export interface AuthResolvers {
@@ -33,7 +39,7 @@ declare module 'fastify' {
     requireUser: (request: FastifyRequest) => Promise<void>;
     /** preHandler: 401 without a credential, 403 unless the user is an admin now. */
     requireAdmin: (request: FastifyRequest) => Promise<void>;
-    signAccessToken: (userId: string) => string;
+    signAccessToken: (userId: string, sessionVersion?: number) => string;
     /** Lifetime of an access token in seconds. */
     accessTokenTtl: number;
     /** The public keys of the access tokens this process signs (identity publishes them). */
@@ -90,7 +96,7 @@ export const authPlugin = fp<AuthPluginOptions>(
     app.decorateRequest('principal', null);
     app.decorateRequest('caller', null);
     const ttl = ttlSeconds(opts.expiresIn);
-    app.decorate('signAccessToken', (userId: string) => keys.sign(userId, ttl));
+    app.decorate('signAccessToken', (userId: string, sessionVersion = 0) => keys.sign(userId, ttl, sessionVersion));
     app.decorate('accessTokenTtl', ttl);
     app.decorate('accessTokenJwks', keys.jwks);
 
@@ -126,7 +132,8 @@ export const authPlugin = fp<AuthPluginOptions>(
         throw new UnauthorizedError('Your session has expired or is not valid. Please log in again.');
       }
       const user = await resolvers.userById(claims.sub);
-      if (!user) throw new UnauthorizedError('Your session is no longer valid. Please log in again.');
+      // A token from before the user's last password reset ended with that reset.
+      if (!user || (claims.sv ?? 0) !== (user.sessionVersion ?? 0)) throw new UnauthorizedError('Your session is no longer valid. Please log in again.');
       request.principal = { ...user, via: 'jwt' };
     });
 

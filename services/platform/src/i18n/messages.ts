@@ -37,6 +37,18 @@ const EXACT: Record<string, string> = {
   'Please enter whole numbers greater than or equal to 0.': 'Lütfen 0 veya daha büyük tam sayılar girin.',
   'This account no longer exists.': 'Bu hesap artık yok.',
   'This job already gave its quota unit back.': 'Bu iş kota hakkını zaten iade etti.',
+  // password reset, e-mail confirmation (issue 29)
+  'This link is not valid or has expired. Please ask for a new one.': 'Bu bağlantı geçerli değil veya süresi doldu. Lütfen yeni bir bağlantı isteyin.',
+  'Please confirm your e-mail address first: open the link we sent you.': 'Lütfen önce e-posta adresinizi doğrulayın: size gönderdiğimiz bağlantıyı açın.',
+  // notifications, webhooks, push (issue 29)
+  'This notification does not exist.': 'Böyle bir bildirim yok.',
+  'This webhook does not exist.': 'Böyle bir webhook yok.',
+  'This unsubscribe link is not valid.': 'Bu abonelikten çıkma bağlantısı geçerli değil.',
+  'Private, loopback and link-local addresses are not allowed.': 'Özel, loopback ve link-local adreslere izin verilmiyor.',
+  'The URL must be a full http:// or https:// URL.': "Adres tam bir http:// veya https:// URL'si olmalı.",
+  'The URL must not contain a user name or password.': 'Adres kullanıcı adı veya şifre içermemeli.',
+  'You can have at most 10 webhooks. Delete one first.': 'En fazla 10 webhook tanımlayabilirsiniz. Önce birini silin.',
+  'You can have at most 20 devices with notifications. Remove one first.': 'En fazla 20 cihazda bildirim alabilirsiniz. Önce birini kaldırın.',
   // contact
   'Please enter your email address.': 'Lütfen e-posta adresinizi girin.',
   'This message does not exist.': 'Böyle bir mesaj yok.',

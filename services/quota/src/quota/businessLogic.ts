@@ -1,5 +1,5 @@
 import { ForbiddenError, IllegalStateError, ValidationError, type Decider } from '@baret/platform';
-import { evolveQuota, exceededLimit, initialQuotaState, type Limits, type QuotaEvent, type QuotaState } from './quota.js';
+import { evolveQuota, exceededLimit, initialQuotaState, thresholdCrossed, usageAt, type Limits, type QuotaEvent, type QuotaState } from './quota.js';
 
 /** The spec's quota message; callers of the quota client see only `{ ok: false, reason }`. */
 const QUOTA_EXCEEDED_MESSAGE = 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.';
@@ -28,7 +28,9 @@ export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEven
       if (existing) throw new IllegalStateError('This job already gave its quota unit back.');
       const limit = exceededLimit(state, now);
       if (limit) throw new QuotaExceededError(limit);
-      return [{ type: 'quota_reserved', data: { user_id, job_id, at: now.toISOString() } }];
+      const reserved: QuotaEvent = { type: 'quota_reserved', data: { user_id, job_id, at: now.toISOString() } };
+      const crossed = thresholdCrossed(usageAt(state, now), usageAt(evolveQuota(state, reserved), now), state);
+      return crossed ? [reserved, { type: 'quota_threshold_reached', data: { user_id, job_id, ...crossed, at: now.toISOString() } }] : [reserved];
     }
     case 'release_unit': {
       const { user_id, job_id, reason, now } = command.data;

@@ -20,8 +20,13 @@ export type QuotaLimitsChanged = {
 export type QuotaReserved = { type: 'quota_reserved'; data: { user_id: string; job_id: string; at: string } };
 export type QuotaReleased = { type: 'quota_released'; data: { user_id: string; job_id: string; reason: string; at: string } };
 export type QuotaClosed = { type: 'quota_closed'; data: { user_id: string; at: string } };
+/** A reservation brought a window to 80 % of its limit (low) or to the limit (exhausted); the owner is told. */
+export type QuotaThresholdReached = {
+  type: 'quota_threshold_reached';
+  data: { user_id: string; job_id: string; window: 'daily' | 'monthly' | 'lifetime'; level: 'low' | 'exhausted'; used: number; limit: number; at: string };
+};
 
-export type QuotaEvent = QuotaLimitsChanged | QuotaReserved | QuotaReleased | QuotaClosed;
+export type QuotaEvent = QuotaLimitsChanged | QuotaReserved | QuotaReleased | QuotaClosed | QuotaThresholdReached;
 
 export interface Reservation {
   at: string;
@@ -48,6 +53,8 @@ export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
     }
     case 'quota_closed':
       return { ...state, closed: true };
+    case 'quota_threshold_reached':
+      return state;
     default: {
       const never: never = event;
       return never;
@@ -84,6 +91,29 @@ export function exceededLimit(state: QuotaState, now: Date): 'daily' | 'monthly'
   if (state.lifetime_limit !== null && u.lifetime_used >= state.lifetime_limit) return 'lifetime';
   if (state.monthly_limit !== null && u.monthly_used >= state.monthly_limit) return 'monthly';
   if (state.daily_limit !== null && u.daily_used >= state.daily_limit) return 'daily';
+  return null;
+}
+
+/** The share of a limit at which the owner is told the quota runs low. */
+export const LOW_QUOTA_SHARE = 0.8;
+
+/**
+ * The threshold one more reservation crosses, if any: the most severe over the windows (exhausted
+ * before low, lifetime before monthly before daily). A limit of 0 is never "reached" by a use.
+ */
+export function thresholdCrossed(before: Usage, after: Usage, limits: Limits): Omit<QuotaThresholdReached['data'], 'user_id' | 'job_id' | 'at'> | null {
+  const windows = [
+    ['lifetime', limits.lifetime_limit, before.lifetime_used, after.lifetime_used],
+    ['monthly', limits.monthly_limit, before.monthly_used, after.monthly_used],
+    ['daily', limits.daily_limit, before.daily_used, after.daily_used],
+  ] as const;
+  for (const level of ['exhausted', 'low'] as const) {
+    for (const [window, limit, was, now] of windows) {
+      if (limit === null || limit <= 0) continue;
+      const mark = level === 'exhausted' ? limit : Math.ceil(limit * LOW_QUOTA_SHARE);
+      if (was < mark && now >= mark) return { window, level, used: now, limit };
+    }
+  }
   return null;
 }
 

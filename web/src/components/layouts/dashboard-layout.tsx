@@ -11,6 +11,7 @@ import { ThemeToggle } from '@/components/theme-toggle';
 import { Badge } from '@/components/ui/badge';
 import { Button, ButtonLink } from '@/components/ui/button';
 import { paths } from '@/config/paths';
+import type { ReactNode } from 'react';
 import { useAuth } from '@/lib/auth';
 
 function useAppLinks() {
@@ -62,7 +63,7 @@ function SessionActions({ stacked = false }: { stacked?: boolean }) {
   );
 }
 
-export function AppNav() {
+export function AppNav({ tools }: { tools?: ReactNode } = {}) {
   const { t } = useTranslation();
   const header = useRef<HTMLElement>(null);
   useHeaderHeight(header);
@@ -80,6 +81,7 @@ export function AppNav() {
           ))}
         </nav>
         <div className="header-actions">
+          {tools}
           <div className="desktop-only header-tools">
             <LanguageToggle />
             <ThemeToggle />
@@ -117,16 +119,18 @@ export function AppNav() {
   );
 }
 
-export function DashboardLayout() {
+/** `tools`: shown in the header on every size (the notification bell); `banner`: above every page (composed in app/router). */
+export function DashboardLayout({ tools, banner }: { tools?: ReactNode; banner?: ReactNode } = {}) {
   const { t } = useTranslation();
   return (
     <div className="layout-app">
       <a className="skip-link" href="#main">
         {t('shell.skipToContent')}
       </a>
-      <AppNav />
+      <AppNav tools={tools} />
       <main id="main" className="app-main" tabIndex={-1}>
         <div className="container-wide">
+          {banner}
           <Outlet />
         </div>
       </main>

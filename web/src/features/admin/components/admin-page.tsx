@@ -9,6 +9,7 @@ import { useUsage } from '@/features/admin/api/get-usage';
 import { useUserQuotas } from '@/features/admin/api/get-user-quotas';
 import { InboxSection } from '@/features/admin/components/inbox-section';
 import { QuotaEditor } from '@/features/admin/components/quota-editor';
+import { SettingsSection } from '@/features/admin/components/settings-section';
 import { useAuth } from '@/lib/auth';
 import { formatCost, formatNumber } from '@/lib/format';
 import { PLAN_IDS, planLabel } from '@/lib/plans';
@@ -202,6 +203,7 @@ export function AdminPage() {
           <UsageSection />
           <InboxSection />
           <QuotaSection />
+          <SettingsSection />
         </div>
       ) : (
         <Alert tone="warning">{t('admin.noRights')}</Alert>

@@ -18,4 +18,4 @@ export const SKIP_WAITING_MESSAGE = 'SKIP_WAITING';
  * except /contact, which is also a page of the app (the API there is POST only).
  */
 export const API_PATH_PATTERN =
-  /^\/(auth|admin|jobs|analyze|tasks|usage|docs|openapi|media|uploads|equipment|healthz|readyz)(\/|\.|$)/;
+  /^\/(auth|admin|jobs|analyze|tasks|usage|docs|openapi|media|uploads|equipment|healthz|readyz|notifications|webhooks|push)(\/|\.|$)/;

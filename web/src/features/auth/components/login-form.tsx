@@ -59,6 +59,9 @@ export function LoginForm() {
           <input {...props} className="input" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required disabled={submitting} />
         )}
       </Field>
+      <p className="form-aside">
+        <Link to={paths.auth.forgotPassword.path}>{t('recovery.forgotLink')}</Link>
+      </p>
       <Button type="submit" size="lg" loading={submitting} className="btn-block">
         {submitting ? t('auth.login.submitting') : t('auth.login.submit')}
       </Button>

@@ -13,8 +13,8 @@ function limitText(limit: number | null | undefined, unlimited: string, lang: st
   return limit === null || limit === undefined ? unlimited : formatNumber(limit, lang);
 }
 
-/** Profile facts, usage and logout; `upgradeSlot` is where the route puts the upgrade request. */
-export function ProfilePage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
+/** Profile facts, usage and logout; `upgradeSlot` is where the route puts the upgrade request, `notificationsSlot` the notification preferences. */
+export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: ReactNode; notificationsSlot?: ReactNode }) {
   const { t, i18n } = useTranslation();
   const { user, logout, isAdmin } = useAuth();
   if (!user) return null;
@@ -94,6 +94,7 @@ export function ProfilePage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
             ))}
           </dl>
         </section>
+        {notificationsSlot}
         {upgradeSlot ? (
           <section className="card profile-upgrade" aria-labelledby="profile-upgrade-title">
             <h2 id="profile-upgrade-title" className="card-title">

@@ -1,0 +1,299 @@
+import { createHash, createHmac } from 'node:crypto';
+import webPush from 'web-push';
+import type { Collection, DecodedEnvelope, Lang } from '@baret/platform';
+import type { Logger } from 'pino';
+import { composeMail, unsubscribeToken } from './email.js';
+import type { Mailer, OutgoingMail } from './mailer.js';
+import { noticeOf, noticeText, type Notice, type NoticeKind } from './notices.js';
+import { safeFetch } from './safeHttp.js';
+import { preferencesOf, type Collections, type DeliveryDoc, type RecipientDoc, type ServiceKeys, type WebhookDoc } from './store.js';
+
+/** A mail as stored in the outbox: what was sent (or, without SMTP, what would have been). */
+export interface OutboxDoc extends Record<string, unknown> {
+  id: string;
+  kind: 'contact' | 'upgrade_request' | NoticeKind | 'webhook_disabled' | 'password_reset' | 'email_verification';
+  to: string;
+  subject: string;
+  text: string;
+  html?: string | null;
+  reply_to: string | null;
+  user_id?: string | null;
+  channel: 'smtp' | 'log';
+  created_at: string;
+}
+
+export interface EngineOptions {
+  cols: Collections;
+  outbox: Collection<OutboxDoc>;
+  mailer: Mailer | null;
+  keys: () => Promise<ServiceKeys>;
+  /** Where the web app is, for links in mails, pushes and webhook bodies. */
+  publicUrl: string;
+  /** NOTIFY_ALLOW_PRIVATE_HOSTS: webhook and push targets may be private addresses (on-prem). */
+  allowPrivateHosts: boolean;
+  vapidSubject: string;
+  log: Logger;
+  clock: () => Date;
+  webhookTimeoutMs?: number;
+  /** First retry delay of a webhook delivery (doubling, with jitter); default 30 s. */
+  retryBaseMs?: number;
+  /** Retries go on this long after the first attempt, then the delivery is failed; default 24 h. */
+  retryForMs?: number;
+  /** A webhook failing for this long is disabled; default 3 days. */
+  disableAfterMs?: number;
+  /** How often due deliveries are looked for when nothing wakes the dispatcher; default 1 s. */
+  pollMs?: number;
+}
+
+const HOUR = 3600_000;
+
+/** A name-based UUID: the same input always gives the same id (a delivery's id from its event and webhook). */
+export function stableUuid(name: string): string {
+  const h = createHash('sha256').update(name).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/** `Baret-Signature` for a body sent at unix second `t`: HMAC-SHA256 of "<t>.<body>" in hex. */
+export function signatureHeader(secret: string, t: number, body: string): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+/** Delay before retry number `attempt` (1 = the first retry): base·2^(attempt−1), at most 1 h, with jitter in [½, 1]. */
+export function retryDelayMs(attempt: number, baseMs: number, random: () => number = Math.random): number {
+  const full = Math.min(baseMs * 2 ** Math.max(0, attempt - 1), HOUR);
+  return Math.round(full * (0.5 + random() * 0.5));
+}
+
+export function createEngine(o: EngineOptions) {
+  const { cols, log, clock } = o;
+  const retryBase = o.retryBaseMs ?? 30_000;
+  const retryFor = o.retryForMs ?? 24 * HOUR;
+  const disableAfter = o.disableAfterMs ?? 72 * HOUR;
+  const timeoutMs = o.webhookTimeoutMs ?? 10_000;
+  const link = (path: string) => `${o.publicUrl.replace(/\/$/, '')}${path}`;
+  let wake: (() => void) | null = null;
+  const kick = () => wake?.();
+
+  async function mail(id: string, kind: OutboxDoc['kind'], userId: string | null, message: OutgoingMail): Promise<boolean> {
+    if (await o.outbox.get(id)) return false;
+    if (o.mailer) await o.mailer.send({ ...message, messageId: `<${id.replace(/[^a-zA-Z0-9.-]/g, '.')}@baret>` });
+    await o.outbox.put(id, {
+      id,
+      kind,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html ?? null,
+      reply_to: message.replyTo ?? null,
+      user_id: userId,
+      channel: o.mailer ? 'smtp' : 'log',
+      created_at: clock().toISOString(),
+    });
+    log.info({ notification_id: id, kind, channel: o.mailer ? 'smtp' : 'log' }, 'mail sent');
+    return true;
+  }
+
+  /** Web push to every subscription of the user; a subscription the push service says is gone is removed. */
+  async function push(notice: Notice, lang: Lang): Promise<void> {
+    const subs = await cols.pushSubscriptions.find({ where: { user_id: notice.userId } });
+    if (subs.length === 0) return;
+    const keys = await o.keys();
+    const { title, body } = noticeText(notice, lang);
+    const payload = JSON.stringify({ job_id: notice.jobId, kind: notice.kind, title, body, url: notice.path });
+    for (const sub of subs) {
+      const logId = `${notice.eventId}:${sub.id}`;
+      if (await cols.pushLog.get(logId)) continue;
+      let status = 0;
+      try {
+        const details = webPush.generateRequestDetails({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, payload, {
+          vapidDetails: { subject: o.vapidSubject, publicKey: keys.vapid.publicKey, privateKey: keys.vapid.privateKey },
+          TTL: 24 * 3600,
+          contentEncoding: 'aes128gcm',
+        });
+        const headers = Object.fromEntries(Object.entries(details.headers).filter(([k]) => k.toLowerCase() !== 'content-length').map(([k, v]) => [k, String(v)]));
+        const res = await safeFetch(details.endpoint, { method: 'POST', headers, body: details.body ?? Buffer.alloc(0), timeoutMs, allowPrivate: o.allowPrivateHosts, maxRedirects: 0 });
+        status = res.status;
+        if (status === 404 || status === 410) {
+          await cols.pushSubscriptions.delete(sub.id);
+          log.info({ subscription_id: sub.id, status }, 'push subscription expired: removed');
+        } else if (status < 200 || status >= 300) log.warn({ subscription_id: sub.id, status }, 'push not accepted');
+      } catch (err) {
+        log.warn({ err: (err as Error).message, subscription_id: sub.id }, 'push failed');
+      }
+      await cols.pushLog.put(logId, { id: logId, subscription_id: sub.id, status, at: clock().toISOString() });
+    }
+  }
+
+  /** Webhook deliveries for a notice: one per matching webhook, its id fixed by the event and the webhook. */
+  async function enqueueWebhooks(notice: Notice): Promise<void> {
+    if (!notice.webhookEvent) return;
+    const hooks = (await cols.webhooks.find({ where: { user_id: notice.userId, disabled_at: null } })).filter((h) => h.events.includes(notice.webhookEvent!));
+    for (const hook of hooks) {
+      const id = stableUuid(`baret:delivery:${notice.eventId}:${hook.id}`);
+      if (await cols.deliveries.get(id)) continue;
+      const now = clock().toISOString();
+      const body = JSON.stringify({ id, event: notice.webhookEvent, created_at: notice.createdAt, data: { ...notice.data, url: link(notice.path) } });
+      await cols.deliveries.put(id, {
+        id,
+        webhook_id: hook.id,
+        user_id: notice.userId,
+        event: notice.webhookEvent,
+        body,
+        status: 'pending',
+        attempts: 0,
+        last_status_code: null,
+        last_error: null,
+        next_attempt_at: now,
+        created_at: now,
+        delivered_at: null,
+      });
+    }
+    if (hooks.length > 0) kick();
+  }
+
+  /** Everything a notice sends, each channel at most once per event and person. */
+  async function notify(notice: Notice): Promise<void> {
+    const recipient: RecipientDoc | null = await cols.recipients.get(notice.userId);
+    if (recipient?.deleted) return;
+    const lang: Lang = recipient?.language ?? 'tr';
+    const prefs = await preferencesOf(cols.preferences, notice.userId);
+    const wants = (channel: 'email' | 'push' | 'in_app') => notice.kind === 'webhook_disabled' ? channel !== 'push' : prefs[notice.kind][channel];
+
+    const inAppId = `${notice.eventId}:${notice.userId}`;
+    if (wants('in_app') && !(await cols.inApp.get(inAppId))) {
+      await cols.inApp.put(inAppId, { id: inAppId, user_id: notice.userId, kind: notice.kind, job_id: notice.jobId, path: notice.path, data: notice.data, created_at: notice.createdAt, read_at: null });
+    }
+    await enqueueWebhooks(notice);
+    if (wants('email')) await email(notice, recipient, lang);
+    if (wants('push')) await push(notice, lang);
+  }
+
+  async function email(notice: Notice, recipient: RecipientDoc | null, lang: Lang): Promise<void> {
+    if (!recipient) {
+      log.warn({ user_id: notice.userId, event_id: notice.eventId }, 'no address known for this user: e-mail not sent');
+      return;
+    }
+    const { title, body } = noticeText(notice, lang);
+    const unsubscribe = notice.kind === 'webhook_disabled' ? undefined : link(`/notifications/unsubscribe?token=${unsubscribeToken((await o.keys()).unsubscribeSecret, notice.userId, notice.kind)}`);
+    const composed = composeMail(lang, { name: recipient.full_name, title, body, link: link(notice.path), unsubscribe });
+    await mail(`${notice.eventId}:${notice.userId}:email`, notice.kind, notice.userId, {
+      to: recipient.email,
+      ...composed,
+      ...(unsubscribe ? { headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } : {}),
+    });
+  }
+
+  /**
+   * A job or quota event: at least once from the bus, exactly once to the person. An event handled
+   * to the end is marked; one cut off half-way is handled again, and each channel's own record
+   * (in-app item, delivery, push log, outbox) keeps what was already sent from being sent twice.
+   */
+  async function handleEvent(event: DecodedEnvelope): Promise<void> {
+    const notice = noticeOf(event);
+    if (!notice) return;
+    if (await cols.handled.get(event.id)) return;
+    await notify(notice);
+    await cols.handled.put(event.id, { id: event.id, type: event.type, handled_at: clock().toISOString() });
+  }
+
+  async function disable(hook: WebhookDoc, now: Date): Promise<void> {
+    const at = now.toISOString();
+    await cols.webhooks.put(hook.id, { ...hook, disabled_at: at });
+    for (const d of await cols.deliveries.find({ where: { webhook_id: hook.id, status: 'pending' } })) {
+      await cols.deliveries.put(d.id, { ...d, status: 'failed', next_attempt_at: null, last_error: 'webhook disabled' });
+    }
+    log.warn({ webhook_id: hook.id }, 'webhook disabled after 3 days of failures');
+    await notify({
+      eventId: `webhook-disabled:${hook.id}:${at}`,
+      userId: hook.user_id,
+      kind: 'webhook_disabled',
+      webhookEvent: null,
+      jobId: null,
+      path: '/dashboard/profile',
+      data: { url: hook.url, webhook_id: hook.id },
+      createdAt: at,
+    });
+  }
+
+  /** One attempt of a delivery: signed POST, then delivered, a retry scheduled, or failed. */
+  async function attempt(d: DeliveryDoc): Promise<void> {
+    const hook = await cols.webhooks.get(d.webhook_id);
+    if (!hook || hook.disabled_at) {
+      await cols.deliveries.put(d.id, { ...d, status: 'failed', next_attempt_at: null, last_error: hook ? 'webhook disabled' : 'webhook deleted' });
+      return;
+    }
+    const t = Math.floor(Date.now() / 1000);
+    let code: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await safeFetch(hook.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Baret-Webhooks/1',
+          'Baret-Event': d.event,
+          'Baret-Delivery': d.id,
+          'Baret-Signature': signatureHeader(hook.secret, t, d.body),
+        },
+        body: d.body,
+        timeoutMs,
+        allowPrivate: o.allowPrivateHosts,
+      });
+      code = res.status;
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    const now = clock();
+    const attempts = d.attempts + 1;
+    if (code !== null && code >= 200 && code < 300) {
+      await cols.deliveries.put(d.id, { ...d, status: 'delivered', attempts, last_status_code: code, last_error: null, next_attempt_at: null, delivered_at: now.toISOString() });
+      if (hook.failing_since) await cols.webhooks.put(hook.id, { ...hook, failing_since: null });
+      log.info({ delivery_id: d.id, webhook_id: hook.id, attempts }, 'webhook delivered');
+      return;
+    }
+    error ??= `HTTP ${code}`;
+    const expired = now.getTime() - Date.parse(d.created_at) >= retryFor;
+    await cols.deliveries.put(d.id, {
+      ...d,
+      status: expired ? 'failed' : 'pending',
+      attempts,
+      last_status_code: code,
+      last_error: error,
+      next_attempt_at: expired ? null : new Date(now.getTime() + retryDelayMs(attempts, retryBase)).toISOString(),
+    });
+    log.info({ delivery_id: d.id, webhook_id: hook.id, attempts, status_code: code, error, failed: expired }, 'webhook delivery failed');
+    const since = hook.failing_since ?? now.toISOString();
+    if (now.getTime() - Date.parse(since) >= disableAfter) await disable(hook, now);
+    else if (!hook.failing_since) await cols.webhooks.put(hook.id, { ...hook, failing_since: since });
+  }
+
+  /** Delivers due webhook deliveries until `signal` aborts; woken at once when a delivery is queued. */
+  async function runDispatcher(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const due = await cols.deliveries.find({
+        where: { status: 'pending', next_attempt_at: { $lte: clock().toISOString() } },
+        orderBy: [{ field: 'next_attempt_at' }],
+        limit: 20,
+      });
+      await Promise.all(due.map((d) => attempt(d).catch((err: unknown) => log.error({ err, delivery_id: d.id }, 'webhook attempt failed'))));
+      if (due.length > 0) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, o.pollMs ?? 1000);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        wake = done;
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  return { handleEvent, notify, mail, runDispatcher, link };
+}
+export type Engine = ReturnType<typeof createEngine>;

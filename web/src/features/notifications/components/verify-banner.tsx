@@ -1,0 +1,35 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Button } from '@/components/ui/button';
+import { api } from '@/lib/api-client';
+import { useAuth } from '@/lib/auth';
+
+/** Shown in the dashboard while the account's address is not confirmed. */
+export function VerifyBanner() {
+  const { t } = useTranslation();
+  const { user } = useAuth();
+  const [state, setState] = useState<'idle' | 'sending' | 'sent' | 'failed'>('idle');
+  if (!user || user.email_verified !== false) return null;
+  const resend = async () => {
+    setState('sending');
+    try {
+      await api.post('/auth/verify-email/resend');
+      setState('sent');
+    } catch {
+      setState('failed');
+    }
+  };
+  return (
+    <div className="verify-banner" role="status">
+      <span>{t('verify.banner', { email: user.email })}</span>
+      {state === 'sent' ? (
+        <span className="muted">{t('verify.sent')}</span>
+      ) : (
+        <Button size="sm" variant="secondary" onClick={() => void resend()} loading={state === 'sending'}>
+          {state === 'failed' ? t('verify.retry') : t('verify.resend')}
+        </Button>
+      )}
+    </div>
+  );
+}
