@@ -193,6 +193,8 @@ export class Findings {
       satisfied_equipment: satisfied,
       not_checked: notChecked.map((g) => [...g]),
       composites_processed: this.analyzed,
+      // Workers seen over the video (numbered by the tracker), for compliance per worker (issue 28).
+      workers_seen: this.tracker.count,
       model_used: args.modelUsed,
       token_usage: {
         prompt_tokens: args.usage.promptTokens,

@@ -10,6 +10,7 @@ export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: U
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.get('/users', async () => deps.directory.listUsers());
+    app.get('/orgs', async () => deps.directory.listOrgs());
     app.post('/users/lookup', { schema: { body: Type.Object({ ids: Type.Array(Id, { maxItems: 1000 }) }) } }, async (request) =>
       deps.directory.getUsers(request.body.ids),
     );

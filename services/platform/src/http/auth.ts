@@ -10,8 +10,13 @@ export interface Principal {
   email: string;
   fullName: string | null;
   isAdmin: boolean;
+  /** The organisation the user belongs to now (at most one), and their role in it. */
+  orgId?: string | null;
+  orgRole?: OrgRole | null;
   via: 'jwt' | 'api_key';
 }
+
+export type OrgRole = 'manager' | 'member';
 
 export interface TokenClaims {
   sub: string;
