@@ -150,10 +150,12 @@ export function createOrgs(opts: OrgsOptions) {
     await requireMember(orgId, byUserId);
     const rows = await queries.membersOf(orgId);
     const byId = new Map((await users.byIds(rows.map((r) => r.id))).map((u) => [u.id, u]));
-    return rows.flatMap((r) => {
+    const list = rows.flatMap((r) => {
       const u = byId.get(r.id);
       return u && r.role ? [{ user_id: r.id, email: u.email, full_name: u.full_name, role: r.role, joined_at: r.joined_at ?? u.created_at }] : [];
     });
+    // Managers first, then by when they joined.
+    return list.sort((a, b) => (a.role === b.role ? 0 : a.role === 'manager' ? -1 : 1) || a.joined_at.localeCompare(b.joined_at) || a.email.localeCompare(b.email));
   }
 
   /** A manager removes a member, or a member leaves; their jobs stay with the organisation. */
