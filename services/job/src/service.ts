@@ -378,7 +378,7 @@ export function createJobService(opts: JobOptions) {
           clock,
         }),
       );
-      await app.register(orgJobRoutes({ sitesCrews, documents, jobs }));
+      await app.register(orgJobRoutes({ sitesCrews, documents, jobs, clock }));
       // Resumable (tus) uploads at /uploads, kept through the object store port.
       const uploads = { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) };
       await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });
