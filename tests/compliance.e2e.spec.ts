@@ -5,7 +5,7 @@
  * the same rows, and the CSV holds one row per job with Turkish letters intact.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rebuildCompliance, COMPLIANCE } from '@baret/job';
+import { rebuildCompliance, COMPLIANCE, COMPLIANCE_DAYS } from '@baret/job';
 import { DEMO_MANAGER, DEMO_PASSWORD, seedDemo } from '../services/standalone/src/seedDemo.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
@@ -126,6 +126,7 @@ describe('compliance over time on the seeded organisation', () => {
   it('gives the same rows after the read model is rebuilt from the events', async () => {
     const before = await compliance('by=crew&interval=day');
     await app.infra.documents.collection(COMPLIANCE).deleteMany({});
+    await app.infra.documents.collection(COMPLIANCE_DAYS).deleteMany({});
     expect((await compliance('by=crew&interval=day')).rows).toEqual([]);
     const rebuilt = await rebuildCompliance(app.infra.eventStore, app.infra.documents, 'test', app.clock.now());
     expect(rebuilt.jobs).toBe(200);

@@ -1,6 +1,6 @@
 /** Compliance over time of an organisation, from the compliance read model (readModels/compliance.ts). */
 import { ValidationError, type Collection, type Filter, type Lang } from '@baret/platform';
-import type { ComplianceDoc } from './readModels/compliance.js';
+import type { ComplianceDayDoc } from './readModels/compliance.js';
 
 export const GROUP_BY = ['site', 'crew', 'job_type'] as const;
 export const INTERVALS = ['day', 'week', 'month'] as const;
@@ -68,60 +68,67 @@ export interface ComplianceQuery {
   crewNames: Map<string, string>;
 }
 
-/** The finished jobs of an organisation in [from, to) with the filters asked for. */
-export function finishedJobs(docs: Collection<ComplianceDoc>, q: Pick<ComplianceQuery, 'orgId' | 'from' | 'to' | 'siteId' | 'crewId' | 'jobType'>) {
-  const where: Filter = { org_id: q.orgId, status: 'done', created_at: { $gte: q.from, $lt: q.to } };
-  if (q.siteId) where.site_id = q.siteId;
-  if (q.crewId) where.crew_id = q.crewId;
-  if (q.jobType) where.job_type = q.jobType;
-  return docs.find({ where, orderBy: [{ field: 'created_at' }] });
+/**
+ * The organisation's days in [from, to), whole UTC days: from the day of `from` to the day of the
+ * last instant before `to`.
+ */
+export function complianceDays(days: Collection<ComplianceDayDoc>, q: Pick<ComplianceQuery, 'orgId' | 'from' | 'to'>) {
+  const first = q.from.slice(0, 10);
+  const last = new Date(Date.parse(q.to) - 1).toISOString().slice(0, 10);
+  const where: Filter = { org_id: q.orgId, day: { $gte: first, $lte: last } };
+  return days.find({ where, orderBy: [{ field: 'day' }] });
 }
 
 /**
  * Rows per key (site, crew or job type) and period: finished jobs, those with violations, workers
  * seen, and violations by equipment group; plus the groups' names and the latest violations.
  */
-export function complianceReport(jobs: readonly ComplianceDoc[], q: ComplianceQuery) {
+export function complianceReport(days: readonly ComplianceDayDoc[], q: ComplianceQuery) {
   const rows = new Map<string, ComplianceRow>();
   const groups: Record<string, string> = {};
-  for (const job of jobs) {
-    const key = q.by === 'site' ? job.site_id : q.by === 'crew' ? job.crew_id : job.job_type;
-    const period = periodStart(job.created_at, q.interval);
-    const id = `${period}|${key ?? ''}`;
-    let row = rows.get(id);
-    if (!row) {
-      const name =
-        q.by === 'job_type'
-          ? (job.job_type_names[q.lang] ?? job.job_type_names.en ?? job.job_type)
-          : key === null
-            ? NONE[q.by][q.lang]
-            : ((q.by === 'site' ? q.siteNames : q.crewNames).get(key) ?? key);
-      row = { key, name, period_start: period, jobs: 0, jobs_with_violations: 0, workers_seen: 0, violations: {} };
-      rows.set(id, row);
-    }
-    row.jobs += 1;
-    if (job.has_violations) row.jobs_with_violations += 1;
-    row.workers_seen += job.workers_seen;
-    for (const [group, n] of Object.entries(job.violations)) {
-      row.violations[group] = (row.violations[group] ?? 0) + n;
-      groups[group] ??= job.group_names[group]?.[q.lang] ?? job.group_names[group]?.en ?? group;
+  const wanted = (c: { site_id: string | null; crew_id: string | null; job_type: string }) =>
+    (!q.siteId || c.site_id === q.siteId) && (!q.crewId || c.crew_id === q.crewId) && (!q.jobType || c.job_type === q.jobType);
+  for (const day of days) {
+    const period = periodStart(`${day.day}T00:00:00.000Z`, q.interval);
+    for (const c of day.combos) {
+      if (!wanted(c)) continue;
+      const key = q.by === 'site' ? c.site_id : q.by === 'crew' ? c.crew_id : c.job_type;
+      const id = `${period}|${key ?? ''}`;
+      let row = rows.get(id);
+      if (!row) {
+        const name =
+          q.by === 'job_type'
+            ? (c.job_type_names[q.lang] ?? c.job_type_names.en ?? c.job_type)
+            : key === null
+              ? NONE[q.by][q.lang]
+              : ((q.by === 'site' ? q.siteNames : q.crewNames).get(key) ?? key);
+        row = { key, name, period_start: period, jobs: 0, jobs_with_violations: 0, workers_seen: 0, violations: {} };
+        rows.set(id, row);
+      }
+      row.jobs += c.jobs;
+      row.jobs_with_violations += c.jobs_with_violations;
+      row.workers_seen += c.workers_seen;
+      for (const [group, n] of Object.entries(c.violations)) {
+        row.violations[group] = (row.violations[group] ?? 0) + n;
+        groups[group] ??= day.group_names[group]?.[q.lang] ?? day.group_names[group]?.en ?? group;
+      }
     }
   }
-  const latest = jobs
-    .filter((j) => j.first_violation)
-    .slice(-8)
-    .reverse()
-    .map((j) => ({
-      job_id: j.id,
-      created_at: j.created_at,
-      site_id: j.site_id,
-      site_name: j.site_id ? (q.siteNames.get(j.site_id) ?? null) : null,
-      crew_id: j.crew_id,
-      crew_name: j.crew_id ? (q.crewNames.get(j.crew_id) ?? null) : null,
-      group: j.first_violation!.group,
-      group_name: j.group_names[j.first_violation!.group]?.[q.lang] ?? j.first_violation!.group,
-      time_sec: j.first_violation!.time_sec,
-      image_url: `/jobs/${j.id}/violations/${j.first_violation!.n}`,
+  const latest = days
+    .flatMap((d) => d.latest.filter(wanted).map((v) => ({ v, names: d.group_names })))
+    .sort((a, b) => b.v.created_at.localeCompare(a.v.created_at))
+    .slice(0, 8)
+    .map(({ v, names }) => ({
+      job_id: v.job_id,
+      created_at: v.created_at,
+      site_id: v.site_id,
+      site_name: v.site_id ? (q.siteNames.get(v.site_id) ?? null) : null,
+      crew_id: v.crew_id,
+      crew_name: v.crew_id ? (q.crewNames.get(v.crew_id) ?? null) : null,
+      group: v.group,
+      group_name: names[v.group]?.[q.lang] ?? names[v.group]?.en ?? v.group,
+      time_sec: v.time_sec,
+      image_url: `/jobs/${v.job_id}/violations/${v.n}`,
     }));
   return {
     from: q.from,

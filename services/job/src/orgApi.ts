@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { IdParams, preferredLang, principalOf, problems, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
-import { complianceReport, csvCell, finishedJobs, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
-import { COMPLIANCE, groupKey, type ComplianceDoc } from './readModels/compliance.js';
+import { complianceDays, complianceReport, csvCell, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
+import { COMPLIANCE_DAYS, groupKey, type ComplianceDayDoc } from './readModels/compliance.js';
 import type { JobDoc } from './readModels/jobs.js';
 import { CITY_MAX, UNIT_NAME_MAX } from './siteCrew/businessLogic.js';
 import type { UnitKind } from './siteCrew/siteCrew.js';
@@ -76,7 +76,7 @@ export const orgJobRoutes =
   async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const clock = deps.clock ?? (() => new Date());
-    const compliance = deps.documents.collection<ComplianceDoc>(COMPLIANCE);
+    const days = deps.documents.collection<ComplianceDayDoc>(COMPLIANCE_DAYS);
 
     for (const kind of ['site', 'crew'] as const satisfies readonly UnitKind[]) {
       const plural = `${kind}s`;
@@ -140,7 +140,7 @@ export const orgJobRoutes =
         schema: {
           tags: ['compliance'],
           summary: 'Compliance over time: finished jobs, jobs with violations, workers seen and violations by equipment, per site, crew or job type and per day, week or month (managers)',
-          description: 'Periods are UTC; `from` defaults to twelve weeks before `to`, `to` to now. Counts only finished (done) jobs.',
+          description: 'Whole UTC days, from the day of `from` to the day before `to` (a date `to` includes its day); `from` defaults to twelve weeks before `to`, `to` to now. Counts only finished (done) jobs.',
           security: bearer,
           params: IdParams,
           querystring: Type.Object({
@@ -158,13 +158,15 @@ export const orgJobRoutes =
         const q = request.query;
         const { from, to } = rangeOf(q, clock());
         const [siteNames, crewNames] = await Promise.all([deps.sitesCrews.names(orgId, 'site'), deps.sitesCrews.names(orgId, 'crew')]);
-        const jobs = await finishedJobs(compliance, { orgId, from, to, siteId: q.site_id, crewId: q.crew_id, jobType: q.job_type });
-        return complianceReport(jobs, {
+        return complianceReport(await complianceDays(days, { orgId, from, to }), {
           orgId,
           from,
           to,
           by: q.by,
           interval: q.interval,
+          siteId: q.site_id,
+          crewId: q.crew_id,
+          jobType: q.job_type,
           lang: preferredLang(request.headers['accept-language']),
           siteNames,
           crewNames,

@@ -37,7 +37,7 @@ import { QuotaExceededError } from './errors.js';
 import { jobDecider, type JobCommand } from './job/businessLogic.js';
 import { isFinished, jobStream, type JobEvent } from './job/job.js';
 import { jobContextOf, parsePayload } from './params.js';
-import { COMPLIANCE, complianceProjection } from './readModels/compliance.js';
+import { COMPLIANCE, COMPLIANCE_DAYS, complianceProjection } from './readModels/compliance.js';
 import { CREWS, SITES, siteCrewsProjection, unitCollection, type UnitDoc } from './readModels/siteCrews.js';
 import { orgJobRoutes } from './orgApi.js';
 import { createSitesCrews } from './sitesCrews.js';
@@ -387,7 +387,8 @@ export function createJobService(opts: JobOptions) {
     indexes: {
       [JOBS]: [{ user_id: 1, created_at: -1 }, { created_at: -1 }, { org_id: 1, created_at: -1 }],
       [USAGE]: [{ total_cost: -1, email: 1 }],
-      [COMPLIANCE]: [{ org_id: 1, created_at: 1 }],
+      [COMPLIANCE]: [{ org_id: 1, status: 1, created_at: 1 }],
+      [COMPLIANCE_DAYS]: [{ org_id: 1, day: 1 }],
       [SITES]: [{ org_id: 1, name: 1 }],
       [CREWS]: [{ org_id: 1, name: 1 }],
     },

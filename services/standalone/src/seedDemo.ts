@@ -10,7 +10,9 @@ import { orgQuotaAccount, type Lang, type Principal } from '@baret/platform';
 import { PRESETS } from '@baret/quota';
 import type { Standalone } from './compose.js';
 
+const JOB_TYPES_LIST = ['ag_havai_hat_bakim', 'ag_sayac_montaji', 'ag_kesme_baglama', 'genel_saha_girisi'];
 export const DEMO_PASSWORD = 'baret-demo-2026';
+export const DEMO_JOB_TYPES = JOB_TYPES_LIST;
 export const DEMO_MANAGER = 'demo-manager@example.com';
 const DEMO_MEMBERS = ['ekip1@example.com', 'ekip2@example.com', 'ekip3@example.com', 'ekip4@example.com'];
 const SITES = [
@@ -19,7 +21,7 @@ const SITES = [
   { name: 'Bornova Direk Sahası', city: 'İzmir' },
 ];
 const CREWS = ['Hat Bakım Ekibi', 'Trafo Ekibi', 'Yüksekte Çalışma Ekibi', 'Arıza Ekibi'];
-const JOB_TYPES = ['ag_havai_hat_bakim', 'ag_sayac_montaji', 'ag_kesme_baglama', 'genel_saha_girisi'];
+const JOB_TYPES = JOB_TYPES_LIST;
 const WEEKS = 12;
 const DAY = 86_400_000;
 
@@ -36,7 +38,7 @@ function random(seed: number): () => number {
 }
 
 /** A result as the analysis reports it, with `bare` workers without a hard hat and `noVest` without hi-vis. */
-function demoResult(jobType: string, workers: number, bare: number[], noVest: number[], rnd: () => number) {
+export function demoResult(jobType: string, workers: number, bare: number[], noVest: number[], rnd: () => number) {
   const task = findTask(jobType)!;
   const required = task.required_groups.map((g) => [...g]);
   const hardHat = new Set(offlineCheckableCodes('hard_hat'));
@@ -86,6 +88,10 @@ function demoResult(jobType: string, workers: number, bare: number[], noVest: nu
 
 export interface DemoSummary {
   org_id: string;
+  site_ids: string[];
+  crew_ids: string[];
+  /** The member who records for each crew (same order as crew_ids). */
+  member_ids: string[];
   manager: string;
   password: string;
   sites: number;
@@ -154,5 +160,5 @@ export async function seedDemo(standalone: Standalone, options: { now?: Date; se
       work_order: `İE-2026-${String(1000 + i)}`,
     });
   }
-  return { org_id: org.id, manager: DEMO_MANAGER, password: DEMO_PASSWORD, sites: sites.length, crews: crews.length, jobs: total };
+  return { org_id: org.id, site_ids: sites.map((x) => x.id), crew_ids: crews.map((x) => x.id), member_ids: members.map((m) => m.userId), manager: DEMO_MANAGER, password: DEMO_PASSWORD, sites: sites.length, crews: crews.length, jobs: total };
 }

@@ -1,0 +1,79 @@
+/**
+ * The organisation the user belongs to, and its sites and crews: shared by the navigation, the
+ * analyze form and the field queue (features never import each other). Sites and crews are kept in
+ * local storage, so a crew on a pole without signal still picks them; the last choice is remembered.
+ */
+import { queryOptions, useQuery } from '@tanstack/react-query';
+
+import { api, ApiError } from '@/lib/api-client';
+import { storage } from '@/lib/storage';
+import type { Org, OrgUnit } from '@/types/api';
+
+/** GET /orgs/current, or null when the user belongs to none (404). */
+export async function getCurrentOrg(): Promise<Org | null> {
+  try {
+    return await api.get<Org>('/orgs/current');
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return null;
+    throw e;
+  }
+}
+
+export const currentOrgQueryOptions = () => queryOptions({ queryKey: ['orgs', 'current'], queryFn: getCurrentOrg, staleTime: 60_000 });
+
+export function useCurrentOrg(enabled = true) {
+  return useQuery({ ...currentOrgQueryOptions(), enabled });
+}
+
+export type UnitKind = 'site' | 'crew';
+const UNITS_KEY = (orgId: string, kind: UnitKind) => `baret-org-${orgId}-${kind}s`;
+
+const isUnits = (v: unknown): v is OrgUnit[] => Array.isArray(v) && v.every((u) => typeof u === 'object' && u !== null && typeof (u as OrgUnit).id === 'string' && typeof (u as OrgUnit).name === 'string');
+
+/** GET /orgs/{id}/sites or /crews (active ones), remembered for offline use. */
+export async function getOrgUnits(orgId: string, kind: UnitKind, archived = false): Promise<OrgUnit[]> {
+  try {
+    const units = await api.get<OrgUnit[]>(`/orgs/${encodeURIComponent(orgId)}/${kind}s`, { query: archived ? { archived: true } : undefined });
+    if (!archived) storage.set(UNITS_KEY(orgId, kind), JSON.stringify(units));
+    return units;
+  } catch (e) {
+    const cached = !archived && e instanceof ApiError && e.status === 0 ? storage.getJson(UNITS_KEY(orgId, kind), isUnits) : null;
+    if (cached) return cached;
+    throw e;
+  }
+}
+
+export const orgUnitsQueryOptions = (orgId: string, kind: UnitKind, archived = false) =>
+  queryOptions({ queryKey: ['orgs', orgId, `${kind}s`, archived], queryFn: () => getOrgUnits(orgId, kind, archived) });
+
+export function useOrgUnits(orgId: string | null | undefined, kind: UnitKind, archived = false) {
+  return useQuery({ ...orgUnitsQueryOptions(orgId ?? '', kind, archived), enabled: !!orgId });
+}
+
+/** Where and by whom a video is recorded: remembered between recordings. */
+export interface RecordingContext {
+  site_id: string | null;
+  crew_id: string | null;
+  work_order: string;
+}
+
+const CONTEXT_KEY = 'baret-recording-context';
+const isContext = (v: unknown): v is RecordingContext => typeof v === 'object' && v !== null && 'work_order' in v;
+
+export function lastRecordingContext(): RecordingContext {
+  return storage.getJson(CONTEXT_KEY, isContext) ?? { site_id: null, crew_id: null, work_order: '' };
+}
+
+export function rememberRecordingContext(context: RecordingContext): void {
+  storage.set(CONTEXT_KEY, JSON.stringify(context));
+}
+
+/** The fields an analysis carries in its payload: only those given. */
+export function contextPayload(context: RecordingContext | null | undefined): Record<string, string> {
+  if (!context) return {};
+  const out: Record<string, string> = {};
+  if (context.site_id) out.site_id = context.site_id;
+  if (context.crew_id) out.crew_id = context.crew_id;
+  if (context.work_order.trim()) out.work_order = context.work_order.trim().slice(0, 64);
+  return out;
+}
