@@ -28,7 +28,7 @@ function CreateOrg() {
         {t('org.createTitle')}
       </h2>
       <p className="muted">{t('org.createIntro')}</p>
-      <form onSubmit={submit} className="stack">
+      <form onSubmit={submit} className="stack-lg">
         <Field label={t('org.name')}>{(p) => <input {...p} className="input" value={name} maxLength={120} required onChange={(e) => setName(e.target.value)} />}</Field>
         {create.isError ? <Alert tone="error">{serverReason(create.error) ?? t('org.failed')}</Alert> : null}
         <Button type="submit" loading={create.isPending} disabled={!name.trim()}>
