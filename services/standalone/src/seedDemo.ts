@@ -8,6 +8,7 @@
 import { findTask, groupName, offlineCheckableCodes, taskName } from '@baret/analysis';
 import { orgQuotaAccount, type Lang, type Principal } from '@baret/platform';
 import { PRESETS } from '@baret/quota';
+import sharp from 'sharp';
 import type { Standalone } from './compose.js';
 
 const JOB_TYPES_LIST = ['ag_havai_hat_bakim', 'ag_sayac_montaji', 'ag_kesme_baglama', 'genel_saha_girisi'];
@@ -86,6 +87,24 @@ export function demoResult(jobType: string, workers: number, bare: number[], noV
   };
 }
 
+/**
+ * The evidence crop of a demo violation: a drawn worker (no photograph of anyone), without a hard
+ * hat or without a vest, labelled DEMO, at the size real crops have (at least 480 px high).
+ */
+async function demoCrop(missing: 'hat' | 'vest'): Promise<Buffer> {
+  const hat = missing === 'hat' ? '' : '<path d="M120 92 q60 -70 120 0 z" fill="#facc15"/><rect x="108" y="90" width="144" height="12" rx="6" fill="#eab308"/>';
+  const vest = missing === 'vest' ? '#3b4a66' : '#f97316';
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="480" viewBox="0 0 360 480">
+    <rect width="360" height="480" fill="#9fb4c8"/><rect y="380" width="360" height="100" fill="#6b7f4e"/>
+    <circle cx="180" cy="130" r="42" fill="#e0b48c"/>${hat}
+    <rect x="120" y="180" width="120" height="170" rx="24" fill="${vest}"/>
+    <rect x="120" y="250" width="120" height="14" fill="${missing === 'vest' ? '#3b4a66' : '#e5e7eb'}"/>
+    <rect x="130" y="350" width="40" height="110" fill="#1f2937"/><rect x="190" y="350" width="40" height="110" fill="#1f2937"/>
+    <rect x="10" y="10" width="86" height="30" rx="6" fill="#111827"/><text x="53" y="32" font-family="sans-serif" font-size="18" fill="#fff" text-anchor="middle">DEMO</text>
+  </svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
+}
+
 export interface DemoSummary {
   org_id: string;
   site_ids: string[];
@@ -134,6 +153,7 @@ export async function seedDemo(standalone: Standalone, options: { now?: Date; se
 
   // Spread over the 12 weeks before `now`; each crew leader records for their crew. Compliance
   // improves over the weeks, and differs by site and crew, so the dashboard has something to show.
+  const crops = { hat: await demoCrop('hat'), vest: await demoCrop('vest') };
   const start = now.getTime() - WEEKS * 7 * DAY;
   for (let i = 0; i < total; i++) {
     const at = new Date(start + ((i + rnd()) / total) * (WEEKS * 7 * DAY - 3600_000));
@@ -149,7 +169,7 @@ export async function seedDemo(standalone: Standalone, options: { now?: Date; se
       if (rnd() < risk * 0.4) noVest.push(w);
     }
     const jobType = JOB_TYPES[Math.floor(rnd() * JOB_TYPES.length)]!;
-    await job.recordFinishedJobWithoutVideo(members[crewIndex]!, {
+    const jobId = await job.recordFinishedJobWithoutVideo(members[crewIndex]!, {
       queued_at: at,
       finished_at: new Date(at.getTime() + 60_000 + Math.floor(rnd() * 120_000)),
       job_type: jobType,
@@ -159,6 +179,9 @@ export async function seedDemo(standalone: Standalone, options: { now?: Date; se
       crew_id: crews[crewIndex]!.id,
       work_order: `İE-2026-${String(1000 + i)}`,
     });
+    // Each violation's crop, where the job page and the dashboard look for it.
+    const missing = [...bare.map(() => crops.hat), ...noVest.map(() => crops.vest)];
+    for (const [n, jpeg] of missing.entries()) await standalone.infra.objects.put(`jobs/${jobId}/violations/${n}.jpg`, jpeg, { contentType: 'image/jpeg', size: jpeg.length });
   }
   return { org_id: org.id, site_ids: sites.map((x) => x.id), crew_ids: crews.map((x) => x.id), member_ids: members.map((m) => m.userId), manager: DEMO_MANAGER, password: DEMO_PASSWORD, sites: sites.length, crews: crews.length, jobs: total };
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
@@ -17,6 +17,7 @@ export function RecordingContextFields({ value, onChange }: { value: RecordingCo
   const orgId = org.data?.id;
   const sites = useOrgUnits(orgId, 'site');
   const crews = useOrgUnits(orgId, 'crew');
+  const ids = useId();
   if (!orgId) return null;
   const set = (patch: Partial<RecordingContext>) => {
     const next = { ...value, ...patch };
@@ -25,9 +26,11 @@ export function RecordingContextFields({ value, onChange }: { value: RecordingCo
   };
   return (
     <div className="record-context">
-      <label className="field">
-        <span className="field-label">{t('record.site')}</span>
-        <select className="input" value={value.site_id ?? ''} onChange={(e) => set({ site_id: e.target.value || null })}>
+      <div className="field">
+        <label className="field-label" htmlFor={`${ids}-1`}>
+          {t('record.site')}
+        </label>
+        <select id={`${ids}-1`} className="input" value={value.site_id ?? ''} onChange={(e) => set({ site_id: e.target.value || null })}>
           <option value="">{t('record.noSite')}</option>
           {(sites.data ?? []).map((s) => (
             <option key={s.id} value={s.id}>
@@ -35,10 +38,12 @@ export function RecordingContextFields({ value, onChange }: { value: RecordingCo
             </option>
           ))}
         </select>
-      </label>
-      <label className="field">
-        <span className="field-label">{t('record.crew')}</span>
-        <select className="input" value={value.crew_id ?? ''} onChange={(e) => set({ crew_id: e.target.value || null })}>
+      </div>
+      <div className="field">
+        <label className="field-label" htmlFor={`${ids}-2`}>
+          {t('record.crew')}
+        </label>
+        <select id={`${ids}-2`} className="input" value={value.crew_id ?? ''} onChange={(e) => set({ crew_id: e.target.value || null })}>
           <option value="">{t('record.noCrew')}</option>
           {(crews.data ?? []).map((c) => (
             <option key={c.id} value={c.id}>
@@ -46,11 +51,13 @@ export function RecordingContextFields({ value, onChange }: { value: RecordingCo
             </option>
           ))}
         </select>
-      </label>
-      <label className="field">
-        <span className="field-label">{t('record.workOrder')}</span>
-        <input className="input" value={value.work_order} maxLength={64} onChange={(e) => set({ work_order: e.target.value })} />
-      </label>
+      </div>
+      <div className="field">
+        <label className="field-label" htmlFor={`${ids}-3`}>
+          {t('record.workOrder')}
+        </label>
+        <input id={`${ids}-3`} className="input" value={value.work_order} maxLength={64} onChange={(e) => set({ work_order: e.target.value })} />
+      </div>
     </div>
   );
 }

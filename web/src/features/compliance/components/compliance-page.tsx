@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 
@@ -150,6 +150,7 @@ export function CompliancePage() {
   const crews = useOrgUnits(orgId, 'crew', true);
   const [csvFailed, setCsvFailed] = useState(false);
   const [csvBusy, setCsvBusy] = useState(false);
+  const ids = useId();
 
   if (org.isPending) return <Spinner label={t('common.loading')} />;
   if (!org.data || org.data.role !== 'manager') {
@@ -197,17 +198,23 @@ export function CompliancePage() {
       {csvFailed ? <Alert tone="error">{t('compliance.csvFailed')}</Alert> : null}
 
       <form className="card filters" aria-label={t('compliance.filters')} onSubmit={(e) => e.preventDefault()}>
-        <label className="field">
-          <span className="field-label">{t('compliance.from')}</span>
-          <input type="date" className="input" value={filters.from} max={filters.to} onChange={(e) => DATE.test(e.target.value) && setFilters({ from: e.target.value })} />
-        </label>
-        <label className="field">
-          <span className="field-label">{t('compliance.to')}</span>
-          <input type="date" className="input" value={filters.to} min={filters.from} onChange={(e) => DATE.test(e.target.value) && setFilters({ to: e.target.value })} />
-        </label>
-        <label className="field">
-          <span className="field-label">{t('compliance.site')}</span>
-          <select className="input" value={filters.site_id ?? ''} onChange={(e) => setFilters({ site_id: e.target.value || undefined })}>
+        <div className="field">
+          <label className="field-label" htmlFor={`${ids}-1`}>
+            {t('compliance.from')}
+          </label>
+          <input id={`${ids}-1`} type="date" className="input" value={filters.from} max={filters.to} onChange={(e) => DATE.test(e.target.value) && setFilters({ from: e.target.value })} />
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={`${ids}-2`}>
+            {t('compliance.to')}
+          </label>
+          <input id={`${ids}-2`} type="date" className="input" value={filters.to} min={filters.from} onChange={(e) => DATE.test(e.target.value) && setFilters({ to: e.target.value })} />
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={`${ids}-3`}>
+            {t('compliance.site')}
+          </label>
+          <select id={`${ids}-3`} className="input" value={filters.site_id ?? ''} onChange={(e) => setFilters({ site_id: e.target.value || undefined })}>
             <option value="">{t('compliance.allSites')}</option>
             {(sites.data ?? []).map((s) => (
               <option key={s.id} value={s.id}>
@@ -215,10 +222,12 @@ export function CompliancePage() {
               </option>
             ))}
           </select>
-        </label>
-        <label className="field">
-          <span className="field-label">{t('compliance.crew')}</span>
-          <select className="input" value={filters.crew_id ?? ''} onChange={(e) => setFilters({ crew_id: e.target.value || undefined })}>
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={`${ids}-4`}>
+            {t('compliance.crew')}
+          </label>
+          <select id={`${ids}-4`} className="input" value={filters.crew_id ?? ''} onChange={(e) => setFilters({ crew_id: e.target.value || undefined })}>
             <option value="">{t('compliance.allCrews')}</option>
             {(crews.data ?? []).map((c) => (
               <option key={c.id} value={c.id}>
@@ -226,10 +235,12 @@ export function CompliancePage() {
               </option>
             ))}
           </select>
-        </label>
-        <label className="field">
-          <span className="field-label">{t('compliance.jobType')}</span>
-          <select className="input" value={filters.job_type ?? ''} onChange={(e) => setFilters({ job_type: e.target.value || undefined })}>
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={`${ids}-5`}>
+            {t('compliance.jobType')}
+          </label>
+          <select id={`${ids}-5`} className="input" value={filters.job_type ?? ''} onChange={(e) => setFilters({ job_type: e.target.value || undefined })}>
             <option value="">{t('compliance.allJobTypes')}</option>
             {jobTypes.map(([slug, name]) => (
               <option key={slug} value={slug}>
@@ -237,7 +248,7 @@ export function CompliancePage() {
               </option>
             ))}
           </select>
-        </label>
+        </div>
       </form>
 
       {bySite.isError ? <Alert tone="error">{t('compliance.loadFailed')}</Alert> : null}
