@@ -7,6 +7,7 @@ import {
   ConflictError,
   ForbiddenError,
   handleCommand,
+  KeyedMutex,
   NotFoundError,
   orgQuotaAccount,
   projectInline,
@@ -45,16 +46,21 @@ export function createOrgs(opts: OrgsOptions) {
   const { eventStore, documents, users, log, clock } = opts;
   const queries = orgQueries(documents);
 
-  const onOrg = async (orgId: string, command: OrgCommand) => {
-    const result = await handleCommand(eventStore, orgStream(orgId), orgDecider, command);
-    await projectInline(orgProjections, result.recorded, documents);
-    return result;
-  };
-  const onMembership = async (userId: string, command: MembershipCommand) => {
-    const result = await handleCommand(eventStore, membershipStream(userId), membershipDecider, command);
-    await projectInline(orgProjections, result.recorded, documents);
-    return result;
-  };
+  // A command and its projection run as one per stream, so concurrent commands (invitations sent
+  // at once) reach the read models in the order they were stored.
+  const locks = new KeyedMutex();
+  const onOrg = (orgId: string, command: OrgCommand) =>
+    locks.run(orgStream(orgId), async () => {
+      const result = await handleCommand(eventStore, orgStream(orgId), orgDecider, command);
+      await projectInline(orgProjections, result.recorded, documents);
+      return result;
+    });
+  const onMembership = (userId: string, command: MembershipCommand) =>
+    locks.run(membershipStream(userId), async () => {
+      const result = await handleCommand(eventStore, membershipStream(userId), membershipDecider, command);
+      await projectInline(orgProjections, result.recorded, documents);
+      return result;
+    });
 
   /** What a member sees of their organisation, with its plan and quota. */
   async function view(org: OrgDoc, role: OrgRole) {

@@ -8,6 +8,7 @@ export const server = setupServer(
   http.get('*/jobs', () => HttpResponse.json([])),
   http.get('*/usage/upgrade-request', () => HttpResponse.json({ pending: false, requested_at: null })),
   http.get('*/admin/inbox', () => HttpResponse.json([])),
+  http.get('*/admin/orgs/quotas', () => HttpResponse.json([])),
   // A user in no organisation (issue 28).
   http.get('*/orgs/current', () => HttpResponse.json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'You do not belong to an organisation.', code: 'not_found' }, { status: 404 })),
 );

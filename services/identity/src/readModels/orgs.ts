@@ -51,6 +51,8 @@ export const orgsProjection: Projection = {
     const orgId = recorded.streamId.slice('org-'.length);
     const doc = await orgs.get(orgId);
     if (!isNewer(doc, recorded.revision)) return;
+    // One event after the other: a later one projected first waits for the catch-up runner.
+    if (recorded.revision !== (doc?.revision ?? -1) + 1) return;
     const event = { type: recorded.type, data: recorded.data } as OrgEvent;
     switch (event.type) {
       case 'org_created':
