@@ -53,9 +53,17 @@ export const orgRoutes =
       '/orgs/current',
       {
         preHandler: app.requireUser,
-        schema: { tags: ['organisations'], summary: 'The organisation you belong to (404 when none)', security: bearer, response: { 200: OrgSchema, ...problems(401, 404) } },
+        schema: {
+          tags: ['organisations'],
+          summary: 'The organisation you belong to; 204 without a body when you belong to none',
+          security: bearer,
+          response: { 200: OrgSchema, 204: Type.Null(), ...problems(401) },
+        },
       },
-      async (request) => orgs.current(principalOf(request).userId),
+      async (request, reply) => {
+        const org = await orgs.currentOrNull(principalOf(request).userId);
+        return org ? org : reply.code(204).send(null);
+      },
     );
 
     app.post(

@@ -93,11 +93,17 @@ export function createOrgs(opts: OrgsOptions) {
     return view(org, 'manager');
   }
 
-  async function current(userId: string) {
+  /** The organisation a user belongs to now, or null. */
+  async function currentOrNull(userId: string) {
     const m = await queries.membershipOf(userId);
     const org = m ? await queries.org(m.org_id) : null;
-    if (!m || !org) throw new NotFoundError('You do not belong to an organisation.');
-    return view(org, m.role);
+    return m && org ? view(org, m.role) : null;
+  }
+
+  async function current(userId: string) {
+    const org = await currentOrNull(userId);
+    if (!org) throw new NotFoundError('You do not belong to an organisation.');
+    return org;
   }
 
   /** A manager invites an address with a role; the token is shown once (only its hash is stored). */
@@ -183,7 +189,7 @@ export function createOrgs(opts: OrgsOptions) {
     return (await queries.allOrgs()).map((o) => ({ id: o.id, name: o.name, member_count: o.member_count }));
   }
 
-  return { createOrg, current, invite, pendingInvites, previewInvite, accept, members, removeMember, userDeleted, listOrgs, queries };
+  return { createOrg, current, currentOrNull, invite, pendingInvites, previewInvite, accept, members, removeMember, userDeleted, listOrgs, queries };
 }
 
 export type Orgs = ReturnType<typeof createOrgs>;

@@ -9,14 +9,9 @@ import { api, ApiError } from '@/lib/api-client';
 import { storage } from '@/lib/storage';
 import type { Org, OrgUnit } from '@/types/api';
 
-/** GET /orgs/current, or null when the user belongs to none (404). */
+/** GET /orgs/current, or null when the user belongs to none (204). */
 export async function getCurrentOrg(): Promise<Org | null> {
-  try {
-    return await api.get<Org>('/orgs/current');
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 404) return null;
-    throw e;
-  }
+  return (await api.get<Org | undefined>('/orgs/current')) ?? null;
 }
 
 export const currentOrgQueryOptions = () => queryOptions({ queryKey: ['orgs', 'current'], queryFn: getCurrentOrg, staleTime: 60_000 });

@@ -10,7 +10,7 @@ export const server = setupServer(
   http.get('*/admin/inbox', () => HttpResponse.json([])),
   http.get('*/admin/orgs/quotas', () => HttpResponse.json([])),
   // A user in no organisation (issue 28).
-  http.get('*/orgs/current', () => HttpResponse.json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'You do not belong to an organisation.', code: 'not_found' }, { status: 404 })),
+  http.get('*/orgs/current', () => new HttpResponse(null, { status: 204 })),
 );
 
 export { HttpResponse, http };
