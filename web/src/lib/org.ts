@@ -6,7 +6,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, ApiError } from '@/lib/api-client';
-import { storage } from '@/lib/storage';
 import type { Org, OrgUnit } from '@/types/api';
 
 /** GET /orgs/current, or null when the user belongs to none (204). */
@@ -20,6 +19,25 @@ export function useCurrentOrg(enabled = true) {
   return useQuery({ ...currentOrgQueryOptions(), enabled });
 }
 
+/** localStorage that never breaks the app when blocked or full (kept here, apart from lib/storage, so this module adds no shared chunk). */
+const local = {
+  get(key: string): unknown {
+    try {
+      const raw = window.localStorage.getItem(key);
+      return raw === null ? null : (JSON.parse(raw) as unknown);
+    } catch {
+      return null;
+    }
+  },
+  set(key: string, value: unknown): void {
+    try {
+      window.localStorage.setItem(key, JSON.stringify(value));
+    } catch {
+      /* storage full or blocked: nothing remembered */
+    }
+  },
+};
+
 export type UnitKind = 'site' | 'crew';
 const UNITS_KEY = (orgId: string, kind: UnitKind) => `baret-org-${orgId}-${kind}s`;
 
@@ -29,11 +47,11 @@ const isUnits = (v: unknown): v is OrgUnit[] => Array.isArray(v) && v.every((u) 
 export async function getOrgUnits(orgId: string, kind: UnitKind, archived = false): Promise<OrgUnit[]> {
   try {
     const units = await api.get<OrgUnit[]>(`/orgs/${encodeURIComponent(orgId)}/${kind}s`, { query: archived ? { archived: true } : undefined });
-    if (!archived) storage.set(UNITS_KEY(orgId, kind), JSON.stringify(units));
+    if (!archived) local.set(UNITS_KEY(orgId, kind), units);
     return units;
   } catch (e) {
-    const cached = !archived && e instanceof ApiError && e.status === 0 ? storage.getJson(UNITS_KEY(orgId, kind), isUnits) : null;
-    if (cached) return cached;
+    const cached = !archived && e instanceof ApiError && e.status === 0 ? local.get(UNITS_KEY(orgId, kind)) : null;
+    if (isUnits(cached)) return cached;
     throw e;
   }
 }
@@ -56,11 +74,12 @@ const CONTEXT_KEY = 'baret-recording-context';
 const isContext = (v: unknown): v is RecordingContext => typeof v === 'object' && v !== null && 'work_order' in v;
 
 export function lastRecordingContext(): RecordingContext {
-  return storage.getJson(CONTEXT_KEY, isContext) ?? { site_id: null, crew_id: null, work_order: '' };
+  const saved = local.get(CONTEXT_KEY);
+  return isContext(saved) ? saved : { site_id: null, crew_id: null, work_order: '' };
 }
 
 export function rememberRecordingContext(context: RecordingContext): void {
-  storage.set(CONTEXT_KEY, JSON.stringify(context));
+  local.set(CONTEXT_KEY, context);
 }
 
 /** The fields an analysis carries in its payload: only those given. */
