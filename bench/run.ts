@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark of the product, one after another, printing figures and ratios. */
 import { runAnalyzerBench } from './analyzer.js';
+import { runComplianceBench } from './compliance.js';
 import { runFramesBench } from './frames.js';
 import { runModesBench } from './modes.js';
 import { runLatencyBench } from './latency.js';
@@ -11,6 +12,7 @@ await runFramesBench();
 await runUploadBench();
 await runLatencyBench();
 await runNotifyBench();
+await runComplianceBench();
 await runAnalyzerBench();
 await runVideoBench();
 await runModesBench();

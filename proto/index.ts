@@ -7,12 +7,14 @@ import { JobCancelRequestedSchema, JobCompletedSchema, JobDeletedSchema, JobFail
 import { EmailVerificationRequestedSchema, PasswordResetRequestedSchema, UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
 import { ContactMessageSubmittedSchema, UpgradeRequestedSchema } from './gen/baret/v1/notification_pb.js';
 import { QuotaReleasedSchema, QuotaReservedSchema, QuotaThresholdReachedSchema } from './gen/baret/v1/quota_pb.js';
+import { OrgCreatedSchema, OrgInviteCreatedSchema, OrgMemberAddedSchema, OrgMemberRemovedSchema, UnitArchivedSchema, UnitCreatedSchema } from './gen/baret/v1/organisation_pb.js';
 
 export * from './gen/baret/v1/envelope_pb.js';
 export * from './gen/baret/v1/identity_pb.js';
 export * from './gen/baret/v1/job_pb.js';
 export * from './gen/baret/v1/notification_pb.js';
 export * from './gen/baret/v1/quota_pb.js';
+export * from './gen/baret/v1/organisation_pb.js';
 
 /**
  * Event type (as stored in the event store) → its protobuf message. Only events listed here
@@ -34,4 +36,12 @@ export const eventSchemas: Record<string, DescMessage> = {
   job_deleted: JobDeletedSchema,
   job_completed: JobCompletedSchema,
   job_failed: JobFailedSchema,
+  org_created: OrgCreatedSchema,
+  org_member_added: OrgMemberAddedSchema,
+  org_member_removed: OrgMemberRemovedSchema,
+  org_invite_created: OrgInviteCreatedSchema,
+  site_created: UnitCreatedSchema,
+  site_archived: UnitArchivedSchema,
+  crew_created: UnitCreatedSchema,
+  crew_archived: UnitArchivedSchema,
 };

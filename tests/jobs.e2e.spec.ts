@@ -133,6 +133,11 @@ describe('an analysis with the offline analyzer, end to end through HTTP', () =>
         estimated_cost: 0,
         currency: 'USD',
         error: null,
+        // Where and by whom (issue 28): none given; whether the finished job found violations.
+        site_id: null,
+        crew_id: null,
+        work_order: null,
+        has_violations: (job.result as { violations: unknown[] }).violations.length > 0,
       },
     ]);
     const me = (await app.request({ method: 'GET', url: '/auth/me', token: user.token })).json() as { quota: { lifetime_used: number } };

@@ -108,12 +108,23 @@ export const EXPECTED_PROBLEMS = [/\/favicon\.ico\)?$/];
  * matching `ignore` (default: EXPECTED_PROBLEMS).
  */
 export async function openBrowser(
-  options: { viewport?: { width: number; height: number }; ignore?: RegExp[]; locale?: string; /** lets a test inject a script tag (axe-core) past the page's CSP */ bypassCSP?: boolean } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    ignore?: RegExp[];
+    locale?: string;
+    /** lets a test inject a script tag (axe-core) past the page's CSP */
+    bypassCSP?: boolean;
+    /** more Chromium switches (a fake camera) */
+    args?: string[];
+    /** permissions granted to the server's origin (camera) */
+    permissions?: string[];
+  } = {},
 ): Promise<BrowserSession> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'baret-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+    ...(options.permissions ? { permissions: options.permissions } : {}),
     viewport: options.viewport ?? { width: 1280, height: 900 },
     reducedMotion: 'reduce',
     ...(options.bypassCSP ? { bypassCSP: true } : {}),

@@ -99,8 +99,7 @@ export class Findings {
   private readonly violatedGroups = new Set<string>();
   /** Groups a worker was judged for (worn or not), or that the model said were missing. */
   private readonly judgedGroups = new Set<string>();
-  /** Tracked workers, and the most persons one composite reported (null: the analyzer never said). */
-  private readonly workerIds = new Set<number>();
+  /** The most persons one composite reported (null: the analyzer never said). */
   private mostPersons: number | null = null;
   private readonly tracker = new WorkerTracker();
   /** The violation a worker's current run extends, by `worker|group`. */
@@ -133,7 +132,6 @@ export class Findings {
       const ids = this.tracker.assign(frameIndex, inFrame.map((w) => toVideoBox(w.box, region)));
       for (const [i, w] of inFrame.entries()) {
         const worker = ids[i]!;
-        this.workerIds.add(worker);
         for (const group of this.requiredGroups) {
           const key = groupKey(group);
           const run = `${worker}|${key}`;
@@ -175,7 +173,7 @@ export class Findings {
 
   /** Workers seen: those followed across frames, or the most one composite reported (null: the analyzer never said). */
   get workersSeen(): number | null {
-    return this.mostPersons === null && this.workerIds.size === 0 ? null : Math.max(this.workerIds.size, this.mostPersons ?? 0);
+    return this.mostPersons === null && this.tracker.count === 0 ? null : Math.max(this.tracker.count, this.mostPersons ?? 0);
   }
   isSatisfied = (group: readonly string[]): boolean => !this.isViolated(group) && group.some((c) => this.evidence.has(c));
   /** A group the analyzer cannot judge at all: every code of it is beyond what it checks. */
@@ -241,6 +239,7 @@ export class Findings {
       satisfied_equipment: satisfied,
       not_checked: notChecked.map((g) => [...g]),
       not_judged: notJudged.map((g) => [...g]),
+      // Workers seen over the video (followed by the tracker), also counted per period by compliance (issue 28).
       workers_seen: workersSeen,
       no_worker_seen: noWorkerSeen,
       composites_processed: this.analyzed,

@@ -57,6 +57,11 @@ export class WorkerTracker {
     this.minSimilarity = opts.minSimilarity ?? 0.3;
   }
 
+  /** How many workers have been numbered so far (each worker once, as far as they were followed). */
+  get count(): number {
+    return this.nextId - 1;
+  }
+
   /**
    * The worker number of each box of one frame (same order as `boxes`). Frames must come in
    * time order. Pairs are taken most alike first, each worker at most once per frame; boxes left

@@ -37,6 +37,8 @@ interface Deps {
   users: UserQueries;
   keys: ReturnType<typeof apiKeyQueries>;
   quota: QuotaClient;
+  /** The quota account a user's analyses are charged to: their organisation's when they belong to one. */
+  quotaAccount(userId: string): Promise<string>;
 }
 
 const DEVICE_COOKIE = 'baret_device';
@@ -55,7 +57,7 @@ export const identityRoutes =
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const withQuota = async (user: Parameters<typeof publicUser>[0]) => ({
       ...publicUser(user),
-      quota: await deps.quota.getQuota(user.id),
+      quota: await deps.quota.getQuota(await deps.quotaAccount(user.id)),
     });
     const perAddress = (max: number, timeWindow: string) => ({
       rateLimit: { max, timeWindow, keyGenerator: (req: { ip: string }) => `addr:${req.ip}` },

@@ -14,6 +14,7 @@ export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: U
     // Which users' principals changed, as it happens: the gateway drops what it cached of them.
     await app.register(principalChangesRoute(deps.changes));
     app.get('/users', async () => deps.directory.listUsers());
+    app.get('/orgs', async () => deps.directory.listOrgs());
     app.post('/users/lookup', { schema: { body: Type.Object({ ids: Type.Array(Id, { maxItems: 1000 }) }) } }, async (request) =>
       deps.directory.getUsers(request.body.ids),
     );

@@ -7,6 +7,7 @@ import {
   handleCommand,
   PrincipalChanges,
   projectInline,
+  quotaAccountOf,
   UnauthorizedError,
   ValidationError,
   type AuthResolvers,
@@ -31,6 +32,9 @@ import { emailDecider, emailStream, normaliseEmail } from './user/emailClaim.js'
 import { InvalidTokenError, userDecider } from './user/businessLogic.js';
 import { userStream } from './user/user.js';
 import { DEFAULT_THROTTLE, LoginThrottle, type LoginSource, type ThrottleRules } from './loginThrottle.js';
+import { createOrgs, orgProjections } from './orgs.js';
+import { orgRoutes } from './orgApi.js';
+import { INVITES, MEMBERSHIPS } from './readModels/orgs.js';
 
 export interface IdentityOptions {
   eventStore: EventStore;
@@ -97,9 +101,11 @@ export function createIdentityService(opts: IdentityOptions) {
   const adminEmails = new Set(csv(opts.adminEmails).map(normaliseEmail));
   const users = userQueries(documents);
   const keys = apiKeyQueries(documents);
-  // Each applied event is announced (after the read model has it) to the gateways that cache principals.
+  // Each applied event is announced (after the read model has it) to the gateways that cache principals;
+  // membership events too, since a principal carries its organisation and role.
   const changes = new PrincipalChanges();
-  const projections = [usersProjection, apiKeysProjection].map((projection) => announcing(projection, changes));
+  const projections = [usersProjection, apiKeysProjection, ...orgProjections].map((projection) => announcing(projection, changes));
+  const orgs = createOrgs({ eventStore, documents, users, quota: opts.quota, log, clock });
   // A real hash to verify against when the email is unknown, so both failures take as long.
   const dummyHash = hashPassword(randomBytes(16).toString('hex'), scryptParams);
 
@@ -173,6 +179,7 @@ export function createIdentityService(opts: IdentityOptions) {
     const user = await users.byId(userId);
     await run(eventStore, userStream(userId), userDecider, { type: 'delete_user', data: { deleted_by: by, now: clock() } });
     for (const key of await keys.ofUser(userId)) await deleteApiKey(null, key.id);
+    await orgs.userDeleted(userId);
     if (user) await run(eventStore, emailStream(user.email), emailDecider, { type: 'release_email', data: { user_id: userId } });
     log.info({ user_id: userId, deleted_by: by }, 'user deleted');
   }
@@ -257,15 +264,23 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, userStream(userId), userDecider, { type: 'verify_email', data: { token_hash: sha256(token), now: clock() } });
   }
 
-  const toPrincipal = async (u: UserDoc): Promise<Omit<Principal, 'via'>> => ({
-    userId: u.id,
-    email: u.email,
-    fullName: u.full_name,
-    isAdmin: u.is_admin,
-    sessionVersion: u.session_version ?? 0,
-    emailVerified: u.email_verified ?? false,
-    verificationRequired: !(u.email_verified ?? false) && (await settings()).require_email_verification,
-  });
+  /** Who a user is now, with the organisation they belong to (read on every request, so a removal takes effect at once). */
+  const toPrincipal = async (u: UserDoc): Promise<Omit<Principal, 'via'>> => {
+    const membership = await orgs.queries.membershipOf(u.id);
+    return {
+      userId: u.id,
+      email: u.email,
+      fullName: u.full_name,
+      isAdmin: u.is_admin,
+      orgId: membership?.org_id ?? null,
+      orgRole: membership?.role ?? null,
+      sessionVersion: u.session_version ?? 0,
+      emailVerified: u.email_verified ?? false,
+      verificationRequired: !(u.email_verified ?? false) && (await settings()).require_email_verification,
+    };
+  };
+  /** The quota account a user's analyses are charged to (their organisation's, or their own). */
+  const quotaAccount = async (userId: string): Promise<string> => quotaAccountOf({ userId, orgId: (await orgs.queries.membershipOf(userId))?.org_id });
 
   const auth: AuthResolvers = {
     isApiKey: (token) => token.startsWith(API_KEY_PREFIX),
@@ -288,6 +303,7 @@ export function createIdentityService(opts: IdentityOptions) {
   const directory: UserDirectory = {
     getUsers: async (ids) => (await users.byIds(ids)).map((u) => ({ id: u.id, email: u.email, full_name: u.full_name })),
     listUsers: async () => (await users.all()).map((u) => ({ id: u.id, email: u.email, full_name: u.full_name })),
+    listOrgs: () => orgs.listOrgs(),
   };
 
   const commands = { register, login, createApiKey, deleteApiKey, deleteUser, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
@@ -297,17 +313,23 @@ export function createIdentityService(opts: IdentityOptions) {
     tags: [
       { name: 'auth', description: 'Registration, login, the current user and API keys' },
       { name: 'admin', description: 'Administration (admins only)' },
+      { name: 'organisations', description: 'Organisations: members, roles and invitations' },
     ],
-    routes: identityRoutes({ commands, users, keys, quota: opts.quota }),
+    routes: async (app) => {
+      await app.register(identityRoutes({ commands, users, keys, quota: opts.quota, quotaAccount }));
+      await app.register(orgRoutes(orgs));
+    },
     tasks: [],
     internal: identityInternalRoutes({ auth, directory, changes }),
     indexes: {
       [USERS]: [{ email_lower: 1, deleted: 1 }, { deleted: 1, created_at: 1 }],
       [API_KEYS]: [{ token_hash: 1 }, { user_id: 1, created_at: -1 }],
+      [MEMBERSHIPS]: [{ org_id: 1, joined_at: 1 }],
+      [INVITES]: [{ token_hash: 1 }, { org_id: 1, created_at: -1 }],
     },
   };
 
-  return { module, auth, directory, commands, users, keys, projections, changes, promoteConfiguredAdmins };
+  return { module, auth, directory, commands, users, keys, orgs, projections, changes, promoteConfiguredAdmins };
 }
 
 /** The user an identity event concerns: the stream's user, or the owner of an API key. */

@@ -12,6 +12,7 @@ import {
   principalOf,
   problems,
   type Collection,
+  type Filter,
   type Lang,
   type ObjectStore,
   type Principal,
@@ -19,6 +20,7 @@ import {
 } from '@baret/platform';
 import type { JobDoc, StoredResult, UsageDoc } from './readModels/jobs.js';
 import { uploadIdOf } from './params.js';
+import { dateBound } from './compliance.js';
 import { renderJobReport } from './report/pdf.js';
 import { receiveForm, type ReceivedUpload } from './upload.js';
 
@@ -39,7 +41,12 @@ const JobItemSchema = Type.Object({
   job_display_name: Type.Optional(NullableStr),
   user_email: Type.Optional(Str),
   user_full_name: Type.Optional(NullableStr),
+  site_id: Type.Optional(NullableStr),
+  crew_id: Type.Optional(NullableStr),
+  work_order: Type.Optional(NullableStr),
+  has_violations: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'whether the finished job found violations; null until done' })),
 });
+const DateParam = Type.String({ maxLength: 40, description: 'YYYY-MM-DD (a whole UTC day) or an ISO date-time' });
 
 const LogSchema = Type.Object({ event: Str, timestamp: Str, data: Type.Optional(Type.Record(Str, Type.Unknown())) });
 const Group = Type.Array(Str, { description: 'An equipment group: any one of its codes satisfies it' });
@@ -163,6 +170,10 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
     job_type: typeof job.result?.job_type === 'string' ? job.result.job_type : job.params.job_type,
     job_display_name: jobTypeName(job, lang),
     ...(withUser ? { user_email: job.user_email, user_full_name: job.user_full_name } : {}),
+    site_id: job.site_id ?? null,
+    crew_id: job.crew_id ?? null,
+    work_order: job.work_order ?? null,
+    has_violations: job.has_violations ?? null,
   };
 }
 
@@ -252,20 +263,41 @@ export const jobRoutes =
         preHandler: app.requireUser,
         schema: {
           tags: ['jobs'],
-          summary: 'Your jobs, newest first',
+          summary: 'Your jobs, newest first; with scope=org, every job of your organisation (managers)',
+          description:
+            'Filters: `site_id`, `crew_id`, `from` and `to` (the day the job was recorded, UTC; `to` includes its day), `has_violations` (finished jobs with or without violations). ' +
+            '`scope=org` lists the jobs of every member of your organisation, with who recorded them: managers only (403 for members).',
           security: bearer,
-          querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) }),
-          response: { 200: Type.Array(JobItemSchema), ...problems(400, 401) },
+          querystring: Type.Object({
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+            scope: Type.Optional(Type.Union([Type.Literal('own'), Type.Literal('org')], { default: 'own' })),
+            site_id: Type.Optional(IdParams.properties.id),
+            crew_id: Type.Optional(IdParams.properties.id),
+            from: Type.Optional(DateParam),
+            to: Type.Optional(DateParam),
+            has_violations: Type.Optional(Type.Boolean()),
+          }),
+          response: { 200: Type.Array(JobItemSchema), ...problems(400, 401, 403) },
         },
       },
       async (request) => {
-        const mine = await deps.jobs.find({
-          where: { user_id: principalOf(request).userId },
-          orderBy: [{ field: 'created_at', direction: 'desc' }],
-          limit: request.query.limit,
-        });
+        const principal = principalOf(request);
+        const q = request.query;
+        const org = q.scope === 'org';
+        if (org && (!principal.orgId || principal.orgRole !== 'manager')) throw new ForbiddenError('Only the managers of the organisation can see all of its jobs.');
+        const where: Filter = org ? { org_id: principal.orgId! } : { user_id: principal.userId };
+        if (q.site_id) where.site_id = q.site_id;
+        if (q.crew_id) where.crew_id = q.crew_id;
+        if (q.has_violations !== undefined) where.has_violations = q.has_violations;
+        if (q.from || q.to) {
+          const range: { $gte?: string; $lt?: string } = {};
+          if (q.from) range.$gte = dateBound(q.from, 'from', new Date(0));
+          if (q.to) range.$lt = dateBound(q.to, 'to', new Date(0));
+          where.created_at = range;
+        }
+        const found = await deps.jobs.find({ where, orderBy: [{ field: 'created_at', direction: 'desc' }], limit: q.limit });
         const lang = preferredLang(request.headers['accept-language']);
-        return mine.map((j) => listItem(j, false, lang));
+        return found.map((j) => listItem(j, org, lang));
       },
     );
 
@@ -285,7 +317,8 @@ export const jobRoutes =
         const principal = principalOf(request);
         const job = await deps.visibleJob(principal, request.params.id);
         return {
-          ...listItem(job, principal.isAdmin, preferredLang(request.headers['accept-language'])),
+          // Who recorded it, for an admin or a manager looking at a member's job.
+          ...listItem(job, principal.isAdmin || job.user_id !== principal.userId, preferredLang(request.headers['accept-language'])),
           logs: job.logs,
           result: presentResult(job, preferredLang(request.headers['accept-language'])),
         };

@@ -68,3 +68,45 @@ export function uploadIdOf(raw: string | undefined): string | undefined {
   if (typeof id !== 'string' || !UPLOAD_ID.test(id)) throw new ValidationError('upload_id must be the id of a finished resumable upload.');
   return id;
 }
+
+export const WORK_ORDER_MAX = 64;
+
+export interface JobContext {
+  site_id: string | null;
+  crew_id: string | null;
+  work_order: string | null;
+}
+
+const CONTEXT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * Where and by whom a video was recorded (`site_id`, `crew_id`, top level or inside `params`) and
+ * its work order (free text, at most 64 characters); each may be absent or null.
+ */
+export function jobContextOf(raw: string | undefined): JobContext {
+  let parsed: unknown = {};
+  if (raw !== undefined && raw.trim() !== '') {
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return { site_id: null, crew_id: null, work_order: null }; // parsePayload reports it
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { site_id: null, crew_id: null, work_order: null };
+  const obj = parsed as Record<string, unknown>;
+  const nested = typeof obj.params === 'object' && obj.params !== null && !Array.isArray(obj.params) ? (obj.params as Record<string, unknown>) : {};
+  const pick = (k: string) => (obj[k] ?? nested[k] ?? null) as unknown;
+  const id = (k: 'site_id' | 'crew_id') => {
+    const v = pick(k);
+    if (v === null || v === '') return null;
+    if (typeof v !== 'string' || !CONTEXT_ID.test(v)) throw new ValidationError(`${k} must be the id of a site or crew of your organisation.`);
+    return v;
+  };
+  const wo = pick('work_order');
+  if (wo !== null && typeof wo !== 'string') throw new ValidationError(`The work order must be at most ${WORK_ORDER_MAX} characters long.`);
+  // Control characters and bidi overrides never reach a stored text or a CSV cell.
+  // eslint-disable-next-line no-control-regex
+  const workOrder = typeof wo === 'string' ? wo.replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '').trim() : '';
+  if (workOrder.length > WORK_ORDER_MAX) throw new ValidationError(`The work order must be at most ${WORK_ORDER_MAX} characters long.`);
+  return { site_id: id('site_id'), crew_id: id('crew_id'), work_order: workOrder || null };
+}

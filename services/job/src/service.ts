@@ -16,6 +16,7 @@ import {
   NotFoundError,
   projectInline,
   PROGRESS_TOPIC,
+  quotaAccountOf,
   runConsumer,
   ValidationError,
   type BackgroundTask,
@@ -35,7 +36,11 @@ import { tusPlugin } from './tus.js';
 import { EmailNotVerifiedError, QuotaExceededError } from './errors.js';
 import { jobDecider, type JobCommand } from './job/businessLogic.js';
 import { isFinished, jobStream, type JobEvent } from './job/job.js';
-import { parsePayload } from './params.js';
+import { jobContextOf, parsePayload } from './params.js';
+import { COMPLIANCE, COMPLIANCE_DAYS, complianceProjection } from './readModels/compliance.js';
+import { CREWS, SITES, siteCrewsProjection, unitCollection, type UnitDoc } from './readModels/siteCrews.js';
+import { orgJobRoutes } from './orgApi.js';
+import { createSitesCrews } from './sitesCrews.js';
 import { ObjectStoreDataStore } from './resumable/tusStore.js';
 import { JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
 import { cleanFilename, type ReceivedUpload } from './upload.js';
@@ -84,9 +89,11 @@ export function createJobService(opts: JobOptions) {
   /** Resumable (tus) uploads, kept through the object store port; the gateway serves them. */
   const resumable = new ObjectStoreDataStore({ objects, expiryMs, now: clock, log: log.child({ component: 'tus' }) });
 
+  const sitesCrews = createSitesCrews({ eventStore, documents, clock });
+
   const run = async (jobId: string, command: JobCommand, metadata?: Record<string, unknown>) => {
     const result = await handleCommand(eventStore, jobStream(jobId), jobDecider, command, { metadata });
-    await projectInline([jobsProjection], result.recorded, documents);
+    await projectInline([jobsProjection, complianceProjection], result.recorded, documents);
     await afterEvents(jobId, result.state, result.newEvents);
     if (result.newEvents.some((e) => JOB_ENDS.has(e.type))) {
       recordFinishedJob(await eventStore.readStream(jobStream(jobId)), await jobs.get(jobId));
@@ -95,10 +102,11 @@ export function createJobService(opts: JobOptions) {
   };
 
   /** Side effects of a job ending: its quota unit back when owed, its raw video gone. */
-  async function afterEvents(jobId: string, state: { status: string; user_id?: string; video_key?: string }, events: JobEvent[]) {
+  async function afterEvents(jobId: string, state: { status: string; user_id?: string; org_id?: string | null; video_key?: string }, events: JobEvent[]) {
     for (const e of events) {
       const refund = e.type === 'job_cancelled' || (e.type === 'job_failed' && e.data.refund);
-      if (refund && state.user_id) await opts.quota.release(state.user_id, jobId, e.type);
+      // The unit goes back to the account it was taken from: the organisation's, or the user's.
+      if (refund && state.user_id) await opts.quota.release(quotaAccountOf({ userId: state.user_id, orgId: state.org_id }), jobId, e.type);
       if ((e.type === 'job_completed' || e.type === 'job_failed' || e.type === 'job_cancelled') && state.video_key) {
         await objects.delete(state.video_key);
       }
@@ -129,8 +137,12 @@ export function createJobService(opts: JobOptions) {
     if (params.job_type !== 'auto' && !(await opts.tasks.isTask(params.job_type))) {
       throw new ValidationError(`Unknown job type "${params.job_type}". Use "auto" or a task from GET /tasks.`);
     }
+    const context = jobContextOf(upload.fields.payload);
+    await checkContext(principal, context);
     await opts.probe(upload.path); // 415 for anything that is not a readable video
-    const reservation = await opts.quota.reserve(principal.userId, jobId);
+    // Charged to the organisation when the user belongs to one (the job stays with it), else to the user.
+    const account = quotaAccountOf(principal);
+    const reservation = await opts.quota.reserve(account, jobId);
     if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
     const videoKey = `uploads/${jobId}/video`;
     try {
@@ -147,6 +159,8 @@ export function createJobService(opts: JobOptions) {
           video_size: upload.size,
           params,
           queued_at: clock().toISOString(),
+          org_id: principal.orgId ?? null,
+          ...context,
         },
       });
     } catch (e) {
@@ -159,7 +173,7 @@ export function createJobService(opts: JobOptions) {
         if (same) return same;
       }
       await objects.delete(videoKey).catch(() => undefined);
-      await opts.quota.release(principal.userId, jobId, 'not_queued');
+      await opts.quota.release(account, jobId, 'not_queued');
       throw e;
     }
     log.info({ job_id: jobId, user_id: principal.userId, size: upload.size }, 'job queued');
@@ -206,10 +220,26 @@ export function createJobService(opts: JobOptions) {
     }
   }
 
-  /** A job the caller may see: their own, or any for an admin; anything else is "not found". */
+  /** A site or crew named with a video must be an active one of the user's organisation. */
+  async function checkContext(principal: Principal, context: { site_id: string | null; crew_id: string | null }) {
+    for (const kind of ['site', 'crew'] as const) {
+      const id = context[`${kind}_id`];
+      if (!id) continue;
+      const unit = principal.orgId ? await documents.collection<UnitDoc>(unitCollection(kind)).get(id) : null;
+      if (!unit || unit.org_id !== principal.orgId || unit.archived) {
+        throw new ValidationError(kind === 'site' ? 'This site does not exist in your organisation.' : 'This crew does not exist in your organisation.');
+      }
+    }
+  }
+
+  /**
+   * A job the caller may see: their own; for a manager, any job of their organisation; any for an
+   * admin. Anything else is "not found", another organisation's job included.
+   */
   async function visibleJob(principal: Principal, jobId: string): Promise<JobDoc> {
     const job = await jobs.get(jobId);
-    if (!job || (job.user_id !== principal.userId && !principal.isAdmin)) throw new NotFoundError('This job does not exist.');
+    const managerOf = principal.orgRole === 'manager' && !!job?.org_id && job.org_id === principal.orgId;
+    if (!job || (job.user_id !== principal.userId && !principal.isAdmin && !managerOf)) throw new NotFoundError('This job does not exist.');
     return job;
   }
 
@@ -235,6 +265,43 @@ export function createJobService(opts: JobOptions) {
     const recorded = await eventStore.readStream(jobStream(report.job_id));
     if (recorded.some((e) => e.metadata.report_id === report.event_id)) return;
     await run(report.job_id, { type: 'record_progress', data: { event: report.type, data: report.data, at: new Date(report.at) } }, { report_id: report.event_id });
+  }
+
+  /**
+   * A finished job recorded without a video (`npm run admin -- seed-demo`): queued, started and
+   * completed through the job's decider like any other, so every read model (the compliance one
+   * included) is projected from its events. Charged to the principal's account like an upload.
+   */
+  async function recordFinishedJobWithoutVideo(
+    principal: Principal,
+    input: { queued_at: Date; finished_at: Date; job_type: string; input_filename: string; result: Record<string, unknown>; site_id: string | null; crew_id: string | null; work_order: string | null },
+  ) {
+    const jobId = randomUUID();
+    await checkContext(principal, input);
+    const reservation = await opts.quota.reserve(quotaAccountOf(principal), jobId);
+    if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
+    const params = { job_type: input.job_type, sampling: 'person' as const, target_composites: 6, frames_per_composite: 4, dedupe_by_equipment: true };
+    await run(jobId, {
+      type: 'queue_job',
+      data: {
+        job_id: jobId,
+        user_id: principal.userId,
+        user_email: principal.email,
+        user_full_name: principal.fullName,
+        input_filename: input.input_filename,
+        video_key: '',
+        video_size: 0,
+        params,
+        queued_at: input.queued_at.toISOString(),
+        org_id: principal.orgId ?? null,
+        site_id: input.site_id,
+        crew_id: input.crew_id,
+        work_order: input.work_order,
+      },
+    });
+    await run(jobId, { type: 'record_progress', data: { event: 'job_started', data: {}, at: input.queued_at } });
+    await run(jobId, { type: 'record_progress', data: { event: 'job_completed', data: { result: input.result }, at: input.finished_at } });
+    return jobId;
   }
 
   /** A deleted user's jobs go with them: streams closed, read models and objects removed. */
@@ -292,6 +359,8 @@ export function createJobService(opts: JobOptions) {
     tags: [
       { name: 'jobs', description: 'Upload a video and follow its analysis' },
       { name: 'admin', description: 'Administration (admins only)' },
+      { name: 'organisations', description: 'Organisations: members, roles and invitations' },
+      { name: 'compliance', description: 'Sites, crews and compliance over time of an organisation (managers)' },
     ],
     routes: async (app) => {
       await app.register(
@@ -310,15 +379,23 @@ export function createJobService(opts: JobOptions) {
           clock,
         }),
       );
+      await app.register(orgJobRoutes({ sitesCrews, documents, jobs, clock }));
       // Resumable (tus) uploads at /uploads, kept through the object store port.
       const uploads = { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) };
       await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });
     },
     tasks,
-    indexes: { [JOBS]: [{ user_id: 1, created_at: -1 }, { created_at: -1 }], [USAGE]: [{ total_cost: -1, email: 1 }] },
+    indexes: {
+      [JOBS]: [{ user_id: 1, created_at: -1 }, { created_at: -1 }, { org_id: 1, created_at: -1 }],
+      [USAGE]: [{ total_cost: -1, email: 1 }],
+      [COMPLIANCE]: [{ org_id: 1, status: 1, created_at: 1 }],
+      [COMPLIANCE_DAYS]: [{ org_id: 1, day: 1 }],
+      [SITES]: [{ org_id: 1, name: 1 }],
+      [CREWS]: [{ org_id: 1, name: 1 }],
+    },
   };
 
-  return { module, projections: [jobsProjection, usageProjection], jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable };
+  return { module, projections: [jobsProjection, usageProjection, complianceProjection, siteCrewsProjection], sitesCrews, recordFinishedJobWithoutVideo, jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable };
 }
 
 export type JobService = ReturnType<typeof createJobService>;

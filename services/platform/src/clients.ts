@@ -31,11 +31,26 @@ export interface UserSummary {
   full_name: string | null;
 }
 
+export interface OrgSummary {
+  id: string;
+  name: string;
+  member_count: number;
+}
+
 export interface UserDirectory {
   /** Users by id; unknown or deleted ids are left out. */
   getUsers(ids: readonly string[]): Promise<UserSummary[]>;
   listUsers(): Promise<UserSummary[]>;
+  /** Every organisation (the admin page manages their plans and quotas). */
+  listOrgs(): Promise<OrgSummary[]>;
 }
+
+/**
+ * The quota account a user's analyses are charged to: their organisation's when they belong to
+ * one, else their own. An organisation's account id cannot be taken for a user id (users are UUIDs).
+ */
+export const orgQuotaAccount = (orgId: string): string => `org_${orgId}`;
+export const quotaAccountOf = (who: { userId: string; orgId?: string | null }): string => (who.orgId ? orgQuotaAccount(who.orgId) : who.userId);
 
 export type Lang = 'tr' | 'en';
 

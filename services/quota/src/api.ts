@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, NotFoundError, NullableInteger, NullableString, principalOf, problems, QuotaSchema, type QuotaClient, type QuotaView, type UserDirectory } from '@baret/platform';
+import { IdParams, NotFoundError, NullableInteger, NullableString, orgQuotaAccount, principalOf, problems, QuotaSchema, type QuotaClient, type QuotaView, type UserDirectory } from '@baret/platform';
 import type { Limits } from './quota/quota.js';
 
 const LimitInput = NullableInteger({ minimum: 0, maximum: 1_000_000_000 });
@@ -11,7 +11,25 @@ const RowSchema = Type.Object({
   full_name: Type.Union([Type.String(), Type.Null()]),
   quota: QuotaSchema,
 });
+const OrgRowSchema = Type.Object({ org_id: Type.String(), name: Type.String(), member_count: Type.Integer(), quota: QuotaSchema });
+const LimitsBody = Type.Object(
+  {
+    plan_name: Type.Optional(NullableString({ maxLength: 50 })),
+    daily_limit: Type.Optional(LimitInput),
+    monthly_limit: Type.Optional(LimitInput),
+    lifetime_limit: Type.Optional(LimitInput),
+  },
+  { additionalProperties: false },
+);
 const bearer = [{ bearer: [] }];
+
+/** The limits sent: an empty plan name puts the account back on the default plan. */
+function changesOf(body: { plan_name?: string | null } & Partial<Omit<Limits, 'plan_name'>>): Partial<Limits> {
+  const { plan_name, ...limits } = body;
+  const changes: Partial<Limits> = { ...limits };
+  if (plan_name !== undefined) changes.plan_name = plan_name?.trim() || 'free';
+  return changes;
+}
 
 interface Deps {
   client: QuotaClient;
@@ -68,6 +86,39 @@ export const quotaRoutes =
         if (plan_name !== undefined) changes.plan_name = plan_name?.trim() || 'free';
         const quota = await deps.changeLimits(user.id, changes, principalOf(request).userId);
         return { user_id: user.id, email: user.email, full_name: user.full_name, quota };
+      },
+    );
+
+    app.get(
+      '/admin/orgs/quotas',
+      {
+        preHandler: app.requireAdmin,
+        schema: { tags: ['admin'], summary: 'Every organisation with plan, limits and usage (its members’ analyses are charged to it)', security: bearer, response: { 200: Type.Array(OrgRowSchema), ...problems(401, 403) } },
+      },
+      async () => {
+        const orgs = await deps.directory.listOrgs();
+        return Promise.all(orgs.map(async (o) => ({ org_id: o.id, name: o.name, member_count: o.member_count, quota: await deps.client.getQuota(orgQuotaAccount(o.id)) })));
+      },
+    );
+
+    app.patch(
+      '/admin/orgs/:id/quota',
+      {
+        preHandler: app.requireAdmin,
+        schema: {
+          tags: ['admin'],
+          summary: 'Change an organisation’s plan or limits, as for a user',
+          security: bearer,
+          params: IdParams,
+          body: LimitsBody,
+          response: { 200: OrgRowSchema, ...problems(400, 401, 403, 404) },
+        },
+      },
+      async (request) => {
+        const org = (await deps.directory.listOrgs()).find((o) => o.id === request.params.id);
+        if (!org) throw new NotFoundError('This organisation does not exist.');
+        const quota = await deps.changeLimits(orgQuotaAccount(org.id), changesOf(request.body), principalOf(request).userId);
+        return { org_id: org.id, name: org.name, member_count: org.member_count, quota };
       },
     );
 

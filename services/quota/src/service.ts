@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import {
   decodeEnvelope,
   handleCommand,
+  KeyedMutex,
   projectInline,
   runConsumer,
   type DocumentStore,
@@ -34,11 +35,15 @@ export function createQuotaService(opts: QuotaOptions) {
   const queries = quotaQueries(documents);
   const projections = [quotasProjection];
 
-  const run = async (userId: string, command: Parameters<typeof quotaDecider.decide>[0]) => {
-    const result = await handleCommand(eventStore, quotaStream(userId), quotaDecider, command);
-    await projectInline(projections, result.recorded, documents);
-    return result;
-  };
+  // A command and its projection run as one, per account: concurrent reservations (20 analyses of
+  // an organisation's members at once) reach the read model in the order they were stored.
+  const locks = new KeyedMutex();
+  const run = (userId: string, command: Parameters<typeof quotaDecider.decide>[0]) =>
+    locks.run(userId, async () => {
+      const result = await handleCommand(eventStore, quotaStream(userId), quotaDecider, command);
+      await projectInline(projections, result.recorded, documents);
+      return result;
+    });
 
   const client: QuotaClient = {
     getQuota: async (userId) => toView(await queries.stateOf(userId), clock()),

@@ -30,6 +30,9 @@ const JobRoute = lazy(() => import('@/app/routes/app/job').then((m) => ({ defaul
 const HistoryRoute = lazy(() => import('@/app/routes/app/history').then((m) => ({ default: m.HistoryRoute })));
 const ApiKeysRoute = lazy(() => import('@/app/routes/app/api-keys').then((m) => ({ default: m.ApiKeysRoute })));
 const ProfileRoute = lazy(() => import('@/app/routes/app/profile').then((m) => ({ default: m.ProfileRoute })));
+const ComplianceRoute = lazy(() => import('@/app/routes/app/compliance').then((m) => ({ default: m.ComplianceRoute })));
+const OrganisationRoute = lazy(() => import('@/app/routes/app/organisation').then((m) => ({ default: m.OrganisationRoute })));
+const InviteRoute = lazy(() => import('@/app/routes/app/invite').then((m) => ({ default: m.InviteRoute })));
 const AdminRoute = lazy(() => import('@/app/routes/app/admin').then((m) => ({ default: m.AdminRoute })));
 
 function PageFallback() {
@@ -89,6 +92,9 @@ export const routes: RouteObject[] = [
               page(paths.app.apiKeys.path, ApiKeysRoute, 'titles.apiKeys'),
               page(paths.app.profile.path, ProfileRoute, 'nav.profile'),
               page(paths.app.admin.path, AdminRoute, 'nav.admin'),
+              page(paths.app.compliance.path, ComplianceRoute, 'compliance.title'),
+              page(paths.app.organisation.path, OrganisationRoute, 'nav.organisation'),
+              page(paths.app.invite.path, InviteRoute, 'org.invitation'),
             ],
           },
         ],

@@ -31,5 +31,8 @@ export const paths = {
     apiKeys: { path: '/dashboard/api-keys', getHref: () => '/dashboard/api-keys' },
     profile: { path: '/dashboard/profile', getHref: () => '/dashboard/profile' },
     admin: { path: '/dashboard/admin', getHref: () => '/dashboard/admin' },
+    compliance: { path: '/dashboard/compliance', getHref: () => '/dashboard/compliance' },
+    organisation: { path: '/dashboard/organisation', getHref: () => '/dashboard/organisation' },
+    invite: { path: '/invite/:token', getHref: (token: string) => `/invite/${encodeURIComponent(token)}` },
   },
 } as const;

@@ -21,6 +21,9 @@ export const server = setupServer(
     const body = (await request.json()) as { language?: string };
     return HttpResponse.json({ language: body.language ?? 'tr', preferences: defaultPreferences() });
   }),
+  http.get('*/admin/orgs/quotas', () => HttpResponse.json([])),
+  // A user in no organisation (issue 28).
+  http.get('*/orgs/current', () => new HttpResponse(null, { status: 204 })),
 );
 
 export { HttpResponse, http };

@@ -41,6 +41,11 @@ export interface JobListItem {
   job_display_name?: string | null;
   user_email?: string | null;
   user_full_name?: string | null;
+  /** Where and by whom it was recorded, and its work order (issue 28). */
+  site_id?: string | null;
+  crew_id?: string | null;
+  work_order?: string | null;
+  has_violations?: boolean | null;
 }
 
 export interface LogEntry {
@@ -186,4 +191,80 @@ export interface LoginResponse {
   access_token: string;
   token_type?: string;
   expires_in?: number;
+}
+
+export type OrgRole = 'manager' | 'member';
+
+/** An organisation as its member sees it (GET /orgs/current). */
+export interface Org {
+  id: string;
+  name: string;
+  role: OrgRole;
+  created_at: string;
+  member_count: number;
+  quota: Quota;
+}
+
+export interface OrgMember {
+  user_id: string;
+  email: string;
+  full_name: string | null;
+  role: OrgRole;
+  joined_at: string;
+}
+
+export interface PendingInvite {
+  invite_id: string;
+  email: string;
+  role: OrgRole;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface CreatedInvite extends PendingInvite {
+  token: string;
+  /** The invitation page, relative to the app's address. */
+  url: string;
+}
+
+/** A site or a crew of an organisation. */
+export interface OrgUnit {
+  id: string;
+  name: string;
+  city: string | null;
+  archived: boolean;
+  created_at: string;
+}
+
+export interface ComplianceRow {
+  key: string | null;
+  name: string;
+  period_start: string;
+  jobs: number;
+  jobs_with_violations: number;
+  workers_seen: number;
+  violations: Record<string, number>;
+}
+
+export interface LatestViolation {
+  job_id: string;
+  created_at: string;
+  site_id: string | null;
+  site_name: string | null;
+  crew_id: string | null;
+  crew_name: string | null;
+  group: string;
+  group_name: string;
+  time_sec: number;
+  image_url: string;
+}
+
+export interface ComplianceReport {
+  from: string;
+  to: string;
+  by: 'site' | 'crew' | 'job_type';
+  interval: 'day' | 'week' | 'month';
+  rows: ComplianceRow[];
+  groups: Record<string, string>;
+  latest_violations: LatestViolation[];
 }

@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/job.proto.
  */
 export const file_baret_v1_job: GenFile = /*@__PURE__*/
-  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIpUBCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMiOgoSSm9iQ2FuY2VsUmVxdWVzdGVkEg4KBmpvYl9pZBgBIAEoCRIUCgxyZXF1ZXN0ZWRfYnkYAiABKAkiMAoKSm9iRGVsZXRlZBIOCgZqb2JfaWQYASABKAkSEgoKZGVsZXRlZF9ieRgCIAEoCSJwCgtKb2JQcm9ncmVzcxIOCgZqb2JfaWQYASABKAkSEAoIZXZlbnRfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIlCgRkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIKCgJhdBgFIAEoCSJgCgxKb2JDb21wbGV0ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgFIlMKCUpvYkZhaWxlZBIOCgZqb2JfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIWCg5pbnB1dF9maWxlbmFtZRgDIAEoCRINCgVlcnJvchgEIAEoCWIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIqECCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMSEwoGb3JnX2lkGAcgASgJSACIAQESFAoHc2l0ZV9pZBgIIAEoCUgBiAEBEhQKB2NyZXdfaWQYCSABKAlIAogBARIXCgp3b3JrX29yZGVyGAogASgJSAOIAQFCCQoHX29yZ19pZEIKCghfc2l0ZV9pZEIKCghfY3Jld19pZEINCgtfd29ya19vcmRlciI6ChJKb2JDYW5jZWxSZXF1ZXN0ZWQSDgoGam9iX2lkGAEgASgJEhQKDHJlcXVlc3RlZF9ieRgCIAEoCSIwCgpKb2JEZWxldGVkEg4KBmpvYl9pZBgBIAEoCRISCgpkZWxldGVkX2J5GAIgASgJInAKC0pvYlByb2dyZXNzEg4KBmpvYl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgoKAmF0GAUgASgJImAKDEpvYkNvbXBsZXRlZBIOCgZqb2JfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIWCg5pbnB1dF9maWxlbmFtZRgDIAEoCRIXCg92aW9sYXRpb25fY291bnQYBCABKAUiUwoJSm9iRmFpbGVkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEg0KBWVycm9yGAQgASgJYgZwcm90bzM", [file_google_protobuf_struct]);
 
 /**
  * What the user asked for when starting an analysis.
@@ -93,6 +93,30 @@ export type JobQueued = Message<"baret.v1.JobQueued"> & {
    * @generated from field: baret.v1.AnalysisParams params = 6;
    */
   params?: AnalysisParams | undefined;
+
+  /**
+   * The organisation the job belongs to and was charged to (issue 28); absent for a user in none.
+   *
+   * @generated from field: optional string org_id = 7;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * Where and by whom it was recorded, and its work order (free text, at most 64 characters).
+   *
+   * @generated from field: optional string site_id = 8;
+   */
+  siteId?: string | undefined;
+
+  /**
+   * @generated from field: optional string crew_id = 9;
+   */
+  crewId?: string | undefined;
+
+  /**
+   * @generated from field: optional string work_order = 10;
+   */
+  workOrder?: string | undefined;
 };
 
 /**

@@ -1,9 +1,14 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnsupportedMediaTypeError } from '@baret/platform';
 import { videoFixtures } from '../../test/fixtures/videos.js';
 import { NOT_A_VIDEO_MESSAGE, NotAVideoError, parseRate, probeVideo } from './probe.js';
+
+const run = promisify(execFile);
 
 let fx: Awaited<ReturnType<typeof videoFixtures>>;
 let mp4: string;
@@ -24,6 +29,16 @@ describe('probeVideo', () => {
     expect(info.codec).toBe('h264');
     expect(info.format).toContain('mp4');
     expect(info.rotation).toBe(0);
+  });
+
+  it('reads the duration of a WebM that states none (a browser recording, MediaRecorder) from its packets', async () => {
+    const webm = join(fx.dir, 'recorded.webm');
+    // A live WebM, as MediaRecorder writes it: no Duration element, no cues.
+    await run('ffmpeg', ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25', '-t', '2', '-c:v', 'libvpx', '-b:v', '300k', '-live', '1', '-f', 'webm', webm]);
+    const info = await probeVideo(webm);
+    expect(info.durationSec).toBeGreaterThan(1.8);
+    expect(info.durationSec).toBeLessThan(2.2);
+    expect(info.format).toContain('webm');
   });
 
   it('reports the displayed size of a rotated phone video', async () => {

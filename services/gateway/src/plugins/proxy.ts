@@ -60,6 +60,8 @@ export const proxyPlugin = fp<{ upstreams: UpstreamRoutes[]; secret: string }>(
             out[SERVICE_HEADER] = signServiceToken(opts.secret, { iss: 'gateway', ip: request.ip, ...(request.principal ? { principal: request.principal } : {}) });
             out['x-forwarded-for'] = request.ip;
             out['x-forwarded-proto'] = request.protocol;
+            // The address the client used, for links a service writes (the CSV's job links).
+            if (request.headers.host) out['x-forwarded-host'] = request.headers.host;
             out['x-request-id'] = request.id;
             // The service's span continues the gateway's request span (docs/adr/0014).
             Object.assign(out, traceHeaders());

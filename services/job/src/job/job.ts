@@ -37,6 +37,12 @@ export interface JobQueuedData {
   video_size: number;
   params: AnalysisParams;
   queued_at: string;
+  /** The organisation the job belongs to (and whose quota it was charged to); absent before issue 28 and for users in none. */
+  org_id?: string | null;
+  /** Where and by whom it was recorded, and the work order it belongs to (free text, at most 64). */
+  site_id?: string | null;
+  crew_id?: string | null;
+  work_order?: string | null;
 }
 
 type E<T extends string, D> = { type: T; data: D };
@@ -58,7 +64,7 @@ export type JobEvent = JobQueued | JobStarted | JobProgressed | JobCompleted | J
 
 export type JobState =
   | { status: 'none' }
-  | { status: JobStatus | 'deleted'; job_id: string; user_id: string; video_key: string; input_filename: string; cancel_requested: boolean; refunded: boolean };
+  | { status: JobStatus | 'deleted'; job_id: string; user_id: string; org_id: string | null; video_key: string; input_filename: string; cancel_requested: boolean; refunded: boolean };
 
 export const initialJobState = (): JobState => ({ status: 'none' });
 
@@ -66,7 +72,7 @@ export const isFinished = (status: string): boolean => status === 'done' || stat
 
 export function evolveJob(state: JobState, event: JobEvent): JobState {
   if (event.type === 'job_queued') {
-    return { status: 'queued', job_id: event.data.job_id, user_id: event.data.user_id, video_key: event.data.video_key, input_filename: event.data.input_filename, cancel_requested: false, refunded: false };
+    return { status: 'queued', job_id: event.data.job_id, user_id: event.data.user_id, org_id: event.data.org_id ?? null, video_key: event.data.video_key, input_filename: event.data.input_filename, cancel_requested: false, refunded: false };
   }
   if (state.status === 'none') return state;
   switch (event.type) {

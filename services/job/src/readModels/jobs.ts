@@ -34,6 +34,12 @@ export interface JobDoc extends Record<string, unknown> {
   cancel_requested: boolean;
   logs: LogEntry[];
   result: StoredResult | null;
+  org_id: string | null;
+  site_id: string | null;
+  crew_id: string | null;
+  work_order: string | null;
+  /** Whether the finished job's result has violations; null until it is done. */
+  has_violations: boolean | null;
 }
 
 export const JOBS = 'job_jobs';
@@ -45,7 +51,14 @@ function logData(event: JobEvent): Record<string, unknown> | undefined {
   const { at: _at, user_id: _user, ...rest } = event.data as Record<string, unknown>;
   switch (event.type) {
     case 'job_queued':
-      return { input_filename: event.data.input_filename, video_size: event.data.video_size, params: event.data.params };
+      return {
+        input_filename: event.data.input_filename,
+        video_size: event.data.video_size,
+        params: event.data.params,
+        ...(event.data.site_id ? { site_id: event.data.site_id } : {}),
+        ...(event.data.crew_id ? { crew_id: event.data.crew_id } : {}),
+        ...(event.data.work_order ? { work_order: event.data.work_order } : {}),
+      };
     case 'job_completed':
       return undefined;
     case 'job_cancel_requested':
@@ -82,6 +95,11 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
       cancel_requested: false,
       logs: [{ event: 'job_queued', timestamp, data: logData(event) }],
       result: null,
+      org_id: d.org_id ?? null,
+      site_id: d.site_id ?? null,
+      crew_id: d.crew_id ?? null,
+      work_order: d.work_order ?? null,
+      has_violations: null,
     };
   }
   if (!doc) return null;
@@ -101,7 +119,13 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
         estimated_cost: round6((next.estimated_cost ?? 0) + Number(data.estimated_cost ?? 0)),
       };
     case 'job_completed':
-      return { ...next, status: 'done', completed_at: timestamp, result: event.data.result as StoredResult };
+      return {
+        ...next,
+        status: 'done',
+        completed_at: timestamp,
+        result: event.data.result as StoredResult,
+        has_violations: Array.isArray(event.data.result.violations) && event.data.result.violations.length > 0,
+      };
     case 'job_failed':
       return { ...next, status: 'error', completed_at: timestamp, error: event.data.error };
     case 'job_cancel_requested':

@@ -15,9 +15,9 @@ const USES_OBJECTS: Record<ServiceName, boolean> = { gateway: false, identity: f
 /** Stream categories each service owns: its relay publishes these and no others (docs/adr/0011). */
 export const OWNED_CATEGORIES: Record<ServiceName, readonly string[]> = {
   gateway: [],
-  identity: ['user', 'email', 'apikey'],
+  identity: ['user', 'email', 'apikey', 'org', 'membership'],
   quota: ['quota', 'upgrade'],
-  job: ['job'],
+  job: ['job', 'site', 'crew'],
   analysis: [],
   notification: ['contact'],
 };

@@ -10,6 +10,9 @@ export interface Principal {
   email: string;
   fullName: string | null;
   isAdmin: boolean;
+  /** The organisation the user belongs to now (at most one), and their role in it. */
+  orgId?: string | null;
+  orgRole?: OrgRole | null;
   via: 'jwt' | 'api_key';
   /** The user's session version: access tokens of an older one (before a password reset) are refused. */
   sessionVersion?: number;
@@ -18,6 +21,8 @@ export interface Principal {
   /** An admin requires a confirmed address before analyses, and this user has not confirmed theirs. */
   verificationRequired?: boolean;
 }
+
+export type OrgRole = 'manager' | 'member';
 
 export interface AuthResolvers {
   /** The current state of a user named by a valid JWT; null when the user no longer exists. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { QuotaClient, QuotaView, ReservationOutcome, TaskCatalogClient, UserDirectory, UserSummary } from '../clients.js';
+import type { OrgSummary, QuotaClient, QuotaView, ReservationOutcome, TaskCatalogClient, UserDirectory, UserSummary } from '../clients.js';
 import { UnauthorizedError } from '../errors.js';
 import type { AuthResolvers, Principal } from './auth.js';
 import { SERVICE_HEADER, signServiceToken } from './serviceToken.js';
@@ -116,6 +116,7 @@ export function httpUserDirectory(c: ServiceClient): UserDirectory {
   return {
     getUsers: async (ids) => (ids.length === 0 ? [] : (await c.call<UserSummary[]>('POST', '/internal/users/lookup', { ids }))!),
     listUsers: async () => (await c.call<UserSummary[]>('GET', '/internal/users'))!,
+    listOrgs: async () => (await c.call<OrgSummary[]>('GET', '/internal/orgs'))!,
   };
 }
 

@@ -141,6 +141,22 @@ export function probeVideo(path: string, signal?: AbortSignal): Promise<ProbedVi
   });
 }
 
+/** The end time of a file's video packets (the last packet's time plus its duration), 0 when unknown. */
+async function lastPacketTime(path: string, signal?: AbortSignal): Promise<number> {
+  const { code, stdout } = await runProcess(
+    FFPROBE_PATH,
+    ['-v', 'error', '-protocol_whitelist', 'file', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', path],
+    { signal },
+  );
+  if (code !== 0) return 0;
+  let end = 0;
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const [pts, duration] = line.split(',').map(Number);
+    if (pts !== undefined && Number.isFinite(pts)) end = Math.max(end, pts + (duration !== undefined && Number.isFinite(duration) ? duration : 0));
+  }
+  return end;
+}
+
 async function probe(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
   const { code, stdout, stderr } = await runProcess(
     FFPROBE_PATH,
@@ -168,7 +184,10 @@ async function probe(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
   }
   const streamDuration = num(video.duration);
   const formatDuration = num(parsed.format?.duration);
-  const durationSec = streamDuration && streamDuration > 0 ? streamDuration : (formatDuration ?? 0);
+  let durationSec = streamDuration && streamDuration > 0 ? streamDuration : (formatDuration ?? 0);
+  // A recording made in the browser (MediaRecorder's WebM) states no duration: read it from the
+  // last packet's time (issue 28, "Record" in the app).
+  if (!(durationSec > 0)) durationSec = await lastPacketTime(path, signal);
   if (!(durationSec > 0)) throw new NotAVideoError('zero duration');
 
   const fps = parseRate(video.avg_frame_rate) ?? parseRate(video.r_frame_rate) ?? 0;

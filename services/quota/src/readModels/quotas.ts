@@ -18,6 +18,9 @@ export const quotasProjection: Projection = {
     const userId = event.streamId.slice('quota-'.length);
     const doc = await quotas.get(userId);
     if (!isNewer(doc, event.revision)) return;
+    // Folded one event at a time: an event whose predecessor is not in yet (another process's
+    // command, projected first) waits for the catch-up runner, which applies them in order.
+    if (event.revision !== (doc?.revision ?? -1) + 1) return;
     const state = evolveQuota(doc?.state ?? initialQuotaState(), { type: event.type, data: event.data } as QuotaEvent);
     await quotas.put(userId, { id: userId, revision: event.revision, state });
   },

@@ -13,16 +13,21 @@ import { Button, ButtonLink } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import type { ReactNode } from 'react';
 import { useAuth } from '@/lib/auth';
+import { useCurrentOrg } from '@/lib/org';
 
 function useAppLinks() {
-  const { isAdmin } = useAuth();
+  const { isAdmin, user } = useAuth();
+  const org = useCurrentOrg(!!user);
   const links: { to: string; key: string; end?: boolean }[] = [
     { to: paths.home.path, key: 'nav.home', end: true },
     { to: paths.app.dashboard.path, key: 'nav.analyze', end: true },
     { to: paths.app.history.path, key: 'nav.history' },
     { to: paths.app.apiKeys.path, key: 'nav.api' },
+    { to: paths.app.organisation.path, key: 'nav.organisation' },
     { to: paths.app.profile.path, key: 'nav.profile' },
   ];
+  // Managers get the compliance dashboard, before the organisation page.
+  if (org.data?.role === 'manager') links.splice(3, 0, { to: paths.app.compliance.path, key: 'nav.compliance' });
   if (isAdmin) links.push({ to: paths.app.admin.path, key: 'nav.admin' });
   return links;
 }

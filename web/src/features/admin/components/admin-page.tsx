@@ -7,6 +7,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { useDeleteUser } from '@/features/admin/api/delete-user';
 import { useUsage } from '@/features/admin/api/get-usage';
 import { useUserQuotas } from '@/features/admin/api/get-user-quotas';
+import { useOrgQuotas, useUpdateOrgQuota } from '@/features/admin/api/org-quotas';
 import { InboxSection } from '@/features/admin/components/inbox-section';
 import { QuotaEditor } from '@/features/admin/components/quota-editor';
 import { SettingsSection } from '@/features/admin/components/settings-section';
@@ -187,6 +188,31 @@ function QuotaSection() {
   );
 }
 
+/** Organisations' plans and quotas, edited like a user's (issue 28). */
+function OrgQuotaSection() {
+  const { t } = useTranslation();
+  const orgs = useOrgQuotas();
+  const update = useUpdateOrgQuota();
+  if (!orgs.data || orgs.data.length === 0) return null;
+  return (
+    <section className="card" aria-labelledby="org-quotas-title">
+      <h2 id="org-quotas-title" className="card-title">
+        {t('admin.orgQuotas.title')}
+      </h2>
+      <p className="muted small">{t('admin.orgQuotas.help')}</p>
+      <ul className="quota-list">
+        {orgs.data.map((o) => (
+          <QuotaEditor
+            key={o.org_id}
+            row={{ user_id: o.org_id, email: t('admin.orgQuotas.members', { name: o.name, count: o.member_count }), full_name: o.name, quota: o.quota }}
+            saveOrg={(changes) => update.mutateAsync({ orgId: o.org_id, changes })}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function AdminPage() {
   const { t } = useTranslation();
   const { isAdmin } = useAuth();
@@ -204,6 +230,7 @@ export function AdminPage() {
           <InboxSection />
           <QuotaSection />
           <SettingsSection />
+          <OrgQuotaSection />
         </div>
       ) : (
         <Alert tone="warning">{t('admin.noRights')}</Alert>

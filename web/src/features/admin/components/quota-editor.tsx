@@ -6,12 +6,24 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { useUpdateUserQuota } from '@/features/admin/api/update-user-quota';
 import { LIMIT_FIELDS, PRESETS, decideSave, draftFromQuota, isDirty, isValidLimit, type LimitField, type PresetName, type QuotaDraft } from '@/features/admin/model/quota-draft';
-import type { UserQuotaRow } from '@/types/api';
+import type { QuotaUpdate, UserQuotaRow } from '@/types/api';
 
 const FIELD_KEYS: Record<LimitField, string> = { daily_limit: 'admin.quotas.daily', monthly_limit: 'admin.quotas.monthly', lifetime_limit: 'admin.quotas.lifetime' };
 
-/** `onDelete` is absent for the admin's own row: nobody deletes their own account from the table. */
-export function QuotaEditor({ row, onDelete }: { row: UserQuotaRow; onDelete?: (row: UserQuotaRow) => void }) {
+/**
+ * `onDelete` is absent for the admin's own row: nobody deletes their own account from the table.
+ * An organisation's row (issue 28) is edited the same way: `saveOrg` sends its changes, and it has
+ * no delete button.
+ */
+export function QuotaEditor({
+  row,
+  onDelete,
+  saveOrg,
+}: {
+  row: UserQuotaRow;
+  onDelete?: (row: UserQuotaRow) => void;
+  saveOrg?: (changes: QuotaUpdate) => Promise<unknown>;
+}) {
   const { t } = useTranslation();
   const baseId = useId();
   const update = useUpdateUserQuota();
@@ -51,7 +63,8 @@ export function QuotaEditor({ row, onDelete }: { row: UserQuotaRow; onDelete?: (
     }
     if (decision.kind === 'unchanged') return;
     try {
-      await update.mutateAsync({ userId: row.user_id, changes: decision.changes });
+      if (saveOrg) await saveOrg(decision.changes);
+      else await update.mutateAsync({ userId: row.user_id, changes: decision.changes });
       setStatus('saved');
     } catch {
       setStatus('failed');
@@ -119,7 +132,7 @@ export function QuotaEditor({ row, onDelete }: { row: UserQuotaRow; onDelete?: (
           <Button size="sm" onClick={() => void save()} disabled={!dirty} loading={update.isPending}>
             {t('admin.quotas.save')}
           </Button>
-          {onDelete ? (
+          {saveOrg ? null : onDelete ? (
             <Button size="sm" variant="danger" onClick={() => onDelete(row)} aria-label={t('admin.quotas.deleteUserNamed', { who })}>
               {t('admin.quotas.deleteUser')}
             </Button>

@@ -10,6 +10,10 @@ export interface AnalysisParams {
   target_composites: number;
   frames_per_composite: number;
   dedupe_by_equipment: boolean;
+  /** Where and by whom it was recorded, and its work order (members of an organisation; issue 28). */
+  site_id?: string;
+  crew_id?: string;
+  work_order?: string;
 }
 
 export interface StartedJob {

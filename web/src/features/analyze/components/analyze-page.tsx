@@ -13,12 +13,14 @@ import { UploadQueue } from '@/features/analyze/offline/upload-queue';
 import { QueueError } from '@/features/analyze/offline/enqueue';
 import { onQueuedJobCreated } from '@/features/analyze/offline/replay';
 import { AnalyzeForm, type StartError } from '@/features/analyze/components/analyze-form';
+import { RecordingContextFields, RecordPanel } from '@/features/analyze/components/record-panel';
 import { JobDownloads, JobReport, jobDisplayName } from '@/features/analyze/components/job-report';
 import { evolveAnalyzeForm, initialAnalyzeForm, startBlocker, toParams } from '@/features/analyze/model/analyze-form';
 import { addRecentJob, loadRecentJobs, saveRecentJobs } from '@/features/analyze/model/recent-jobs';
 import { startErrorFor } from '@/features/analyze/model/start-error';
 import { ApiError } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
+import { contextPayload, lastRecordingContext } from '@/lib/org';
 import { formatBytes, formatDateTime } from '@/lib/format';
 import type { UploadProgress } from '@/lib/upload';
 import { TERMINAL_STATUSES, type JobDetail } from '@/types/api';
@@ -39,6 +41,8 @@ export function AnalyzePage() {
   const [quotaRefused, setQuotaRefused] = useState(false);
   const [queuedNotice, setQueuedNotice] = useState(false);
   const [recent, setRecent] = useState<JobDetail[]>(() => loadRecentJobs(user?.id));
+  // Site, crew and work order of the next video (remembered: the last choice stays).
+  const [context, setContext] = useState(lastRecordingContext);
   const handledJobs = useRef(new Set<string>());
   const scrollToPanel = useRef(false);
   const [resumeChecked, setResumeChecked] = useState(false);
@@ -107,7 +111,7 @@ export function AnalyzePage() {
     setProgress({ loaded: 0, total: form.file.size, percent: 0, secondsLeft: null });
     setQueuedNotice(false);
     try {
-      const outcome = await submitVideo(form.file, toParams(form), user?.id ?? '', setProgress);
+      const outcome = await submitVideo(form.file, { ...toParams(form), ...contextPayload(context) }, user?.id ?? '', setProgress);
       if (outcome.kind === 'queued') {
         // Kept on the device: the queue uploads it when the connection returns.
         setQueuedNotice(true);
@@ -159,6 +163,14 @@ export function AnalyzePage() {
           <p className="muted">{t('analyze.subtitle')}</p>
         </div>
       </header>
+      <section className="card record-card" aria-labelledby="record-title">
+        <h2 id="record-title" className="card-title">
+          {t('record.title')}
+        </h2>
+        <p className="muted">{t('record.hint')}</p>
+        <RecordingContextFields value={context} onChange={setContext} />
+        <RecordPanel params={toParams(initialAnalyzeForm)} context={context} userId={user?.id} />
+      </section>
       <div className="analyze-grid">
         <AnalyzeForm
           state={form}

@@ -1,0 +1,97 @@
+import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, type Decider } from '@baret/platform';
+import { normaliseEmail } from '../user/emailClaim.js';
+import { evolveOrg, initialOrgState, type OrgEvent, type OrgRole, type OrgState } from './org.js';
+
+export const ORG_NAME_MAX = 120;
+
+export type CreateOrg = { type: 'create_org'; data: { org_id: string; name: string; user_id: string; now: Date } };
+export type InviteMember = {
+  type: 'invite_member';
+  data: { invite_id: string; email: string; role: OrgRole; token_hash: string; by: string; expires_at: Date; now: Date };
+};
+export type AcceptInvite = { type: 'accept_invite'; data: { invite_id: string; user_id: string; email: string; now: Date } };
+/** `by` removes `user_id`: a manager removes anyone, a member only themselves (leaving); `system` for a deleted account. */
+export type RemoveMember = { type: 'remove_member'; data: { user_id: string; by: string; system?: boolean; now: Date } };
+export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember;
+
+function active(state: OrgState): Extract<OrgState, { status: 'active' }> {
+  if (state.status !== 'active') throw new NotFoundError('This organisation does not exist.');
+  return state;
+}
+
+/** Only a member sees the organisation: anyone else is told it does not exist. */
+function roleOf(state: Extract<OrgState, { status: 'active' }>, userId: string): OrgRole {
+  const role = state.members[userId];
+  if (!role) throw new NotFoundError('This organisation does not exist.');
+  return role;
+}
+
+const managers = (state: Extract<OrgState, { status: 'active' }>) => Object.values(state.members).filter((r) => r === 'manager').length;
+
+export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
+  switch (command.type) {
+    case 'create_org': {
+      if (state.status !== 'none') throw new IllegalStateError('This organisation already exists.');
+      const name = command.data.name.trim();
+      if (!name) throw new ValidationError('Please give the organisation a name.');
+      const at = command.data.now.toISOString();
+      const { org_id, user_id } = command.data;
+      return [
+        { type: 'org_created', data: { org_id, name: name.slice(0, ORG_NAME_MAX), created_by: user_id, at } },
+        { type: 'org_member_added', data: { org_id, user_id, role: 'manager', invite_id: null, at } },
+      ];
+    }
+    case 'invite_member': {
+      const org = active(state);
+      if (roleOf(org, command.data.by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
+      const d = command.data;
+      return [
+        {
+          type: 'org_invite_created',
+          data: {
+            org_id: org.id,
+            invite_id: d.invite_id,
+            email: d.email.trim(),
+            role: d.role,
+            token_hash: d.token_hash,
+            invited_by: d.by,
+            expires_at: d.expires_at.toISOString(),
+            at: d.now.toISOString(),
+          },
+        },
+      ];
+    }
+    case 'accept_invite': {
+      const org = active(state);
+      const { invite_id, user_id, email, now } = command.data;
+      const invite = org.invites[invite_id];
+      if (!invite) throw new NotFoundError('This invitation does not exist or has expired.');
+      if (invite.accepted_by === user_id && org.members[user_id]) return []; // the same acceptance twice
+      if (invite.accepted_by) throw new IllegalStateError('This invitation has already been used.');
+      if (Date.parse(invite.expires_at) <= now.getTime()) throw new NotFoundError('This invitation does not exist or has expired.');
+      if (normaliseEmail(invite.email) !== normaliseEmail(email)) throw new ForbiddenError('This invitation was sent to another email address.');
+      if (org.members[user_id]) throw new IllegalStateError('You already belong to an organisation.');
+      return [{ type: 'org_member_added', data: { org_id: org.id, user_id, role: invite.role, invite_id, at: now.toISOString() } }];
+    }
+    case 'remove_member': {
+      const org = active(state);
+      const { user_id, by, system, now } = command.data;
+      if (!system) {
+        const byRole = roleOf(org, by);
+        if (by !== user_id && byRole !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
+      }
+      const role = org.members[user_id];
+      if (!role) throw new NotFoundError('This person is not a member of the organisation.');
+      if (!system && role === 'manager' && managers(org) === 1 && Object.keys(org.members).length > 1) {
+        throw new IllegalStateError('An organisation needs a manager: make another member a manager first.');
+      }
+      return [{ type: 'org_member_removed', data: { org_id: org.id, user_id, removed_by: by, at: now.toISOString() } }];
+    }
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+export const orgDecider: Decider<OrgState, OrgCommand, OrgEvent> = { initialState: initialOrgState, evolve: evolveOrg, decide: decideOrg };

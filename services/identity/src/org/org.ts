@@ -1,0 +1,59 @@
+/** The Organisation aggregate: its name, its members with their roles, and its invitations. */
+import type { OrgRole } from '@baret/platform';
+
+export type { OrgRole };
+export const ORG_ROLES = ['manager', 'member'] as const;
+
+export type OrgCreated = { type: 'org_created'; data: { org_id: string; name: string; created_by: string; at: string } };
+export type OrgMemberAdded = {
+  type: 'org_member_added';
+  data: { org_id: string; user_id: string; role: OrgRole; invite_id: string | null; at: string };
+};
+export type OrgMemberRemoved = { type: 'org_member_removed'; data: { org_id: string; user_id: string; removed_by: string; at: string } };
+/** The token itself is never stored: only its SHA-256, so a leaked event store cannot accept invites. */
+export type OrgInviteCreated = {
+  type: 'org_invite_created';
+  data: { org_id: string; invite_id: string; email: string; role: OrgRole; token_hash: string; invited_by: string; expires_at: string; at: string };
+};
+
+export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated;
+
+export interface Invite {
+  email: string;
+  role: OrgRole;
+  expires_at: string;
+  accepted_by: string | null;
+}
+
+export type OrgState =
+  | { status: 'none' }
+  | { status: 'active'; id: string; name: string; members: Record<string, OrgRole>; invites: Record<string, Invite> };
+
+export const initialOrgState = (): OrgState => ({ status: 'none' });
+
+export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
+  if (event.type === 'org_created') return { status: 'active', id: event.data.org_id, name: event.data.name, members: {}, invites: {} };
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'org_member_added': {
+      const { invite_id: inviteId, user_id: userId } = event.data;
+      const invites = inviteId && state.invites[inviteId] ? { ...state.invites, [inviteId]: { ...state.invites[inviteId], accepted_by: userId } } : state.invites;
+      return { ...state, members: { ...state.members, [userId]: event.data.role }, invites };
+    }
+    case 'org_member_removed': {
+      const { [event.data.user_id]: _gone, ...members } = state.members;
+      return { ...state, members };
+    }
+    case 'org_invite_created':
+      return {
+        ...state,
+        invites: { ...state.invites, [event.data.invite_id]: { email: event.data.email, role: event.data.role, expires_at: event.data.expires_at, accepted_by: null } },
+      };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export const orgStream = (orgId: string): string => `org-${orgId}`;

@@ -1,0 +1,167 @@
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { IdParams, principalOf, problems, QuotaSchema } from '@baret/platform';
+import { ORG_NAME_MAX } from './org/businessLogic.js';
+import type { Orgs } from './orgs.js';
+
+const bearer = [{ bearer: [] }];
+const Role = Type.Union([Type.Literal('manager'), Type.Literal('member')]);
+const OrgSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    role: Role,
+    created_at: Type.String(),
+    member_count: Type.Integer(),
+    quota: QuotaSchema,
+  },
+  { description: 'An organisation as its member sees it: your role, and the plan and quota every member’s analyses are charged to' },
+);
+const MemberSchema = Type.Object({
+  user_id: Type.String(),
+  email: Type.String(),
+  full_name: Type.Union([Type.String(), Type.Null()]),
+  role: Role,
+  joined_at: Type.String(),
+});
+const PendingInviteSchema = Type.Object({ invite_id: Type.String(), email: Type.String(), role: Role, created_at: Type.String(), expires_at: Type.String() });
+const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
+
+export const orgRoutes =
+  (orgs: Orgs): FastifyPluginAsync =>
+  async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+
+    app.post(
+      '/orgs',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 20, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['organisations'],
+          summary: 'Create an organisation and become its manager (a user belongs to at most one)',
+          security: bearer,
+          body: Type.Object({ name: Type.String({ minLength: 1, maxLength: ORG_NAME_MAX }) }, { additionalProperties: false }),
+          response: { 201: OrgSchema, ...problems(400, 401, 409, 429) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await orgs.createOrg(principalOf(request).userId, request.body.name)),
+    );
+
+    app.get(
+      '/orgs/current',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['organisations'],
+          summary: 'The organisation you belong to; 204 without a body when you belong to none',
+          security: bearer,
+          response: { 200: OrgSchema, 204: Type.Null(), ...problems(401) },
+        },
+      },
+      async (request, reply) => {
+        const org = await orgs.currentOrNull(principalOf(request).userId);
+        return org ? org : reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/orgs/:id/invites',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 100, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['organisations'],
+          summary: 'Invite an email address as manager or member (managers only); the token and link are shown once',
+          description:
+            '`url` is the invitation page relative to the app’s address (`/invite/{token}`); the web app shows it whole for the manager to share. ' +
+            'Only the user registered with the invited address can accept it, within 14 days.',
+          security: bearer,
+          params: IdParams,
+          body: Type.Object({ email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }), role: Role }, { additionalProperties: false }),
+          response: {
+            201: Type.Object({ invite_id: Type.String(), email: Type.String(), role: Role, expires_at: Type.String(), token: Type.String(), url: Type.String() }),
+            ...problems(400, 401, 403, 404, 409, 429),
+          },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await orgs.invite(principalOf(request).userId, request.params.id, request.body.email, request.body.role)),
+    );
+
+    app.get(
+      '/orgs/:id/invites',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['organisations'],
+          summary: 'Invitations not accepted yet and not expired (managers only)',
+          security: bearer,
+          params: IdParams,
+          response: { 200: Type.Array(PendingInviteSchema), ...problems(401, 403, 404) },
+        },
+      },
+      async (request) => orgs.pendingInvites(principalOf(request).userId, request.params.id),
+    );
+
+    app.get(
+      '/invites/:token',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['organisations'],
+          summary: 'What an invitation is for: the organisation, the address and the role',
+          security: bearer,
+          params: TokenParams,
+          response: {
+            200: Type.Object({ org_id: Type.String(), org_name: Type.String(), email: Type.String(), role: Role, expires_at: Type.String(), accepted: Type.Boolean() }),
+            ...problems(400, 401, 404),
+          },
+        },
+      },
+      async (request) => orgs.previewInvite(request.params.token),
+    );
+
+    app.post(
+      '/invites/:token/accept',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 30, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['organisations'],
+          summary: 'Accept an invitation sent to your address and join the organisation',
+          security: bearer,
+          params: TokenParams,
+          response: { 200: OrgSchema, ...problems(400, 401, 403, 404, 409, 429) },
+        },
+      },
+      async (request) => orgs.accept(principalOf(request).userId, request.params.token),
+    );
+
+    app.get(
+      '/orgs/:id/members',
+      {
+        preHandler: app.requireUser,
+        schema: { tags: ['organisations'], summary: 'The members of your organisation with their roles', security: bearer, params: IdParams, response: { 200: Type.Array(MemberSchema), ...problems(401, 404) } },
+      },
+      async (request) => orgs.members(principalOf(request).userId, request.params.id),
+    );
+
+    app.delete(
+      '/orgs/:id/members/:user_id',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['organisations'],
+          summary: 'Remove a member (managers), or leave (yourself); their jobs stay with the organisation',
+          security: bearer,
+          params: Type.Object({ id: IdParams.properties.id, user_id: IdParams.properties.id }),
+          response: { 204: Type.Null(), ...problems(401, 403, 404, 409) },
+        },
+      },
+      async (request, reply) => {
+        await orgs.removeMember(principalOf(request).userId, request.params.id, request.params.user_id);
+        return reply.code(204).send(null);
+      },
+    );
+  };

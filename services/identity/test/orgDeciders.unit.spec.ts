@@ -1,0 +1,64 @@
+import { describe, it } from 'vitest';
+import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError } from '@baret/platform';
+import { deciderSpec } from '@baret/platform/testing';
+import { membershipDecider } from '../src/membership/businessLogic.js';
+import { orgDecider } from '../src/org/businessLogic.js';
+import type { OrgEvent } from '../src/org/org.js';
+
+const now = new Date('2026-05-01T08:00:00.000Z');
+const at = now.toISOString();
+const created: OrgEvent[] = [
+  { type: 'org_created', data: { org_id: 'o1', name: 'Baret A.Ş.', created_by: 'm1', at } },
+  { type: 'org_member_added', data: { org_id: 'o1', user_id: 'm1', role: 'manager', invite_id: null, at } },
+];
+const invited: OrgEvent = {
+  type: 'org_invite_created',
+  data: { org_id: 'o1', invite_id: 'i1', email: 'Ali@Example.com', role: 'member', token_hash: 'h', invited_by: 'm1', expires_at: '2026-05-15T08:00:00.000Z', at },
+};
+const accepted: OrgEvent = { type: 'org_member_added', data: { org_id: 'o1', user_id: 'u1', role: 'member', invite_id: 'i1', at } };
+
+describe('Organisation decider', () => {
+  const spec = deciderSpec(orgDecider);
+  it('creates an organisation with its creator as manager; a blank name is refused', () => {
+    spec.given([]).when({ type: 'create_org', data: { org_id: 'o1', name: '  Baret A.Ş. ', user_id: 'm1', now } }).then(created);
+    spec.given([]).when({ type: 'create_org', data: { org_id: 'o1', name: '  ', user_id: 'm1', now } }).thenThrows(ValidationError);
+  });
+  it('lets managers invite, not members, not strangers', () => {
+    const cmd = (by: string) => ({ type: 'invite_member' as const, data: { invite_id: 'i1', email: 'Ali@Example.com', role: 'member' as const, token_hash: 'h', by, expires_at: new Date('2026-05-15T08:00:00.000Z'), now } });
+    spec.given(created).when(cmd('m1')).then([invited]);
+    spec.given([...created, invited, accepted]).when(cmd('u1')).thenThrows(ForbiddenError);
+    spec.given(created).when(cmd('stranger')).thenThrows(NotFoundError);
+  });
+  it('accepts an invitation once, for its address only, before it expires', () => {
+    const accept = (userId: string, email: string, when = now) => ({ type: 'accept_invite' as const, data: { invite_id: 'i1', user_id: userId, email, now: when } });
+    spec.given([...created, invited]).when(accept('u1', 'ali@example.com')).then([accepted]);
+    spec.given([...created, invited, accepted]).when(accept('u1', 'ali@example.com')).then([]);
+    spec.given([...created, invited, accepted]).when(accept('u2', 'ali@example.com')).thenThrows(IllegalStateError);
+    spec.given([...created, invited]).when(accept('u2', 'veli@example.com')).thenThrows(ForbiddenError);
+    spec.given([...created, invited]).when(accept('u1', 'ali@example.com', new Date('2026-05-16T00:00:00.000Z'))).thenThrows(NotFoundError);
+  });
+  it('removes members: managers anyone, members themselves; never the last manager while others remain', () => {
+    const remove = (userId: string, by: string) => ({ type: 'remove_member' as const, data: { user_id: userId, by, now } });
+    const members = [...created, invited, accepted];
+    spec.given(members).when(remove('u1', 'm1')).then([{ type: 'org_member_removed', data: { org_id: 'o1', user_id: 'u1', removed_by: 'm1', at } }]);
+    spec.given(members).when(remove('u1', 'u1')).then([{ type: 'org_member_removed', data: { org_id: 'o1', user_id: 'u1', removed_by: 'u1', at } }]);
+    spec.given(members).when(remove('m1', 'u1')).thenThrows(ForbiddenError);
+    spec.given(members).when(remove('m1', 'm1')).thenThrows(IllegalStateError);
+  });
+});
+
+describe('Membership decider', () => {
+  const spec = deciderSpec(membershipDecider);
+  const join = (org: string) => ({ type: 'join_org' as const, data: { user_id: 'u1', org_id: org, role: 'member' as const, now } });
+  const started = { type: 'membership_started' as const, data: { user_id: 'u1', org_id: 'o1', role: 'member' as const, at } };
+  it('joins one organisation at most; the same one again changes nothing', () => {
+    spec.given([]).when(join('o1')).then([started]);
+    spec.given([started]).when(join('o1')).then([]);
+    spec.given([started]).when(join('o2')).thenThrows(IllegalStateError);
+  });
+  it('leaves, and may then join another', () => {
+    const ended = { type: 'membership_ended' as const, data: { user_id: 'u1', org_id: 'o1', at } };
+    spec.given([started]).when({ type: 'leave_org', data: { user_id: 'u1', org_id: 'o1', now } }).then([ended]);
+    spec.given([started, ended]).when(join('o2')).then([{ ...started, data: { ...started.data, org_id: 'o2' } }]);
+  });
+});

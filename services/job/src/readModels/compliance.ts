@@ -1,0 +1,254 @@
+/**
+ * The compliance read model, projected from the job events, in two levels:
+ * - one small document per job of an organisation (queued → where, by whom, when; completed → what
+ *   was found), guarded by the stream revision;
+ * - one document per organisation and UTC day, the sums of that day's finished jobs per site × crew ×
+ *   job type, and its latest violations. It is recomputed from the day's job documents whenever one
+ *   of them is finished or deleted, so it is idempotent (a replay recomputes the same sums). The
+ *   compliance endpoint reads only these: a year is 365 small documents, whatever the jobs.
+ * Rebuildable: drop both and replay the job streams (`npm run admin -- rebuild-compliance`).
+ */
+import { randomUUID } from 'node:crypto';
+import { type DocumentStore, type EventStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
+import type { JobEvent, JobStatus } from '../job/job.js';
+
+export interface ComplianceDoc extends Record<string, unknown> {
+  id: string;
+  revision: number;
+  org_id: string;
+  user_id: string;
+  site_id: string | null;
+  crew_id: string | null;
+  created_at: string;
+  status: JobStatus;
+  job_type: string;
+  /** The job type's name in each language, once classified. */
+  job_type_names: Partial<Record<Lang, string>>;
+  workers_seen: number;
+  has_violations: boolean;
+  /** Violations (a worker without a required group's equipment, one per run of frames) by group key. */
+  violations: Record<string, number>;
+  /** The groups' names in each language, by group key. */
+  group_names: Record<string, Partial<Record<Lang, string>>>;
+  /** The first violation: its place in the result (for its crop), group and time. */
+  first_violation: { n: number; group: string; time_sec: number } | null;
+}
+
+export const COMPLIANCE = 'job_compliance';
+export const COMPLIANCE_DAYS = 'job_compliance_days';
+
+/** Sums of one day's finished jobs of one site, crew and job type. */
+export interface DayCombo {
+  site_id: string | null;
+  crew_id: string | null;
+  job_type: string;
+  job_type_names: Partial<Record<Lang, string>>;
+  jobs: number;
+  jobs_with_violations: number;
+  workers_seen: number;
+  violations: Record<string, number>;
+}
+
+export interface LatestViolation {
+  job_id: string;
+  created_at: string;
+  site_id: string | null;
+  crew_id: string | null;
+  job_type: string;
+  group: string;
+  n: number;
+  time_sec: number;
+}
+
+export interface ComplianceDayDoc extends Record<string, unknown> {
+  id: string;
+  org_id: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  combos: DayCombo[];
+  group_names: Record<string, Partial<Record<Lang, string>>>;
+  /** The day's latest violations (first one of each job), newest first, at most LATEST_PER_DAY. */
+  latest: LatestViolation[];
+}
+
+export const LATEST_PER_DAY = 8;
+const DAY_MS = 86_400_000;
+
+/** Recomputes an organisation's day from its job documents: removed when no finished job is left. */
+export async function recomputeDay(documents: DocumentStore, orgId: string, day: string): Promise<void> {
+  const days = documents.collection<ComplianceDayDoc>(COMPLIANCE_DAYS);
+  const start = `${day}T00:00:00.000Z`;
+  const end = new Date(Date.parse(start) + DAY_MS).toISOString();
+  const jobs = await documents
+    .collection<ComplianceDoc>(COMPLIANCE)
+    .find({ where: { org_id: orgId, status: 'done', created_at: { $gte: start, $lt: end } }, orderBy: [{ field: 'created_at' }, { field: 'id' }] });
+  const id = `${orgId}|${day}`;
+  if (jobs.length === 0) {
+    await days.delete(id);
+    return;
+  }
+  const combos = new Map<string, DayCombo>();
+  const groupNames: Record<string, Partial<Record<Lang, string>>> = {};
+  for (const j of jobs) {
+    const key = `${j.site_id ?? ''}|${j.crew_id ?? ''}|${j.job_type}`;
+    const c = combos.get(key) ?? { site_id: j.site_id, crew_id: j.crew_id, job_type: j.job_type, job_type_names: j.job_type_names, jobs: 0, jobs_with_violations: 0, workers_seen: 0, violations: {} };
+    c.jobs += 1;
+    if (j.has_violations) c.jobs_with_violations += 1;
+    c.workers_seen += j.workers_seen;
+    for (const [g, n] of Object.entries(j.violations)) c.violations[g] = (c.violations[g] ?? 0) + n;
+    Object.assign(groupNames, j.group_names);
+    combos.set(key, c);
+  }
+  const latest = jobs
+    .filter((j) => j.first_violation)
+    .slice(-LATEST_PER_DAY)
+    .reverse()
+    .map((j) => ({ job_id: j.id, created_at: j.created_at, site_id: j.site_id, crew_id: j.crew_id, job_type: j.job_type, ...j.first_violation! }));
+  await days.put(id, { id, org_id: orgId, day, combos: [...combos.values()], group_names: groupNames, latest });
+}
+
+/** A group of equivalent equipment codes as one key: "pic1,pic2". */
+export const groupKey = (group: readonly string[]): string => group.join(',');
+
+interface StoredViolation {
+  group?: string[];
+  worker?: number;
+  time_sec?: number;
+}
+
+/** What a finished job's result says, for compliance. */
+export function findingsOf(result: Record<string, unknown>) {
+  const violations = Array.isArray(result.violations) ? (result.violations as StoredViolation[]) : [];
+  const counts: Record<string, number> = {};
+  const names: Record<string, Partial<Record<Lang, string>>> = {};
+  const resultNames = (result.names ?? {}) as Partial<Record<Lang, { violation_group_names?: string[]; job_display_name?: string }>>;
+  violations.forEach((v, n) => {
+    const key = groupKey(v.group ?? []);
+    counts[key] = (counts[key] ?? 0) + 1;
+    for (const lang of ['tr', 'en'] as const) {
+      const name = resultNames[lang]?.violation_group_names?.[n];
+      if (name) names[key] = { ...names[key], [lang]: name };
+    }
+  });
+  // Results from before issue 28 have no worker count: the highest worker number seen is the floor.
+  const numbered = violations.reduce((m, v) => Math.max(m, Number(v.worker ?? 0)), 0);
+  const workers = typeof result.workers_seen === 'number' ? result.workers_seen : numbered;
+  const first = violations[0];
+  return {
+    job_type: typeof result.job_type === 'string' ? result.job_type : null,
+    job_type_names: Object.fromEntries(
+      (['tr', 'en'] as const).flatMap((l) => (typeof resultNames[l]?.job_display_name === 'string' ? [[l, resultNames[l]!.job_display_name!]] : [])),
+    ) as Partial<Record<Lang, string>>,
+    workers_seen: workers,
+    violations: counts,
+    group_names: names,
+    first_violation: first ? { n: 0, group: groupKey(first.group ?? []), time_sec: Number(first.time_sec ?? 0) } : null,
+  };
+}
+
+/**
+ * Applies one job event to the job documents; returns the organisation day whose sums it changed
+ * (a job finished or deleted), if any.
+ */
+async function applyToJob(recorded: RecordedEvent, documents: DocumentStore): Promise<{ orgId: string; day: string } | null> {
+  const docs = documents.collection<ComplianceDoc>(COMPLIANCE);
+  const jobId = recorded.streamId.slice('job-'.length);
+  const event = { type: recorded.type, data: recorded.data } as JobEvent;
+  if (event.type === 'job_queued') {
+    const d = event.data;
+    if (!d.org_id || (await docs.get(jobId))) return null; // only jobs of an organisation; once
+    await docs.put(jobId, {
+      id: jobId,
+      revision: recorded.revision,
+      org_id: d.org_id,
+      user_id: d.user_id,
+      site_id: d.site_id ?? null,
+      crew_id: d.crew_id ?? null,
+      created_at: d.queued_at,
+      status: 'queued',
+      job_type: d.params.job_type,
+      job_type_names: {},
+      workers_seen: 0,
+      has_violations: false,
+      violations: {},
+      group_names: {},
+      first_violation: null,
+    });
+    return null;
+  }
+  const doc = await docs.get(jobId);
+  if (!doc || recorded.revision <= doc.revision) return null;
+  const dayOf = { orgId: doc.org_id, day: doc.created_at.slice(0, 10) };
+  switch (event.type) {
+    case 'job_started':
+      await docs.put(jobId, { ...doc, revision: recorded.revision, status: 'running' });
+      return null;
+    case 'job_completed': {
+      const f = findingsOf(event.data.result);
+      await docs.put(jobId, {
+        ...doc,
+        revision: recorded.revision,
+        status: 'done',
+        job_type: f.job_type ?? doc.job_type,
+        job_type_names: f.job_type_names,
+        workers_seen: f.workers_seen,
+        has_violations: Object.keys(f.violations).length > 0,
+        violations: f.violations,
+        group_names: f.group_names,
+        first_violation: f.first_violation,
+      });
+      return dayOf;
+    }
+    case 'job_failed':
+      await docs.put(jobId, { ...doc, revision: recorded.revision, status: 'error' });
+      return null;
+    case 'job_cancelled':
+      await docs.put(jobId, { ...doc, revision: recorded.revision, status: 'cancelled' });
+      return null;
+    case 'job_deleted':
+      await docs.delete(jobId);
+      return doc.status === 'done' ? dayOf : null;
+    default:
+      return null; // progress changes nothing here
+  }
+}
+
+export const complianceProjection: Projection = {
+  name: 'job-compliance',
+  categories: ['job'],
+  async apply(recorded: RecordedEvent, documents: DocumentStore) {
+    const changed = await applyToJob(recorded, documents);
+    if (changed) await recomputeDay(documents, changed.orgId, changed.day);
+  },
+};
+
+/**
+ * Rebuilds the compliance read model from the event store: the collection is emptied and every
+ * job stream is replayed through the projection, in global order, up to a marker event appended
+ * first (`compliance_rebuild_requested`, so the replay knows where "now" is); then the projection's
+ * checkpoint is set there. Safe while the service runs: the projection is idempotent by revision.
+ */
+export async function rebuildCompliance(eventStore: EventStore, documents: DocumentStore, by: string, now: Date): Promise<{ jobs: number; events: number }> {
+  const docs = documents.collection<ComplianceDoc>(COMPLIANCE);
+  const marker = await eventStore.appendToStream(`compliance-rebuild-${randomUUID()}`, [{ type: 'compliance_rebuild_requested', data: { by, at: now.toISOString() } }], {
+    expectedRevision: 'no_stream',
+  });
+  await docs.deleteMany({});
+  await documents.collection(COMPLIANCE_DAYS).deleteMany({});
+  let events = 0;
+  // The days are recomputed once each at the end, not after every job.
+  const touched = new Map<string, { orgId: string; day: string }>();
+  const controller = new AbortController();
+  for await (const e of eventStore.subscribeToAll({ fromPosition: 0, signal: controller.signal })) {
+    if (e.streamId.startsWith('job-')) {
+      const changed = await applyToJob(e, documents);
+      if (changed) touched.set(`${changed.orgId}|${changed.day}`, changed);
+      events++;
+    }
+    if (e.position >= marker.position) break;
+  }
+  controller.abort();
+  for (const { orgId, day } of touched.values()) await recomputeDay(documents, orgId, day);
+  await documents.collection('checkpoints').put(`projection:${complianceProjection.name}`, { position: marker.position });
+  return { jobs: await docs.count({}), events };
+}

@@ -1,0 +1,3 @@
+import { CompliancePage } from '@/features/compliance/components/compliance-page';
+
+export const ComplianceRoute = () => <CompliancePage />;

@@ -1,0 +1,3 @@
+import { InvitePage } from '@/features/organisation/components/invite-page';
+
+export const InviteRoute = () => <InvitePage />;

@@ -1,0 +1,3 @@
+import { OrganisationPage } from '@/features/organisation/components/organisation-page';
+
+export const OrganisationRoute = () => <OrganisationPage />;
