@@ -88,7 +88,7 @@ export function createIdentityService(opts: IdentityOptions) {
 
   const run = async (...args: Parameters<typeof handleCommand>) => {
     const result = await handleCommand(...args);
-    await projectInline(projections, result.recorded, documents);
+    await projectInline(projections, result.recorded, documents, eventStore);
     return result;
   };
 

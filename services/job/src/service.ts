@@ -86,7 +86,7 @@ export function createJobService(opts: JobOptions) {
 
   const run = async (jobId: string, command: JobCommand, metadata?: Record<string, unknown>) => {
     const result = await handleCommand(eventStore, jobStream(jobId), jobDecider, command, { metadata });
-    await projectInline([jobsProjection], result.recorded, documents);
+    await projectInline([jobsProjection], result.recorded, documents, eventStore);
     await afterEvents(jobId, result.state, result.newEvents);
     if (result.newEvents.some((e) => JOB_ENDS.has(e.type))) {
       recordFinishedJob(await eventStore.readStream(jobStream(jobId)), await jobs.get(jobId));

@@ -36,7 +36,7 @@ export function createQuotaService(opts: QuotaOptions) {
 
   const run = async (userId: string, command: Parameters<typeof quotaDecider.decide>[0]) => {
     const result = await handleCommand(eventStore, quotaStream(userId), quotaDecider, command);
-    await projectInline(projections, result.recorded, documents);
+    await projectInline(projections, result.recorded, documents, eventStore);
     return result;
   };
 
