@@ -151,7 +151,11 @@ export class MongoDocumentStore implements DocumentStore {
   private constructor(private readonly client: MongoClient, private readonly db: Db) {}
 
   static async connect(url: string, database: string): Promise<MongoDocumentStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+    // While the server is down, an operation fails within a second (a 503 for a request, a retry for
+    // a background task) instead of waiting 30 s for it; the client reconnects by itself.
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: 1000, connectTimeoutMS: 5000 });
+    // The driver's own error events (a lost connection) must never reach the process as unhandled.
+    client.on('error', () => undefined);
     await client.connect();
     return new MongoDocumentStore(client, client.db(database));
   }

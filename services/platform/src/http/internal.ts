@@ -21,6 +21,11 @@ export class ServiceCallError extends Error {
     super(message);
     this.name = 'ServiceCallError';
   }
+
+  /** Not reached, or answered "not available now" (the service's own dependency is down): a 503 at the edge. */
+  get unavailable(): boolean {
+    return this.status === null || this.status === 502 || this.status === 503 || this.status === 504;
+  }
 }
 
 interface CallOptions {
