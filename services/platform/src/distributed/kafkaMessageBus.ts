@@ -2,6 +2,7 @@ import { Kafka, logLevel, type Admin, type Consumer, type KafkaMessage, type Pro
 import type { Logger } from 'pino';
 import type { ConsumerLag } from '../metrics.js';
 import { consumeSpan, withTraceHeaders } from '../telemetry.js';
+import { backoffMs, briefError, isUnavailable } from '../unavailable.js';
 import { deadLetterTopic, type ConsumeOptions, type IncomingMessage, type MessageBus, type MessageHandler, type OutgoingMessage, type Subscription } from '../ports/messageBus.js';
 
 export interface KafkaOptions {
@@ -249,20 +250,30 @@ class KafkaSubscription {
     const { topic } = incoming;
     const maxAttempts = this.options.maxAttempts ?? 5;
     const delay = this.options.retryDelayMs ?? 200;
+    let failures = 0;
+    let outages = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.stopping.signal.aborted) throw new Error('subscription closing: not committed');
       try {
         await this.handler({ ...incoming, attempt } satisfies IncomingMessage);
         break;
       } catch (err) {
-        if (attempt >= maxAttempts) {
+        // A dependency down (an engine, another service) is no failure of the message: it waits,
+        // however long, and never goes to the dead-letter topic for it.
+        if (isUnavailable(err)) {
+          const wait = backoffMs(outages++, delay, 10_000);
+          this.log?.warn({ err: briefError(err), group: this.group, topic, offset: incoming.offset, retry_in_ms: wait }, 'message handler waits: a dependency is unavailable');
+          await sleep(wait, this.stopping.signal);
+          continue;
+        }
+        if (++failures >= maxAttempts) {
           this.log?.error({ err, topic, offset: incoming.offset }, 'message moved to the dead-letter topic');
           await this.bus.publish(deadLetterTopic(topic), [
-            { key: incoming.key, value: incoming.value, headers: { ...incoming.headers, 'x-error': err instanceof Error ? err.message : String(err), 'x-attempts': String(attempt), 'x-offset': incoming.offset } },
+            { key: incoming.key, value: incoming.value, headers: { ...incoming.headers, 'x-error': err instanceof Error ? err.message : String(err), 'x-attempts': String(failures), 'x-offset': incoming.offset } },
           ]);
           break;
         }
-        await sleep(delay * 2 ** (attempt - 1), this.stopping.signal);
+        await sleep(delay * 2 ** (failures - 1), this.stopping.signal);
       }
     }
   }
