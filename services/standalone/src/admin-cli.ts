@@ -2,7 +2,8 @@
  * Operator commands: `npm run admin -- promote EMAIL` (or `node bin/baret.mjs admin promote EMAIL`).
  * Embedded: on the data dir, safe while the server runs (SQLite WAL lets both write). Distributed
  * (BARET_MODE=distributed, run where the identity service's settings are, e.g. in its container):
- * on the identity service's own event store and read models.
+ * on the identity service's own event store and read models. `--env FILE` reads the settings from
+ * a file of KEY=VALUE lines first (`npm run distributed` writes one and prints its path).
  */
 import { ConfigError, createDistributedInfrastructure, createLogger, loadConfig, serviceClients } from '@baret/platform';
 import { createIdentityService } from '@baret/identity';
@@ -27,9 +28,19 @@ async function promoteDistributed(email: string): Promise<string> {
   }
 }
 
-const USAGE = 'usage: npm run admin -- promote EMAIL';
+const USAGE = 'usage: npm run admin -- [--env FILE] promote EMAIL';
 
-async function main(argv: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
+  let argv = args;
+  // The services' environment as a file of KEY=VALUE lines (`npm run distributed` prints where it wrote it).
+  if (argv[0] === '--env') {
+    if (!argv[1]) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    process.loadEnvFile(argv[1]);
+    argv = argv.slice(2);
+  }
   const [command, email] = argv;
   if (command !== 'promote' || !email) {
     process.stderr.write(`${USAGE}\n`);
