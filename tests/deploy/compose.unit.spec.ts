@@ -90,10 +90,11 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.services.gateway!.depends_on ?? {}).sort()).toEqual(baretServices.map(([n]) => n).filter((n) => n !== 'gateway').sort());
   });
 
-  it('runs Kafka (KRaft), KurrentDB, MongoDB and MinIO from official images, each on a named volume of its own', () => {
+  it('runs Kafka (KRaft), PostgreSQL (the event store), MongoDB and MinIO from official images, each on a named volume of its own', () => {
     const images = Object.fromEntries(engineServices.map(([n, s]) => [n, s.image ?? '']));
     expect(images.kafka).toMatch(/^apache\/kafka:\d/);
-    expect(images.kurrentdb).toMatch(/^docker\.kurrent\.io\/kurrent-latest\/kurrentdb:\d/);
+    expect(images.postgres).toMatch(/^postgres:\d/);
+    expect(images.kurrentdb).toBeUndefined();
     expect(images.mongodb).toMatch(/^mongo:7/);
     expect(images.minio).toMatch(/^minio\/minio:RELEASE\./);
     expect(compose.services.kafka!.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
@@ -105,6 +106,7 @@ describe('docker-compose.yml', () => {
 
   it('keeps no secret in the file: every secret is taken from the environment, and required', () => {
     const secrets = ['JWT_SECRET', 'SERVICE_SECRET', 'S3_SECRET_KEY'];
+    expect(String(compose.services.postgres!.environment?.POSTGRES_PASSWORD)).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
     for (const [name, s] of baretServices) {
       for (const k of secrets.filter((k) => k in (s.environment ?? {}))) expect(String(s.environment![k]), `${name} ${k}`).toMatch(/^\$\{[A-Z0-9_]+:\?[^}]+\}$/);
     }
