@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backoffMs, pause } from '@baret/platform';
@@ -117,6 +117,8 @@ export interface StackOptions {
   dataDir?: string;
   /** Start a process or an engine that died again (default true). */
   supervise?: boolean;
+  /** Also append every line each process writes to `<logDir>/<process>.log`. */
+  logDir?: string;
 }
 
 export interface EngineInfo {
@@ -244,11 +246,16 @@ export async function startDistributedStack(options: StackOptions = {}): Promise
 
     /** Processes stopped on purpose (stop, close): not started again by the supervisor. */
     const stopped = new Set<StackProcess>();
+    if (options.logDir) mkdirSync(options.logDir, { recursive: true });
+    const onLine = (name: StackProcess) => (line: string) => {
+      if (options.logDir) appendFileSync(join(options.logDir, `${name}.log`), line.endsWith('\n') ? line : `${line}\n`);
+      options.onLine?.(name, line);
+    };
     const launch = async (name: StackProcess) => {
       const service = name.startsWith('analysis') ? 'analysis' : name;
       // Each process its own scratch folder: a worker's sweep at start must not empty another's.
       const scratch = join(servicesDir, 'tmp', name);
-      const p = await startService(service, { ...env, PORT: String(ports.get(name)), BARET_SCRATCH_DIR: scratch }, options.onLine && ((line) => options.onLine!(name, line)));
+      const p = await startService(service, { ...env, PORT: String(ports.get(name)), BARET_SCRATCH_DIR: scratch }, onLine(name));
       procs.set(name, p);
       emit({ kind: 'started', name, pid: p.child.pid, restart: restarts.get(name) ?? 0 });
       // A process that dies (an exit, a crash) is started again, as a Deployment's pod would be.

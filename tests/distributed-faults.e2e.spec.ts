@@ -130,6 +130,8 @@ describe.skipIf(!installed)('distributed Baret through engine outages', () => {
     stack = await startDistributedStack({
       workers: 1,
       env: { BARET_ADMIN_EMAILS: 'admin@baret.test', KAFKA_SESSION_TIMEOUT_MS: '6000', RATE_LIMIT_PER_MINUTE: '100000' },
+      // Every process's lines, for the post-mortem of a failed run (FAULTS_LOG_DIR).
+      logDir: process.env.FAULTS_LOG_DIR,
       onEvent: (e) => {
         events.push(e);
         if (e.kind !== 'started' || e.restart > 0) process.stderr.write(`[stack] ${JSON.stringify(e)}\n`);
@@ -140,7 +142,7 @@ describe.skipIf(!installed)('distributed Baret through engine outages', () => {
           raw.push(`[${name}] ${line.slice(0, 500)}`);
           process.stderr.write(`[${name}] NOT JSON: ${line.slice(0, 500)}\n`);
         }
-        else if (/"level":"(error|fatal)"/.test(line)) process.stderr.write(`[${name}] ${line.slice(0, 1000)}\n`);
+        else if (/"level":"(warn|error|fatal)"/.test(line)) process.stderr.write(`[${name}] ${line.slice(0, 600)}\n`);
       },
     });
     const admin = await call<{ access_token: string }>('/auth/register', { method: 'POST', body: JSON.stringify({ email: 'admin@baret.test', password: 'correct horse battery' }) }).then(() =>

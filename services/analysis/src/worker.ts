@@ -246,7 +246,7 @@ export class AnalysisWorker {
         } catch (err) {
           if (!isOutage(err)) throw err;
           const wait = backoffMs(outages, 500, 10_000);
-          log.warn({ err: briefError(err), job_id: jobId, retry_in_ms: wait }, 'job paused: a dependency is unavailable');
+          log.warn({ error: briefError(err), job_id: jobId, retry_in_ms: wait }, 'job paused: a dependency is unavailable');
           await pause(wait);
         }
       }
@@ -268,7 +268,7 @@ export class AnalysisWorker {
       clearInterval(alive);
       this.beats.delete(alive);
       // The raw video goes once the job ended; a job that waits for an engine still needs it.
-      if (ended) await this.deps.objects.delete(job.videoKey).catch((err: unknown) => log.warn({ err: briefError(err), job_id: jobId }, 'could not delete the raw video'));
+      if (ended) await this.deps.objects.delete(job.videoKey).catch((err: unknown) => log.warn({ error: briefError(err), job_id: jobId }, 'could not delete the raw video'));
     }
   }
 
@@ -280,7 +280,9 @@ export class AnalysisWorker {
     const { signal } = controller;
     setMaxListeners(100, signal); // every ffmpeg process and model call of the job listens to it
     const poll = setInterval(() => {
-      void this.cancels.get(jobId).then((c) => c && controller.abort(new Cancelled()));
+      // The store may be down for a moment: the next poll asks again (an unhandled rejection here
+      // once ended the worker with a raw MongoNetworkError).
+      void this.cancels.get(jobId).then((c) => c && controller.abort(new Cancelled()), () => undefined);
     }, this.deps.cancelPollMs ?? 500);
     const checkpoint = async () => {
       if (signal.aborted || (await this.cancels.get(jobId))) throw new Cancelled();

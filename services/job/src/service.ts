@@ -229,9 +229,11 @@ export function createJobService(opts: JobOptions) {
    * job after a restart) changes nothing.
    */
   async function recordProgress(report: { job_id: string; event_id: string; type: string; data: Record<string, unknown>; at: string }) {
-    const state = await jobs.get(report.job_id);
-    if (!state || isFinished(state.status)) return;
+    // The stream decides, not the read model: a report may arrive before the job's document is
+    // written (the worker can be faster than the inline projection), and must not be dropped then.
     const recorded = await eventStore.readStream(jobStream(report.job_id));
+    if (recorded.length === 0) return;
+    if (isFinished(fold(jobDecider, recorded).status)) return;
     if (recorded.some((e) => e.metadata.report_id === report.event_id)) return;
     await run(report.job_id, { type: 'record_progress', data: { event: report.type, data: report.data, at: new Date(report.at) } }, { report_id: report.event_id });
   }

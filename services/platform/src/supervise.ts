@@ -26,7 +26,7 @@ export async function superviseTask(task: BackgroundTask, signal: AbortSignal, l
     if (Date.now() - started > HEALTHY_MS) attempt = 0;
     const wait = backoffMs(attempt++, 500, 10_000);
     if (failure === null) log?.warn({ task: task.name, retry_in_ms: wait }, 'background task ended by itself: starting it again');
-    else if (isUnavailable(failure)) log?.warn({ task: task.name, err: briefError(failure), retry_in_ms: wait }, 'background task paused: a dependency is unavailable');
+    else if (isUnavailable(failure)) log?.warn({ task: task.name, error: briefError(failure), retry_in_ms: wait }, 'background task paused: a dependency is unavailable');
     else log?.error({ task: task.name, err: failure, retry_in_ms: wait }, 'background task failed: starting it again');
     await pause(wait, signal);
   }
@@ -40,7 +40,7 @@ export async function superviseTask(task: BackgroundTask, signal: AbortSignal, l
 export function guardProcess(log: Logger): void {
   const onFailure = (kind: string) => (err: unknown) => {
     if (isUnavailable(err)) {
-      log.warn({ err: briefError(err) }, `${kind} while a dependency is unavailable: carrying on`);
+      log.warn({ error: briefError(err) }, `${kind} while a dependency is unavailable: carrying on`);
       return;
     }
     log.fatal({ err }, `${kind}: exiting`);

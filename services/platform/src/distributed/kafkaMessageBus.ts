@@ -262,7 +262,7 @@ class KafkaSubscription {
         // however long, and never goes to the dead-letter topic for it.
         if (isUnavailable(err)) {
           const wait = backoffMs(outages++, delay, 10_000);
-          this.log?.warn({ err: briefError(err), group: this.group, topic, offset: incoming.offset, retry_in_ms: wait }, 'message handler waits: a dependency is unavailable');
+          this.log?.warn({ error: briefError(err), group: this.group, topic, offset: incoming.offset, retry_in_ms: wait }, 'message handler waits: a dependency is unavailable');
           await sleep(wait, this.stopping.signal);
           continue;
         }

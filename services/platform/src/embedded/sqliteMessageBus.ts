@@ -135,7 +135,7 @@ export class SqliteMessageBus implements MessageBus {
           // A dependency down is no failure of the message: it waits, and never goes to the dead letters for it.
           if (isUnavailable(err)) {
             const wait = backoffMs(outages++, retryDelayMs, 10_000);
-            this.log?.warn({ err: briefError(err), group, topic: row.topic, offset: row.offset, retry_in_ms: wait }, 'message handler waits: a dependency is unavailable');
+            this.log?.warn({ error: briefError(err), group, topic: row.topic, offset: row.offset, retry_in_ms: wait }, 'message handler waits: a dependency is unavailable');
             await sleep(wait, signal);
             continue;
           }

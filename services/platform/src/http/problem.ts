@@ -136,7 +136,7 @@ export const problemPlugin = fp(
       }
       // An engine or another service down or restarting: an honest 503 the client may retry.
       if (isUnavailable(error)) {
-        request.log.warn({ err: briefError(error) }, 'a dependency is unavailable');
+        request.log.warn({ error: briefError(error) }, 'a dependency is unavailable');
         reply.header('retry-after', String(RETRY_AFTER_SECONDS));
         return sendProblem(reply, { status: 503, code: 'service_unavailable', detail: 'A part of Baret is not reachable right now. Please try again in a moment.' });
       }
