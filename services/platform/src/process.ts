@@ -122,6 +122,24 @@ export async function runService(name: ServiceName, setup: (ctx: ServiceContext)
   const telemetry = await startTelemetry(name);
   const log = createLogger(config.LOG_LEVEL).child({ service: name });
   guardProcess(log);
+  try {
+    await startService(name, config, log, telemetry, setup, version);
+  } catch (err) {
+    // Even a failed start is one JSON line (an engine still down after the wait, a bad setting);
+    // the supervisor (Kubernetes, npm run distributed) starts the process again.
+    log.fatal({ err }, `${name} could not start: exiting`);
+    process.exit(1);
+  }
+}
+
+async function startService(
+  name: ServiceName,
+  config: Config,
+  log: Logger,
+  telemetry: Awaited<ReturnType<typeof startTelemetry>>,
+  setup: (ctx: ServiceContext) => Promise<ServiceSetup>,
+  version?: string,
+): Promise<void> {
   if (telemetry.enabled) log.info({ otel_service: process.env.OTEL_SERVICE_NAME ?? `baret-${name}` }, 'traces exported (OpenTelemetry)');
   const scratchDir = scratchDirOf(config);
   prepareScratchDir(scratchDir);

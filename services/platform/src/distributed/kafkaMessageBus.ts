@@ -47,13 +47,26 @@ export class KafkaMessageBus implements MessageBus {
       brokers: opts.brokers,
       // The client's own warnings and errors (rebalances, lost coordinators) reach the service's log.
       logLevel: opts.log ? logLevel.WARN : logLevel.NOTHING,
-      logCreator: () => ({ namespace, level, log }) => {
-        const { message, ...extra } = log;
-        // Request-level errors are retried by the client and said again if they end a consumer.
-        if (namespace === 'Connection' || /switched default partitioner|Limiting retries/.test(message)) return;
-        const fields = { kafka: { namespace, ...extra } };
-        if (level === logLevel.ERROR) opts.log?.error(fields, `kafka: ${message}`);
-        else opts.log?.warn(fields, `kafka: ${message}`);
+      logCreator: () => {
+        // While the broker is down the client says the same few things again and again (hundreds of
+        // "Failed to connect to seed broker"): each message once per 30 s, with how often it recurred.
+        const said = new Map<string, { at: number; again: number }>();
+        return ({ namespace, level, log }) => {
+          const { message, ...extra } = log;
+          // Request-level errors are retried by the client and said again if they end a consumer.
+          if (namespace === 'Connection' || /switched default partitioner|Limiting retries/.test(message)) return;
+          const now = Date.now();
+          const last = said.get(message);
+          if (last && now - last.at < 30_000) {
+            last.again += 1;
+            return;
+          }
+          said.set(message, { at: now, again: 0 });
+          const { stack: _stack, ...rest } = extra as Record<string, unknown>;
+          const fields = { kafka: { namespace, ...rest, ...(last?.again ? { repeated: last.again } : {}) } };
+          if (level === logLevel.ERROR) opts.log?.error(fields, `kafka: ${message}`);
+          else opts.log?.warn(fields, `kafka: ${message}`);
+        };
       },
       retry: { retries: 8, initialRetryTime: 200 },
     });
