@@ -29,6 +29,14 @@ describe('architecture', () => {
     }
     expect(offences).toEqual([]);
   });
+
+  it('the operator\'s run never imports the tests (issue 27: npm run distributed ran on test helpers)', () => {
+    const offences = ['scripts/distributed.ts', 'scripts/stack.ts', 'services/standalone/src/admin-cli.ts']
+      .map((f) => join(root, f))
+      .filter((f) => /(?:from|import)\s*\(?\s*['"][^'"]*\/tests\//.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(root, f));
+    expect(offences).toEqual([]);
+  });
 });
 
 describe('paths of one machine', () => {

@@ -15,6 +15,8 @@ import { distributedEngines, startDistributedStack, type DistributedStack, type 
 import { multipart } from './helpers/jobs.js';
 import { startOtlpReceiver, type ReceivedSpan } from './helpers/otlp.js';
 import { api } from './helpers/process.js';
+import { raceSubmissions, usedFromEvents } from './helpers/quotaRace.js';
+import pg from 'pg';
 
 const installed = Object.entries(distributedEngines()).every(([engine, ok]) => engineInstalled('distributed end-to-end', ok, engine));
 
@@ -94,6 +96,9 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
         BARET_ADMIN_EMAILS: 'admin@baret.test',
         KAFKA_SESSION_TIMEOUT_MS: '6000',
         RATE_LIMIT_PER_MINUTE: '100000',
+        // The quota race sends each burst from its own client address (X-Forwarded-For), so the
+        // per-address limit of POST /analyze (30 an hour) is not what refuses its submissions.
+        TRUST_PROXY: 'true',
         WEB_DIST_DIR: join(fx.dir, 'web'),
         OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -348,4 +353,38 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     const items = Array.isArray(list.body) ? list.body : (list.body.items ?? []);
     expect(items.map((j) => j.job_id)).toContain(jobId);
   }, 180_000);
+
+  it('20 submissions racing against a limit of 10 (three bursts): 10 accepted, and /auth/me and the admin table show what the stored events say', async () => {
+    const admin = await signUp('race-admin@example.com');
+    execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'baret.mjs'), 'admin', 'promote', 'race-admin@example.com'], { env: { ...process.env, ...stack.env } });
+    await waitUntil(async () => (await call('/admin/usage', { token: admin.token })).status === 200, 15_000, () => 'promotion not seen');
+    const events = new pg.Client({ connectionString: stack.env.POSTGRES_URL });
+    await events.connect();
+    type Quota = { lifetime_used: number; can_analyze: boolean };
+    try {
+      for (let burst = 1; burst <= 3; burst++) {
+        const user = await signUp(`race${burst}@example.com`);
+        const limit = await call(`/admin/users/${user.id}/quota`, { method: 'PATCH', token: admin.token, body: JSON.stringify({ plan_name: 'pro', daily_limit: null, monthly_limit: null, lifetime_limit: 10 }) });
+        expect(limit.status).toBe(200);
+        const codes = await raceSubmissions(20, video, async (body) => {
+          const res = await fetch(`${gateway}/analyze`, { method: 'POST', headers: { ...body.headers, authorization: `Bearer ${user.token}`, 'x-forwarded-for': `10.27.${burst}.1` }, body: body.payload });
+          await res.arrayBuffer();
+          return res.status;
+        });
+        expect(codes.filter((c) => c === 202)).toHaveLength(10);
+        expect(codes.filter((c) => c === 403)).toHaveLength(10);
+        const stored = usedFromEvents(
+          (await events.query<{ type: string; data: unknown }>('SELECT type, data FROM baret_quota.events WHERE stream_id = $1 ORDER BY revision', [`quota-${user.id}`])).rows,
+        );
+        expect(stored).toBe(10);
+        // The read model is not eventually right but right: what the user and the admin see now.
+        const me = await call<{ quota: Quota }>('/auth/me', { token: user.token });
+        expect(me.body.quota).toMatchObject({ lifetime_used: stored, can_analyze: false });
+        const rows = await call<Array<{ user_id: string; quota: Quota }>>('/admin/users/quotas', { token: admin.token });
+        expect(rows.body.find((r) => r.user_id === user.id)?.quota).toMatchObject({ lifetime_used: stored, can_analyze: false });
+      }
+    } finally {
+      await events.end();
+    }
+  }, 300_000);
 });

@@ -95,6 +95,7 @@ describe('docker-compose.yml', () => {
     expect(images.kafka).toMatch(/^apache\/kafka:\d/);
     expect(images.postgres).toMatch(/^postgres:\d/);
     for (const [name, s] of baretServices.filter(([, s]) => s.environment?.EVENT_STORE !== undefined)) expect(s.environment?.EVENT_STORE, name).toBe('postgres');
+    expect(images.kurrentdb).toBeUndefined();
     expect(images.mongodb).toMatch(/^mongo:7/);
     expect(images.minio).toMatch(/^minio\/minio:RELEASE\./);
     expect(compose.services.kafka!.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
@@ -106,6 +107,7 @@ describe('docker-compose.yml', () => {
 
   it('keeps no secret in the file: every secret is taken from the environment, and required', () => {
     const secrets = ['JWT_SECRET', 'SERVICE_SECRET', 'S3_SECRET_KEY'];
+    expect(String(compose.services.postgres!.environment?.POSTGRES_PASSWORD)).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
     for (const [name, s] of baretServices) {
       for (const k of secrets.filter((k) => k in (s.environment ?? {}))) expect(String(s.environment![k]), `${name} ${k}`).toMatch(/^\$\{[A-Z0-9_]+:\?[^}]+\}$/);
     }

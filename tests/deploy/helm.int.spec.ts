@@ -72,6 +72,7 @@ const VALUE_SETS = {
   external: [join(chart, 'ci', 'external-values.yaml')],
   production: [join(chart, 'ci', 'production-values.yaml')],
   postgres: [join(chart, 'ci', 'postgres-values.yaml')],
+  kurrentdb: [join(chart, 'ci', 'kurrentdb-values.yaml')],
 };
 
 describe.skipIf(!ready)('Helm chart charts/baret', () => {
@@ -210,7 +211,7 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     };
     for (const f of files) walk(parse(readFileSync(f, 'utf8')), '');
     expect(offences).toEqual([]);
-    expect(files.length).toBe(5);
+    expect(files.length).toBe(6);
   });
 
   it('generates the Secret once and keeps it on uninstall; with existingSecret it creates none and reads the operator\'s', () => {
@@ -230,7 +231,18 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     expect(envOf(ms, 'quota').JWT_SECRET).toBeUndefined();
   });
 
-  it('bundles PostgreSQL as the event store when asked, its URL with the generated password in the Secret only', () => {
+  it('bundles KurrentDB as the event store when asked (PostgreSQL is the default)', () => {
+    const ms = rendered.kurrentdb!.manifests;
+    expect(ms.filter((m) => m.kind === 'StatefulSet').map((m) => m.metadata.name).sort()).toEqual(['rel-baret-kafka', 'rel-baret-kurrentdb', 'rel-baret-minio', 'rel-baret-mongodb']);
+    for (const s of ['identity', 'quota', 'job', 'notification']) expect(envOf(ms, s)).toMatchObject({ EVENT_STORE: 'kurrentdb' });
+    expect(envOf(ms, 'identity').EVENTSTORE_URL).toMatch(/^kurrentdb:\/\//);
+    expect(envOf(ms, 'identity').POSTGRES_URL).toBeUndefined();
+  });
+
+  it('bundles PostgreSQL as the event store by default, its URL with the generated password in the Secret only', () => {
+    for (const ms of [rendered.default!.manifests, rendered.postgres!.manifests]) {
+      for (const s of ['identity', 'quota', 'job', 'notification']) expect(envOf(ms, s)).toMatchObject({ EVENT_STORE: 'postgres', POSTGRES_URL: 'secret:rel-baret/POSTGRES_URL' });
+    }
     const ms = rendered.postgres!.manifests;
     expect(ms.filter((m) => m.kind === 'StatefulSet').map((m) => m.metadata.name).sort()).toEqual(['rel-baret-kafka', 'rel-baret-minio', 'rel-baret-mongodb', 'rel-baret-postgresql']);
     const secret = find(ms, 'Secret', 'rel-baret');

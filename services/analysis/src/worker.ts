@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { create, toBinary, type JsonObject } from '@bufbuild/protobuf';
 import { JobProgressSchema, type JobQueued } from '@baret/proto';
-import { isDomainError, PROGRESS_TOPIC, type Collection, type DocumentStore, type MessageBus, type ObjectStore } from '@baret/platform';
+import { backoffMs, briefError, isDomainError, isUnavailable, pause, PROGRESS_TOPIC, type Collection, type DocumentStore, type MessageBus, type ObjectStore } from '@baret/platform';
 import type { Logger } from 'pino';
 import sharp from 'sharp';
 import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
 import { buildComposites } from './engine/composites.js';
-import { samplePersonFocus, sampleUniform, type DetectFn } from './engine/frames.js';
+import { FrameExtractionError, samplePersonFocus, sampleUniform, type DetectFn } from './engine/frames.js';
 import { VisionModelError } from './engine/openaiAnalyzer.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
@@ -22,6 +22,18 @@ import { throttleProgress } from './samplingProgress.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
 export const MAX_ATTEMPTS = 2;
+
+/** A worker on a job says it is alive this often; another worker takes a job over only once it stopped for ALIVE_FOR_MS. */
+const ALIVE_EVERY_MS = 3000;
+const ALIVE_FOR_MS = 15_000;
+
+/**
+ * An engine (bus, document store, object store) that is down, as opposed to a failure of the
+ * analysis itself: the job waits for it, however long, and it never counts as an attempt. The
+ * vision model's and the video's own failures are the analysis's.
+ */
+const isOutage = (err: unknown): boolean =>
+  !(err instanceof VisionModelError) && !(err instanceof UserFacingError) && !(err instanceof FrameExtractionError) && !isDomainError(err) && isUnavailable(err);
 
 export interface WorkerDeps {
   objects: ObjectStore;
@@ -36,11 +48,16 @@ export interface WorkerDeps {
   cancelPollMs?: number;
   /** Folder for the job's copy of its video (the scratch folder of the data dir); default the system's temp folder. */
   scratchDir?: string;
+  /** How often a worker on a job says it is alive, and after how long without it another takes over (tests shorten them). */
+  alive?: { everyMs: number; forMs: number };
 }
 
 interface AttemptDoc extends Record<string, unknown> {
   attempts: number;
   finished: boolean;
+  /** The worker process on the job now, and when it last said so. */
+  owner?: string;
+  alive_at?: number;
 }
 
 export interface CancelDoc extends Record<string, unknown> {
@@ -153,17 +170,59 @@ export class AnalysisWorker {
     await this.publish(jobId, [this.entry(type, type, data)]);
   }
 
+  /** This worker process, as the owner of the jobs it runs. */
+  private readonly instance = randomUUID();
+  /** The jobs this process runs now: a message delivered again meanwhile waits for the run, it is no new attempt. */
+  private readonly active = new Map<string, Promise<void>>();
+  private readonly beats = new Set<NodeJS.Timeout>();
+
+  /** Stops saying it is alive for its jobs (the process is going away; another worker may take them over). */
+  close(): void {
+    for (const t of this.beats) clearInterval(t);
+    this.beats.clear();
+  }
+
   async handle(job: JobQueued): Promise<void> {
+    const running = this.active.get(job.jobId);
+    if (running) return running;
+    const handled = this.handleOnce(job).finally(() => this.active.delete(job.jobId));
+    this.active.set(job.jobId, handled);
+    return handled;
+  }
+
+  /**
+   * Waits while another live worker runs the job (its message came here after a rebalance, e.g.
+   * once a broker outage ended): true when that worker finished it, false when it stopped saying
+   * it is alive (it died: this worker takes over, as a new attempt).
+   */
+  private async otherWorkerFinishes(jobId: string): Promise<boolean> {
+    for (;;) {
+      const doc = await this.attempts.get(jobId);
+      if (!doc || doc.finished) return doc?.finished ?? false;
+      if (!doc.owner || doc.owner === this.instance || Date.now() - (doc.alive_at ?? 0) > (this.deps.alive?.forMs ?? ALIVE_FOR_MS)) return false;
+      await pause(this.deps.alive?.everyMs ?? ALIVE_EVERY_MS);
+    }
+  }
+
+  private async handleOnce(job: JobQueued): Promise<void> {
     const { log } = this.deps;
     const jobId = job.jobId;
+    if (await this.otherWorkerFinishes(jobId)) return;
     const previous = await this.attempts.get(jobId);
     if (previous?.finished) return; // a redelivery of a job already reported as ended
     const attempt = (previous?.attempts ?? 0) + 1;
-    await this.attempts.put(jobId, { attempts: attempt, finished: false });
+    const mark = (finished: boolean) => this.attempts.put(jobId, { attempts: attempt, finished, owner: this.instance, alive_at: Date.now() });
+    await mark(false);
+    // Says it is alive while it works (best effort: the store may be down for a while).
+    const alive = setInterval(() => void mark(false).catch(() => undefined), this.deps.alive?.everyMs ?? ALIVE_EVERY_MS);
+    this.beats.add(alive);
 
+    let ended = false;
     const finish = async (type: 'job_completed' | 'job_failed' | 'job_cancelled', data: Record<string, unknown>) => {
       await this.report(jobId, type, data);
-      await this.attempts.put(jobId, { attempts: attempt, finished: true });
+      ended = true;
+      clearInterval(alive);
+      await mark(true);
       await this.journals.delete(jobId);
     };
 
@@ -179,18 +238,37 @@ export class AnalysisWorker {
         });
         return;
       }
-      await this.run(job, attempt);
-      await this.attempts.put(jobId, { attempts: attempt, finished: true });
+      // An engine outage pauses the job, then it resumes from its journal, in this same attempt.
+      for (let outages = 0; ; outages++) {
+        try {
+          await this.run(job, attempt);
+          break;
+        } catch (err) {
+          if (!isOutage(err)) throw err;
+          const wait = backoffMs(outages, 500, 10_000);
+          log.warn({ error: briefError(err), job_id: jobId, retry_in_ms: wait }, 'job paused: a dependency is unavailable');
+          await pause(wait);
+        }
+      }
+      ended = true;
+      clearInterval(alive);
+      await mark(true);
       await this.journals.delete(jobId);
     } catch (err) {
       if (err instanceof Cancelled) {
         await finish('job_cancelled', { reason: 'cancelled_by_admin' });
+      } else if (isOutage(err)) {
+        // Not the analysis's failure: the message is handled again once the engine is back.
+        throw err;
       } else {
         log.error({ err, job_id: jobId }, 'analysis failed');
         await finish('job_failed', { error: userMessage(err), refund: true });
       }
     } finally {
-      await this.deps.objects.delete(job.videoKey).catch((err: unknown) => log.warn({ err, job_id: jobId }, 'could not delete the raw video'));
+      clearInterval(alive);
+      this.beats.delete(alive);
+      // The raw video goes once the job ended; a job that waits for an engine still needs it.
+      if (ended) await this.deps.objects.delete(job.videoKey).catch((err: unknown) => log.warn({ error: briefError(err), job_id: jobId }, 'could not delete the raw video'));
     }
   }
 
@@ -202,7 +280,9 @@ export class AnalysisWorker {
     const { signal } = controller;
     setMaxListeners(100, signal); // every ffmpeg process and model call of the job listens to it
     const poll = setInterval(() => {
-      void this.cancels.get(jobId).then((c) => c && controller.abort(new Cancelled()));
+      // The store may be down for a moment: the next poll asks again (an unhandled rejection here
+      // once ended the worker with a raw MongoNetworkError).
+      void this.cancels.get(jobId).then((c) => c && controller.abort(new Cancelled()), () => undefined);
     }, this.deps.cancelPollMs ?? 500);
     const checkpoint = async () => {
       if (signal.aborted || (await this.cancels.get(jobId))) throw new Cancelled();

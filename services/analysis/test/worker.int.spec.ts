@@ -206,10 +206,13 @@ describe('a job interrupted mid-analysis', () => {
         log: createLogger('silent'),
         clock: () => new Date(),
         cancelPollMs: 60_000,
+        alive: { everyMs: 100, forMs: 1000 },
       });
     try {
-      void worker(0).handle(job); // the process "dies" while composite 1 is being analysed
+      const first = worker(0);
+      void first.handle(job); // the process "dies" while composite 1 is being analysed
       await until(() => asked[0]!.length === 2 && reports.some((r) => r.type === 'composite_analyzed'));
+      first.close(); // …and says no more that it is alive: the second worker takes the job over
       await worker(1).handle(job);
       await until(() => reports.some((r) => r.type === 'job_completed'));
     } finally {
@@ -229,4 +232,63 @@ describe('a job interrupted mid-analysis', () => {
     expect(result).toMatchObject({ composites_processed: 3, token_usage: { prompt_tokens: 300 } });
     expect(await infra.documents.collection('analysis_journals').get(jobId)).toBeNull();
   }, 60_000);
+});
+
+describe('an engine outage mid-job (issue 27)', () => {
+  it('pauses the job and finishes it once the engine is back, in the same attempt: never an error, never a refund', async () => {
+    const jobId = `outage${++counter}`;
+    const videoKey = `uploads/${jobId}/video`;
+    await infra.objects.put(videoKey, video);
+    // The object store and the bus are "down" for their first calls of this job: refused connections.
+    let refusals = 0;
+    const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED' });
+    const flaky = <T extends object>(target: T, methods: string[], times: number): T =>
+      new Proxy(target, {
+        get: (t, prop, receiver) => {
+          const value = Reflect.get(t, prop, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (methods.includes(String(prop)) && refusals < times) {
+              refusals++;
+              return Promise.reject(refused());
+            }
+            return (value as (...a: unknown[]) => unknown).apply(t, args);
+          };
+        },
+      });
+    const reports: string[] = [];
+    const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
+      const p = fromBinary(JobProgressSchema, m.value);
+      if (p.jobId === jobId) reports.push(p.type);
+    });
+    const worker = new AnalysisWorker({
+      objects: flaky(infra.objects, ['get', 'put'], 3),
+      bus: flaky(infra.bus, ['publish'], 6),
+      documents: infra.documents,
+      analyzer: seesHats,
+      pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
+      detect: async () => ({ width: 1, height: 1, persons: [] }),
+      log: createLogger('silent'),
+      clock: () => new Date(),
+    });
+    try {
+      await worker.handle(
+        create(JobQueuedSchema, {
+          jobId,
+          userId: 'u1',
+          inputFilename: 'w.mp4',
+          videoKey,
+          videoSize: BigInt(video.length),
+          params: { jobType: 'genel_saha_girisi', sampling: 'uniform', targetComposites: 1, framesPerComposite: 2, dedupeByEquipment: true },
+        }),
+      );
+      while (!reports.includes('job_completed')) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await sub.close();
+    }
+    expect(refusals).toBeGreaterThan(0);
+    expect(reports).not.toContain('job_failed');
+    expect(reports).not.toContain('job_resumed');
+    expect(await infra.objects.head(videoKey)).toBeNull();
+  }, 120_000);
 });

@@ -52,13 +52,13 @@ export function createOrgs(opts: OrgsOptions) {
   const onOrg = (orgId: string, command: OrgCommand) =>
     locks.run(orgStream(orgId), async () => {
       const result = await handleCommand(eventStore, orgStream(orgId), orgDecider, command);
-      await projectInline(orgProjections, result.recorded, documents);
+      await projectInline(orgProjections, result.recorded, documents, eventStore);
       return result;
     });
   const onMembership = (userId: string, command: MembershipCommand) =>
     locks.run(membershipStream(userId), async () => {
       const result = await handleCommand(eventStore, membershipStream(userId), membershipDecider, command);
-      await projectInline(orgProjections, result.recorded, documents);
+      await projectInline(orgProjections, result.recorded, documents, eventStore);
       return result;
     });
 

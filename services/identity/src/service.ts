@@ -111,7 +111,7 @@ export function createIdentityService(opts: IdentityOptions) {
 
   const run = async (...args: Parameters<typeof handleCommand>) => {
     const result = await handleCommand(...args);
-    await projectInline(projections, result.recorded, documents);
+    await projectInline(projections, result.recorded, documents, eventStore);
     return result;
   };
 
@@ -343,8 +343,8 @@ function userOf(event: RecordedEvent): string | null {
 function announcing(projection: Projection, changes: PrincipalChanges): Projection {
   return {
     ...projection,
-    async apply(event, documents) {
-      await projection.apply(event, documents);
+    async apply(event, documents, events) {
+      await projection.apply(event, documents, events);
       const userId = userOf(event);
       if (userId) changes.announce(userId);
     },

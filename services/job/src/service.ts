@@ -93,7 +93,7 @@ export function createJobService(opts: JobOptions) {
 
   const run = async (jobId: string, command: JobCommand, metadata?: Record<string, unknown>) => {
     const result = await handleCommand(eventStore, jobStream(jobId), jobDecider, command, { metadata });
-    await projectInline([jobsProjection, complianceProjection], result.recorded, documents);
+    await projectInline([jobsProjection, complianceProjection], result.recorded, documents, eventStore);
     await afterEvents(jobId, result.state, result.newEvents);
     if (result.newEvents.some((e) => JOB_ENDS.has(e.type))) {
       recordFinishedJob(await eventStore.readStream(jobStream(jobId)), await jobs.get(jobId));
@@ -260,9 +260,11 @@ export function createJobService(opts: JobOptions) {
    * job after a restart) changes nothing.
    */
   async function recordProgress(report: { job_id: string; event_id: string; type: string; data: Record<string, unknown>; at: string }) {
-    const state = await jobs.get(report.job_id);
-    if (!state || isFinished(state.status)) return;
+    // The stream decides, not the read model: a report may arrive before the job's document is
+    // written (the worker can be faster than the inline projection), and must not be dropped then.
     const recorded = await eventStore.readStream(jobStream(report.job_id));
+    if (recorded.length === 0) return;
+    if (isFinished(fold(jobDecider, recorded).status)) return;
     if (recorded.some((e) => e.metadata.report_id === report.event_id)) return;
     await run(report.job_id, { type: 'record_progress', data: { event: report.type, data: report.data, at: new Date(report.at) } }, { report_id: report.event_id });
   }

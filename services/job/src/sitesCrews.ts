@@ -28,7 +28,7 @@ export function createSitesCrews(opts: { eventStore: EventStore; documents: Docu
       type: 'create_unit',
       data: { kind, id, org_id: orgId, name: input.name, city: input.city ?? null, by: principal.userId, now: clock() },
     });
-    await projectInline([siteCrewsProjection], result.recorded, documents);
+    await projectInline([siteCrewsProjection], result.recorded, documents, eventStore);
     const doc = await collection(kind).get(id);
     if (!doc) throw new Error('created site or crew missing from the read model');
     return publicUnit(doc);
@@ -43,7 +43,7 @@ export function createSitesCrews(opts: { eventStore: EventStore; documents: Docu
   async function archive(principal: Principal, orgId: string, kind: UnitKind, id: string) {
     requireOrg(principal, orgId, 'manager');
     const result = await handleCommand(eventStore, unitStream(kind, id), unitDecider, { type: 'archive_unit', data: { kind, org_id: orgId, by: principal.userId, now: clock() } });
-    await projectInline([siteCrewsProjection], result.recorded, documents);
+    await projectInline([siteCrewsProjection], result.recorded, documents, eventStore);
     const doc = await collection(kind).get(id);
     if (!doc) throw new NotFoundError(kind === 'site' ? 'This site does not exist.' : 'This crew does not exist.');
     return publicUnit(doc);

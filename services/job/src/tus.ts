@@ -2,7 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Server, type DataStore, type Upload } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { NotFoundError, principalOf } from '@baret/platform';
+import { isUnavailable, localizeMessage, NotFoundError, preferredLang, principalOf, RETRY_AFTER_SECONDS } from '@baret/platform';
+import type { ServerResponse } from 'node:http';
 
 /** Where resumable uploads live; an API prefix, so the web app never answers under it. */
 export const TUS_PATH = '/uploads';
@@ -89,7 +90,7 @@ const TUS_SCHEMAS = {
  */
 export const tusPlugin = fp<TusPluginOptions>(
   async (app: FastifyInstance, opts) => {
-    const owner = new AsyncLocalStorage<string>();
+    const owner = new AsyncLocalStorage<{ userId: string; res: ServerResponse }>();
     const tus = new Server({
       path: TUS_PATH,
       datastore: opts.uploads.datastore,
@@ -97,11 +98,18 @@ export const tusPlugin = fp<TusPluginOptions>(
       relativeLocation: true,
       // The user resolved by the gateway's auth for this request (see handle below).
       onUploadCreate: async (_req: Request, upload: Upload) => {
-        const userId = owner.getStore();
+        const userId = owner.getStore()?.userId;
         if (!userId) throw { status_code: 401, body: 'Please log in to continue.\n' };
         return { metadata: opts.uploads.withOwner(upload.metadata, userId) };
       },
-      onResponseError: (_req: Request, err: Error | { status_code: number; body: string }) => {
+      onResponseError: (req: Request, err: Error | { status_code: number; body: string }) => {
+        // The object store down (or restarting): an honest 503 the client retries, never a 500.
+        if (isUnavailable(err)) {
+          app.log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'resumable upload: the object store is unavailable');
+          owner.getStore()?.res.setHeader('retry-after', String(RETRY_AFTER_SECONDS));
+          const detail = localizeMessage('A part of Baret is not reachable right now. Please try again in a moment.', preferredLang(req.headers.get('accept-language') ?? undefined));
+          return { status_code: 503, body: `${detail}\n` };
+        }
         if (err instanceof Error) app.log.error({ err }, 'resumable upload failed');
         return undefined;
       },
@@ -116,7 +124,7 @@ export const tusPlugin = fp<TusPluginOptions>(
       // Headers set so far by the gateway's hooks (security headers, request id) go out too.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
-      await owner.run(principal.userId, () => tus.handle(request.raw, reply.raw));
+      await owner.run({ userId: principal.userId, res: reply.raw }, () => tus.handle(request.raw, reply.raw));
     };
 
     await app.register(async (scope) => {

@@ -71,9 +71,9 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     description: 'distributed mode: how soon a dead consumer (an analysis worker killed mid-job) loses its partitions to another',
   }),
-  EVENT_STORE: Type.Union([Type.Literal('kurrentdb'), Type.Literal('postgres')], {
-    default: 'kurrentdb',
-    description: 'distributed mode: where job events are stored (KurrentDB/EventStoreDB, or PostgreSQL)',
+  EVENT_STORE: Type.Union([Type.Literal('postgres'), Type.Literal('kurrentdb')], {
+    default: 'postgres',
+    description: 'distributed mode: where events are stored (PostgreSQL, the engine tested everywhere; or KurrentDB)',
   }),
   EVENTSTORE_URL: Type.Optional(Type.String({ minLength: 1, description: 'KurrentDB connection string (EVENT_STORE=kurrentdb)' })),
   POSTGRES_URL: Type.Optional(Type.String({ minLength: 1, description: 'PostgreSQL connection URL (EVENT_STORE=postgres)' })),

@@ -40,3 +40,5 @@ export * from './process.js';
 export { createDistributedInfrastructure, connectWithRetry, OWNED_CATEGORIES } from './distributed/infrastructure.js';
 export * from './telemetry.js';
 export * from './metrics.js';
+export * from './unavailable.js';
+export * from './supervise.js';

@@ -23,14 +23,28 @@ export interface Infrastructure {
   close(): Promise<void>;
 }
 
+/** How long one store may take to answer a readiness check before it counts as down. */
+const PING_TIMEOUT_MS = 2000;
+
+/** Every store at once, each with a deadline: a store that is down makes the check fail within seconds, never hang. */
 export async function checkReady(parts: Record<string, { ping(): Promise<void> }>): Promise<void> {
-  for (const [name, part] of Object.entries(parts)) {
-    try {
-      await part.ping();
-    } catch (e) {
-      throw new Error(`${name} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
+  await Promise.all(
+    Object.entries(parts).map(async ([name, part]) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          part.ping(),
+          new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+          }),
+        ]);
+      } catch (e) {
+        throw new Error(`${name} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
 }
 
 /** The four ports as one Infrastructure: ready when each answers; closed once, bus first. */

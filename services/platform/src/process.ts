@@ -19,6 +19,7 @@ import { runRelay, type Checkpoint } from './relay.js';
 import { clearScratchDir, prepareScratchDir } from './scratch.js';
 import type { BackgroundTask, ServiceModule } from './service.js';
 import { startTelemetry } from './telemetry.js';
+import { guardProcess, superviseTask } from './supervise.js';
 
 /** A public route of a service, as the gateway learns it (`GET /internal/routes`). */
 export interface PublicRoute {
@@ -124,6 +125,25 @@ export async function runService(name: ServiceName, setup: (ctx: ServiceContext)
   // Traces first: every span of the process needs the SDK (off unless OTEL_* names an exporter).
   const telemetry = await startTelemetry(name);
   const log = createLogger(config.LOG_LEVEL).child({ service: name });
+  guardProcess(log);
+  try {
+    await startService(name, config, log, telemetry, setup, version);
+  } catch (err) {
+    // Even a failed start is one JSON line (an engine still down after the wait, a bad setting);
+    // the supervisor (Kubernetes, npm run distributed) starts the process again.
+    log.fatal({ err }, `${name} could not start: exiting`);
+    process.exit(1);
+  }
+}
+
+async function startService(
+  name: ServiceName,
+  config: Config,
+  log: Logger,
+  telemetry: Awaited<ReturnType<typeof startTelemetry>>,
+  setup: (ctx: ServiceContext) => Promise<ServiceSetup>,
+  version?: string,
+): Promise<void> {
   if (telemetry.enabled) log.info({ otel_service: process.env.OTEL_SERVICE_NAME ?? `baret-${name}` }, 'traces exported (OpenTelemetry)');
   const scratchDir = scratchDirOf(config);
   prepareScratchDir(scratchDir);
@@ -165,14 +185,8 @@ export async function runService(name: ServiceName, setup: (ctx: ServiceContext)
     ...service.modules.flatMap((m) => m.tasks ?? []),
   ];
   const controller = new AbortController();
-  const running = tasks.map((task) =>
-    task.run(controller.signal).catch((err: unknown) => {
-      if (controller.signal.aborted) return;
-      // A background task that dies leaves the service half alive: stop, and let the supervisor restart it.
-      log.fatal({ err, task: task.name }, 'background task failed: exiting');
-      process.exit(1);
-    }),
-  );
+  // A task that fails (an engine down, a bug) starts again after a pause; the process stays up.
+  const running = tasks.map((task) => superviseTask(task, controller.signal, log));
 
   const app = await buildServiceApp({ name, config, log, modules: service.modules, ready: () => infra.ready(), version });
   const address = await serve(app, {

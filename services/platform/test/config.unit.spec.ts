@@ -32,8 +32,11 @@ describe('configuration', () => {
 
   it('asks for the event store the operator chose: KurrentDB by default, or PostgreSQL', () => {
     const servers = { BARET_MODE: 'distributed', JWT_SECRET: 'x'.repeat(40), KAFKA_BROKERS: 'k:9092', MONGODB_URL: 'mongodb://m', S3_ENDPOINT: 'http://s3' };
-    expect(() => parseConfig(servers)).toThrow(/EVENTSTORE_URL: required in distributed mode/);
-    expect(parseConfig({ ...servers, EVENTSTORE_URL: 'kurrentdb://k:2113' }).EVENT_STORE).toBe('kurrentdb');
+    // PostgreSQL is the default event store (issue 27); KurrentDB is chosen by name.
+    expect(() => parseConfig(servers)).toThrow(/POSTGRES_URL: required in distributed mode/);
+    expect(parseConfig({ ...servers, POSTGRES_URL: 'postgres://p/baret' }).EVENT_STORE).toBe('postgres');
+    expect(() => parseConfig({ ...servers, EVENT_STORE: 'kurrentdb' })).toThrow(/EVENTSTORE_URL: required in distributed mode/);
+    expect(parseConfig({ ...servers, EVENT_STORE: 'kurrentdb', EVENTSTORE_URL: 'kurrentdb://k:2113' }).EVENT_STORE).toBe('kurrentdb');
     expect(() => parseConfig({ ...servers, EVENT_STORE: 'postgres' })).toThrow(/POSTGRES_URL: required in distributed mode/);
     expect(parseConfig({ ...servers, EVENT_STORE: 'postgres', POSTGRES_URL: 'postgres://p/baret' }).POSTGRES_URL).toBe('postgres://p/baret');
     expect(() => parseConfig({ ...servers, EVENT_STORE: 'mysql' })).toThrow(/EVENT_STORE/);

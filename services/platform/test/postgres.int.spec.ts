@@ -1,5 +1,5 @@
-import { PostgresEventStore, type EventStore, type RecordedEvent } from '@baret/platform';
-import { engineInstalled, eventStoreContract, postgresBinDir, startPostgres, type RunningPostgres } from '@baret/platform/testing';
+import { isUnavailable, PostgresEventStore, type EventStore, type RecordedEvent } from '@baret/platform';
+import { engineInstalled, eventStoreContract, postgresBinDir, startPostgres, waitUntil, type RunningPostgres } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const installed = engineInstalled('PostgreSQL event store contract', postgresBinDir() !== null, 'PostgreSQL');
@@ -54,4 +54,42 @@ describe.skipIf(!installed)('PostgreSQL', () => {
     expect(positions.at(-1)).toBe(total); // no gaps
     for (const s of [...writers, reader]) await s.close();
   }, 120_000);
+
+  it('survives the server killed with SIGKILL and started again: the store says it is down, then LISTEN and a subscriber carry on by themselves', async () => {
+    const own = await startPostgres();
+    const store = await PostgresEventStore.connect(own.url, { schema: 'outage' });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    let failed: unknown = null;
+    const following = (async () => {
+      for await (const e of store.subscribeToAll({ signal: controller.signal })) seen.push(e.streamId);
+    })().catch((e: unknown) => (failed = e));
+    try {
+      await store.appendToStream('job-before', [{ type: 'e', data: {} }]);
+      await waitUntil(async () => seen.includes('job-before'), 30_000, () => `seen: ${seen.join(', ')}`);
+      expect(store.listening).toBe(true);
+
+      own.kill('SIGKILL');
+      await own.exited();
+      const down = await store.ping().then(() => null, (e: unknown) => e);
+      expect(down).not.toBeNull();
+      expect(isUnavailable(down)).toBe(true);
+      const refused = await store.appendToStream('job-during', [{ type: 'e', data: {} }]).then(() => null, (e: unknown) => e);
+      expect(isUnavailable(refused)).toBe(true);
+
+      await own.restart();
+      // The LISTEN connection comes back without anyone asking, and the subscriber never gave up.
+      await waitUntil(async () => store.listening, 60_000, () => 'LISTEN not re-established after the restart');
+      await store.ping();
+      await store.appendToStream('job-after', [{ type: 'e', data: {} }]);
+      await waitUntil(async () => seen.includes('job-after'), 60_000, () => `seen: ${seen.join(', ')}`);
+      expect(failed).toBeNull();
+      expect(seen).toEqual(['job-before', 'job-after']);
+    } finally {
+      controller.abort();
+      await following;
+      await store.close();
+      await own.stop();
+    }
+  }, 180_000);
 });

@@ -36,12 +36,12 @@ export function createQuotaService(opts: QuotaOptions) {
   const projections = [quotasProjection];
 
   // A command and its projection run as one, per account: concurrent reservations (20 analyses of
-  // an organisation's members at once) reach the read model in the order they were stored.
+  // an organisation's members at once) reach the read model in the order they were stored (and the fold reads any gap from the store).
   const locks = new KeyedMutex();
   const run = (userId: string, command: Parameters<typeof quotaDecider.decide>[0]) =>
     locks.run(userId, async () => {
       const result = await handleCommand(eventStore, quotaStream(userId), quotaDecider, command);
-      await projectInline(projections, result.recorded, documents);
+      await projectInline(projections, result.recorded, documents, eventStore);
       return result;
     });
 

@@ -5,7 +5,8 @@
  * the job events; distributed: run where the job service's settings are).
  * Embedded: on the data dir, safe while the server runs (SQLite WAL lets both write). Distributed
  * (BARET_MODE=distributed, run where the identity service's settings are, e.g. in its container):
- * on the identity service's own event store and read models.
+ * on the identity service's own event store and read models. `--env FILE` reads the settings from
+ * a file of KEY=VALUE lines first (`npm run distributed` writes one and prints its path).
  */
 import { ConfigError, createDistributedInfrastructure, createLogger, loadConfig, serviceClients } from '@baret/platform';
 import { createIdentityService } from '@baret/identity';
@@ -32,7 +33,7 @@ async function promoteDistributed(email: string): Promise<string> {
   }
 }
 
-const USAGE = 'usage: npm run admin -- promote EMAIL | seed-demo | rebuild-compliance';
+const USAGE = 'usage: npm run admin -- [--env FILE] promote EMAIL | seed-demo | rebuild-compliance';
 
 async function rebuildDistributed(): Promise<string> {
   const config = loadConfig(process.env, 'job');
@@ -70,7 +71,17 @@ async function embedded(command: 'seed-demo' | 'rebuild-compliance'): Promise<nu
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
+  let argv = args;
+  // The services' environment as a file of KEY=VALUE lines (`npm run distributed` prints where it wrote it).
+  if (argv[0] === '--env') {
+    if (!argv[1]) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    process.loadEnvFile(argv[1]);
+    argv = argv.slice(2);
+  }
   const [command, email] = argv;
   if (command === 'rebuild-compliance' && process.env.BARET_MODE === 'distributed') {
     process.stdout.write(`${await rebuildDistributed()}\n`);

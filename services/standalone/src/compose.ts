@@ -3,6 +3,7 @@ import {
   prepareScratchDir,
   scratchDirOf,
   runProjection,
+  superviseTask,
   runRelay,
   type BackgroundTask,
   type Checkpoint,
@@ -140,11 +141,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
   const controller = new AbortController();
   const running = opts.background === false
     ? []
-    : tasks.map((task) =>
-        task.run(controller.signal).catch((err: unknown) => {
-          if (!controller.signal.aborted) log.error({ err, task: task.name }, 'background task failed');
-        }),
-      );
+    : tasks.map((task) => superviseTask(task, controller.signal, log));
 
   const app = await buildGateway({
     config,

@@ -1,4 +1,4 @@
-import { isNewer, type DocumentStore, type Projection, type RecordedEvent } from '@baret/platform';
+import { foldStreamInto, type DocumentStore, type Projection, type RecordedEvent, type StreamReader } from '@baret/platform';
 import type { ApiKeyEvent } from '../apiKey/apiKey.js';
 
 export interface ApiKeyDoc extends Record<string, unknown> {
@@ -18,35 +18,33 @@ export const API_KEYS = 'identity_api_keys';
 export const apiKeysProjection: Projection = {
   name: 'identity-api-keys',
   categories: ['apikey'],
-  async apply(event: RecordedEvent, documents: DocumentStore) {
-    const keys = documents.collection<ApiKeyDoc>(API_KEYS);
-    const e = { type: event.type, data: event.data } as ApiKeyEvent;
-    switch (e.type) {
-      case 'api_key_created': {
-        const doc = await keys.get(e.data.key_id);
-        if (!isNewer(doc, event.revision)) return;
-        await keys.put(e.data.key_id, {
-          id: e.data.key_id,
-          revision: event.revision,
-          user_id: e.data.user_id,
-          name: e.data.name,
-          token_prefix: e.data.token_prefix,
-          token_hash: e.data.token_hash,
-          created_at: e.data.created_at,
-          last_used_at: doc?.last_used_at ?? null,
-        });
-        return;
-      }
-      case 'api_key_deleted':
-        await keys.delete(e.data.key_id);
-        return;
-      default: {
-        const never: never = e;
-        return never;
-      }
-    }
+  async apply(event: RecordedEvent, documents: DocumentStore, events: StreamReader) {
+    await foldStreamInto<ApiKeyDoc>({ collection: documents.collection<ApiKeyDoc>(API_KEYS), id: event.streamId.slice('apikey-'.length), event, events, evolve: evolveKeyDoc });
   },
 };
+
+function evolveKeyDoc(doc: ApiKeyDoc | null, event: RecordedEvent): ApiKeyDoc | null {
+  const e = { type: event.type, data: event.data } as ApiKeyEvent;
+  switch (e.type) {
+    case 'api_key_created':
+      return {
+        id: e.data.key_id,
+        revision: event.revision,
+        user_id: e.data.user_id,
+        name: e.data.name,
+        token_prefix: e.data.token_prefix,
+        token_hash: e.data.token_hash,
+        created_at: e.data.created_at,
+        last_used_at: doc?.last_used_at ?? null,
+      };
+    case 'api_key_deleted':
+      return null;
+    default: {
+      const never: never = e;
+      return never;
+    }
+  }
+}
 
 export function apiKeyQueries(documents: DocumentStore) {
   const keys = documents.collection<ApiKeyDoc>(API_KEYS);

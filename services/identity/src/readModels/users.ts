@@ -1,4 +1,4 @@
-import { isNewer, type DocumentStore, type Projection, type RecordedEvent } from '@baret/platform';
+import { foldStreamInto, type DocumentStore, type Projection, type RecordedEvent, type StreamReader } from '@baret/platform';
 import { evolveUser, type UserEvent, type UserState } from '../user/user.js';
 import { normaliseEmail } from '../user/emailClaim.js';
 
@@ -27,49 +27,50 @@ export const USERS = 'identity_users';
 export const usersProjection: Projection = {
   name: 'identity-users',
   categories: ['user'],
-  async apply(event: RecordedEvent, documents: DocumentStore) {
-    const users = documents.collection<UserDoc>(USERS);
+  async apply(event: RecordedEvent, documents: DocumentStore, events: StreamReader) {
     const userId = event.streamId.slice('user-'.length);
-    const doc = await users.get(userId);
-    if (!isNewer(doc, event.revision)) return;
-    const state: UserState = doc
-      ? {
-          status: doc.deleted ? 'deleted' : 'active',
-          id: doc.id,
-          email: doc.email,
-          full_name: doc.full_name,
-          is_admin: doc.is_admin,
-          password_hash: doc.password_hash,
-          created_at: doc.created_at,
-          last_login_at: doc.last_login_at,
-          email_verified: doc.email_verified ?? false,
-          session_version: doc.session_version ?? 0,
-          reset_token_hash: doc.reset_token_hash ?? null,
-          reset_expires_at: doc.reset_expires_at ?? null,
-          verify_token_hash: doc.verify_token_hash ?? null,
-        }
-      : { status: 'none' };
-    const next = evolveUser(state, { type: event.type, data: event.data } as UserEvent);
-    if (next.status === 'none') return;
-    await users.put(userId, {
-      id: next.id,
-      revision: event.revision,
-      email: next.email,
-      email_lower: normaliseEmail(next.email),
-      full_name: next.full_name,
-      is_admin: next.is_admin,
-      deleted: next.status === 'deleted',
-      password_hash: next.password_hash,
-      created_at: next.created_at,
-      last_login_at: next.last_login_at,
-      email_verified: next.email_verified,
-      session_version: next.session_version,
-      reset_token_hash: next.reset_token_hash,
-      reset_expires_at: next.reset_expires_at,
-      verify_token_hash: next.verify_token_hash,
-    });
+    await foldStreamInto<UserDoc>({ collection: documents.collection<UserDoc>(USERS), id: userId, event, events, evolve: evolveUserDoc });
   },
 };
+
+function evolveUserDoc(doc: UserDoc | null, event: RecordedEvent): UserDoc | null {
+  const state: UserState = doc
+    ? {
+        status: doc.deleted ? 'deleted' : 'active',
+        id: doc.id,
+        email: doc.email,
+        full_name: doc.full_name,
+        is_admin: doc.is_admin,
+        password_hash: doc.password_hash,
+        created_at: doc.created_at,
+        last_login_at: doc.last_login_at,
+        email_verified: doc.email_verified ?? false,
+        session_version: doc.session_version ?? 0,
+        reset_token_hash: doc.reset_token_hash ?? null,
+        reset_expires_at: doc.reset_expires_at ?? null,
+        verify_token_hash: doc.verify_token_hash ?? null,
+      }
+    : { status: 'none' };
+  const next = evolveUser(state, { type: event.type, data: event.data } as UserEvent);
+  if (next.status === 'none') return null;
+  return {
+    id: next.id,
+    revision: event.revision,
+    email: next.email,
+    email_lower: normaliseEmail(next.email),
+    full_name: next.full_name,
+    is_admin: next.is_admin,
+    deleted: next.status === 'deleted',
+    password_hash: next.password_hash,
+    created_at: next.created_at,
+    last_login_at: next.last_login_at,
+    email_verified: next.email_verified,
+    session_version: next.session_version,
+    reset_token_hash: next.reset_token_hash,
+    reset_expires_at: next.reset_expires_at,
+    verify_token_hash: next.verify_token_hash,
+  };
+}
 
 export function userQueries(documents: DocumentStore) {
   const users = documents.collection<UserDoc>(USERS);

@@ -1,4 +1,4 @@
-import { isNewer, type DocumentStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
+import { foldStreamInto, type DocumentStore, type Lang, type Projection, type RecordedEvent, type StreamReader } from '@baret/platform';
 import type { AnalysisParams, JobEvent, JobStatus } from '../job/job.js';
 
 export interface LogEntry {
@@ -141,15 +141,14 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
 export const jobsProjection: Projection = {
   name: 'job-jobs',
   categories: ['job'],
-  async apply(recorded: RecordedEvent, documents: DocumentStore) {
-    const jobs = documents.collection<JobDoc>(JOBS);
-    const jobId = recorded.streamId.slice('job-'.length);
-    const doc = await jobs.get(jobId);
-    if (recorded.type !== 'job_queued' && !isNewer(doc, recorded.revision)) return;
-    if (recorded.type === 'job_queued' && doc) return;
-    const next = apply(doc, { type: recorded.type, data: recorded.data } as JobEvent, recorded);
-    if (next) await jobs.put(jobId, next);
-    else if (doc) await jobs.delete(jobId);
+  async apply(recorded: RecordedEvent, documents: DocumentStore, events: StreamReader) {
+    await foldStreamInto<JobDoc>({
+      collection: documents.collection<JobDoc>(JOBS),
+      id: recorded.streamId.slice('job-'.length),
+      event: recorded,
+      events,
+      evolve: (doc, e) => apply(doc, { type: e.type, data: e.data } as JobEvent, e),
+    });
   },
 };
 

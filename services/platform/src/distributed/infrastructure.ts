@@ -8,6 +8,7 @@ import { KurrentEventStore } from './kurrentEventStore.js';
 import { MongoDocumentStore } from './mongoDocumentStore.js';
 import { PostgresEventStore } from './postgresEventStore.js';
 import { S3ObjectStore } from './s3ObjectStore.js';
+import { backoffMs } from '../unavailable.js';
 
 /** Services that keep objects: the job media (raw videos, evidence) is handed from job to analysis. */
 const USES_OBJECTS: Record<ServiceName, boolean> = { gateway: false, identity: false, quota: false, job: true, analysis: true, notification: false };
@@ -45,9 +46,11 @@ export async function connectWithRetry<T>(what: string, connect: () => Promise<T
     try {
       return await connect();
     } catch (e) {
+      // A setting that can never work (a wrong scheme) is said at once, not waited on.
+      if ((e as { fatal?: boolean }).fatal) throw e;
       if (Date.now() > deadline) throw new Error(`${what} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
       log?.warn({ attempt, err: e instanceof Error ? e.message : String(e) }, `waiting for ${what}`);
-      await sleep(Math.min(5000, 250 * 2 ** attempt));
+      await sleep(backoffMs(attempt, 250, 5000));
     }
   }
 }

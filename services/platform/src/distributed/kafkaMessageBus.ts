@@ -2,6 +2,7 @@ import { Kafka, logLevel, type Admin, type Consumer, type KafkaMessage, type Pro
 import type { Logger } from 'pino';
 import type { ConsumerLag } from '../metrics.js';
 import { consumeSpan, withTraceHeaders } from '../telemetry.js';
+import { backoffMs, briefError, isUnavailable } from '../unavailable.js';
 import { deadLetterTopic, type ConsumeOptions, type IncomingMessage, type MessageBus, type MessageHandler, type OutgoingMessage, type Subscription } from '../ports/messageBus.js';
 
 export interface KafkaOptions {
@@ -46,13 +47,26 @@ export class KafkaMessageBus implements MessageBus {
       brokers: opts.brokers,
       // The client's own warnings and errors (rebalances, lost coordinators) reach the service's log.
       logLevel: opts.log ? logLevel.WARN : logLevel.NOTHING,
-      logCreator: () => ({ namespace, level, log }) => {
-        const { message, ...extra } = log;
-        // Request-level errors are retried by the client and said again if they end a consumer.
-        if (namespace === 'Connection' || /switched default partitioner|Limiting retries/.test(message)) return;
-        const fields = { kafka: { namespace, ...extra } };
-        if (level === logLevel.ERROR) opts.log?.error(fields, `kafka: ${message}`);
-        else opts.log?.warn(fields, `kafka: ${message}`);
+      logCreator: () => {
+        // While the broker is down the client says the same few things again and again (hundreds of
+        // "Failed to connect to seed broker"): each message once per 30 s, with how often it recurred.
+        const said = new Map<string, { at: number; again: number }>();
+        return ({ namespace, level, log }) => {
+          const { message, ...extra } = log;
+          // Request-level errors are retried by the client and said again if they end a consumer.
+          if (namespace === 'Connection' || /switched default partitioner|Limiting retries/.test(message)) return;
+          const now = Date.now();
+          const last = said.get(message);
+          if (last && now - last.at < 30_000) {
+            last.again += 1;
+            return;
+          }
+          said.set(message, { at: now, again: 0 });
+          const { stack: _stack, ...rest } = extra as Record<string, unknown>;
+          const fields = { kafka: { namespace, ...rest, ...(last?.again ? { repeated: last.again } : {}) } };
+          if (level === logLevel.ERROR) opts.log?.error(fields, `kafka: ${message}`);
+          else opts.log?.warn(fields, `kafka: ${message}`);
+        };
       },
       retry: { retries: 8, initialRetryTime: 200 },
     });
@@ -249,20 +263,30 @@ class KafkaSubscription {
     const { topic } = incoming;
     const maxAttempts = this.options.maxAttempts ?? 5;
     const delay = this.options.retryDelayMs ?? 200;
+    let failures = 0;
+    let outages = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.stopping.signal.aborted) throw new Error('subscription closing: not committed');
       try {
         await this.handler({ ...incoming, attempt } satisfies IncomingMessage);
         break;
       } catch (err) {
-        if (attempt >= maxAttempts) {
+        // A dependency down (an engine, another service) is no failure of the message: it waits,
+        // however long, and never goes to the dead-letter topic for it.
+        if (isUnavailable(err)) {
+          const wait = backoffMs(outages++, delay, 10_000);
+          this.log?.warn({ error: briefError(err), group: this.group, topic, offset: incoming.offset, retry_in_ms: wait }, 'message handler waits: a dependency is unavailable');
+          await sleep(wait, this.stopping.signal);
+          continue;
+        }
+        if (++failures >= maxAttempts) {
           this.log?.error({ err, topic, offset: incoming.offset }, 'message moved to the dead-letter topic');
           await this.bus.publish(deadLetterTopic(topic), [
-            { key: incoming.key, value: incoming.value, headers: { ...incoming.headers, 'x-error': err instanceof Error ? err.message : String(err), 'x-attempts': String(attempt), 'x-offset': incoming.offset } },
+            { key: incoming.key, value: incoming.value, headers: { ...incoming.headers, 'x-error': err instanceof Error ? err.message : String(err), 'x-attempts': String(failures), 'x-offset': incoming.offset } },
           ]);
           break;
         }
-        await sleep(delay * 2 ** (attempt - 1), this.stopping.signal);
+        await sleep(delay * 2 ** (failures - 1), this.stopping.signal);
       }
     }
   }

@@ -40,17 +40,47 @@ const toRecorded = (e: KurrentRecorded): RecordedEvent => ({
   createdAt: e.created,
 });
 
+/** How long the connection check at start waits for an answer. */
+const CHECK_TIMEOUT_MS = 5000;
+
 /**
- * The EventStore port on KurrentDB (EventStoreDB) with `@kurrent/kurrentdb-client` (docs/adr/0009).
- * Streams and expected revisions map one to one; the global position is the commit position of
- * the $all log. Not run on the build machines (KurrentDB ships as Docker images only): its contract
- * suite runs where KURRENTDB_URL is set.
+ * The EventStore port on KurrentDB with `@kurrent/kurrentdb-client` (docs/adr/0009), the current
+ * client and its `kurrentdb://` scheme (the `esdb://` scheme of EventStoreDB's client is refused
+ * with the way to fix it). Streams and expected revisions map one to one; the global position is
+ * the commit position of the $all log. `connect` checks the server answers before the service
+ * goes on (a clear error naming the server, never a crash later). Not run on the build machines
+ * (KurrentDB ships as Docker images only): its contract suite runs where EVENTSTORE_URL is set.
  */
 export class KurrentEventStore implements EventStore {
   private constructor(private readonly client: KurrentDBClient) {}
 
-  static connect(url: string): Promise<KurrentEventStore> {
-    return Promise.resolve(new KurrentEventStore(KurrentDBClient.connectionString(url)));
+  static async connect(url: string): Promise<KurrentEventStore> {
+    const scheme = /^([a-z+]+):\/\//i.exec(url)?.[1]?.toLowerCase();
+    if (scheme === 'esdb' || scheme === 'esdb+discover') {
+      throw Object.assign(new Error(`EVENTSTORE_URL uses the deprecated ${scheme}:// scheme: write ${scheme.replace('esdb', 'kurrentdb')}:// instead (the same host, port and options)`), { fatal: true });
+    }
+    if (scheme !== 'kurrentdb' && scheme !== 'kurrentdb+discover') {
+      throw Object.assign(new Error('EVENTSTORE_URL must be a KurrentDB connection string: kurrentdb://host:2113?tls=true (or kurrentdb+discover://)'), { fatal: true });
+    }
+    const store = new KurrentEventStore(KurrentDBClient.connectionString(url));
+    const where = url.replace(/\/\/[^@/]*@/, '//');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        store.ping(),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (e) {
+      await store.close().catch(() => undefined);
+      const error = new Error(`KurrentDB at ${where} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
+      (error as { unavailable?: boolean }).unavailable = true;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    return store;
   }
 
   async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {

@@ -1,4 +1,5 @@
 import { MongoClient, type Db, type Filter as MongoFilter, type Sort } from 'mongodb';
+import { KeyedMutex } from '../decider.js';
 import type { Collection, Document, DocumentStore, FieldCondition, Filter, Query } from '../ports/documentStore.js';
 
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -66,6 +67,14 @@ function strip<T extends Document>(doc: StoredDoc | null): T | null {
   return decode(rest) as T;
 }
 
+/**
+ * putIfNewer's writes per document, one at a time in this process: MongoDB applies the filtered
+ * replace atomically, but FerretDB 1.x matches and replaces in two steps, so two racing writers
+ * could both match the older revision (the contract suite caught it). Across processes the filter
+ * is what keeps the order (on MongoDB).
+ */
+const revisionLocks = new KeyedMutex();
+
 class MongoCollection<T extends Document> implements Collection<T> {
   constructor(private readonly db: Db, private readonly name: string) {}
 
@@ -85,6 +94,26 @@ class MongoCollection<T extends Document> implements Collection<T> {
       // one inserts, the other fails on the duplicate key, and then finds the document to replace.
       if ((e as { code?: number }).code !== 11000) throw e;
       await this.c.replaceOne({ _id: id }, { ...(encode(doc) as T), _id: id }, { upsert: true });
+    }
+  }
+
+  putIfNewer(id: string, doc: T & { revision: number }): Promise<boolean> {
+    return revisionLocks.run(`${this.db.databaseName}/${this.name}/${id}`, () => this.replaceIfNewer(id, doc));
+  }
+
+  private async replaceIfNewer(id: string, doc: T & { revision: number }): Promise<boolean> {
+    // Matches only an older (or revision-less) document; when a newer one is there, the upsert's
+    // insert of the same _id fails on the duplicate key: nothing is written. A duplicate key can
+    // also mean another writer inserted the first version meanwhile: then once more, against it.
+    const older = { _id: id, $or: [{ revision: { $lt: doc.revision } }, { revision: { $exists: false } }, { revision: null }] } as MongoFilter<StoredDoc>;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await this.c.replaceOne(older, { ...(encode(doc) as T), _id: id }, { upsert: true });
+        return res.matchedCount + res.upsertedCount > 0;
+      } catch (e) {
+        if ((e as { code?: number }).code !== 11000) throw e;
+        if (attempt >= 1) return false;
+      }
     }
   }
 
@@ -122,7 +151,11 @@ export class MongoDocumentStore implements DocumentStore {
   private constructor(private readonly client: MongoClient, private readonly db: Db) {}
 
   static async connect(url: string, database: string): Promise<MongoDocumentStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 10_000 });
+    // While the server is down, an operation fails within a second (a 503 for a request, a retry for
+    // a background task) instead of waiting 30 s for it; the client reconnects by itself.
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: 1000, connectTimeoutMS: 5000 });
+    // The driver's own error events (a lost connection) must never reach the process as unhandled.
+    client.on('error', () => undefined);
     await client.connect();
     return new MongoDocumentStore(client, client.db(database));
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { checkExpectedRevision, type AppendResult, type EventData, type EventStore, type ExpectedRevision, type RecordedEvent, type SubscribeOptions } from '../ports/eventStore.js';
 import { Notifier } from '../embedded/notifier.js';
+import { backoffMs, isUnavailable, pause } from '../unavailable.js';
 
 interface EventRow {
   position: string;
@@ -35,27 +36,37 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * positions become visible in the order they were given: a catch-up reader that has seen position
  * n never later finds a committed event below n (a plain sequence does not promise that: a
  * transaction holding a lower value can commit after one holding a higher value). Subscribers
- * follow with LISTEN/NOTIFY, and a bounded poll as a safety net.
+ * follow with LISTEN/NOTIFY, and a bounded poll as a safety net. A listening connection that is
+ * lost (the server restarted) is opened again with backoff, and subscribers then look for what they
+ * missed at once.
  */
 export class PostgresEventStore implements EventStore {
   private readonly notifier = new Notifier();
   private listener: pg.Client | null = null;
+  private relistening = false;
   private open = true;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly schema: string,
     private readonly clock: () => Date,
+    private readonly url: string,
   ) {}
 
   static async connect(url: string, opts: { schema?: string; clock?: () => Date } = {}): Promise<PostgresEventStore> {
     const schema = opts.schema ?? 'baret_events';
     if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // A server that is down is said at once (refused) or within the connection timeout, never hung on.
+    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
     pool.on('error', () => undefined); // an idle client lost its server: the pool replaces it
-    const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()));
-    await store.migrate();
-    await store.listen(url);
+    const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()), url);
+    try {
+      await store.migrate();
+      await store.listen();
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
     return store;
   }
 
@@ -95,13 +106,47 @@ export class PostgresEventStore implements EventStore {
     return `${this.schema}_appended`;
   }
 
-  private async listen(url: string): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
-    client.on('error', () => undefined);
+  /** Whether the LISTEN connection is up (subscribers hear appends at once, not by polling). */
+  get listening(): boolean {
+    return this.listener !== null;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000 });
     client.on('notification', () => this.notifier.notify());
-    await client.connect();
-    await client.query(`LISTEN "${this.channel}"`);
+    client.on('error', () => this.relisten(client));
+    client.on('end', () => this.relisten(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel}"`);
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      throw e;
+    }
     this.listener = client;
+  }
+
+  /** The LISTEN connection was lost: open it again (backoff with jitter) for as long as the store is open. */
+  private relisten(lost: pg.Client): void {
+    if (!this.open || this.listener !== lost || this.relistening) return;
+    this.listener = null;
+    this.relistening = true;
+    void lost.end().catch(() => undefined);
+    void (async () => {
+      for (let attempt = 0; this.open; attempt++) {
+        await pause(backoffMs(attempt, 200, 5000));
+        if (!this.open) break;
+        try {
+          await this.listen();
+          // Appends made while nobody listened: subscribers look at once.
+          this.notifier.notify();
+          break;
+        } catch {
+          // still down: try again
+        }
+      }
+      this.relistening = false;
+    })();
   }
 
   async appendToStream(streamId: string, events: readonly EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
@@ -165,8 +210,18 @@ export class PostgresEventStore implements EventStore {
   async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
     let after = options.fromPosition ?? 0;
     const { signal } = options;
+    let failures = 0;
     while (!signal?.aborted && this.open) {
-      const res = await this.pool.query<EventRow>(`SELECT * FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT ${BATCH}`, [after]);
+      let res: pg.QueryResult<EventRow>;
+      try {
+        res = await this.pool.query<EventRow>(`SELECT * FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT ${BATCH}`, [after]);
+        failures = 0;
+      } catch (e) {
+        // The server is down or restarting: wait and read on from the same position.
+        if (!isUnavailable(e) || !this.open) throw e;
+        await pause(backoffMs(failures++, 200, 5000), signal);
+        continue;
+      }
       for (const row of res.rows) {
         if (signal?.aborted) return;
         after = Number(row.position);
@@ -184,8 +239,10 @@ export class PostgresEventStore implements EventStore {
     if (!this.open) return;
     this.open = false;
     this.notifier.notify();
-    await this.listener?.end().catch(() => undefined);
-    await this.pool.end();
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
   }
 }
 

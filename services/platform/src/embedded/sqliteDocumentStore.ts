@@ -76,6 +76,18 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     return Promise.resolve();
   }
 
+  putIfNewer(id: string, doc: T & { revision: number }): Promise<boolean> {
+    const info = this.db
+      .prepare(
+        `INSERT INTO docs (collection, id, data) VALUES (?, ?, ?)
+         ON CONFLICT (collection, id) DO UPDATE SET data = excluded.data
+         WHERE coalesce(json_type(docs.data, '$.revision'), 'null') NOT IN ('integer', 'real')
+            OR json_extract(docs.data, '$.revision') < json_extract(excluded.data, '$.revision')`,
+      )
+      .run(this.name, id, JSON.stringify(doc));
+    return Promise.resolve(info.changes > 0);
+  }
+
   delete(id: string): Promise<boolean> {
     const info = this.db.prepare('DELETE FROM docs WHERE collection = ? AND id = ?').run(this.name, id);
     return Promise.resolve(info.changes > 0);

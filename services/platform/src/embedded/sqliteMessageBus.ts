@@ -11,6 +11,7 @@ import {
 import type { ConsumerLag } from '../metrics.js';
 import { consumeSpan, withTraceHeaders } from '../telemetry.js';
 import { Notifier } from './notifier.js';
+import { backoffMs, briefError, isUnavailable } from '../unavailable.js';
 import type { SqliteDatabase } from './sqlite.js';
 
 interface LogRow {
@@ -115,6 +116,8 @@ export class SqliteMessageBus implements MessageBus {
     );
 
     const handleWithRetries = async (row: LogRow): Promise<boolean> => {
+      let failures = 0;
+      let outages = 0;
       for (let attempt = 1; ; attempt++) {
         if (signal.aborted) return false;
         const message: IncomingMessage = {
@@ -129,15 +132,22 @@ export class SqliteMessageBus implements MessageBus {
           await handler(message);
           return true;
         } catch (err) {
+          // A dependency down is no failure of the message: it waits, and never goes to the dead letters for it.
+          if (isUnavailable(err)) {
+            const wait = backoffMs(outages++, retryDelayMs, 10_000);
+            this.log?.warn({ error: briefError(err), group, topic: row.topic, offset: row.offset, retry_in_ms: wait }, 'message handler waits: a dependency is unavailable');
+            await sleep(wait, signal);
+            continue;
+          }
           this.log?.warn({ err, group, topic: row.topic, offset: row.offset, attempt }, 'message handler failed');
-          if (attempt >= maxAttempts) {
+          if (++failures >= maxAttempts) {
             this.publishTx(deadLetterTopic(row.topic), [
               { key: row.key, value: row.value, headers: { ...message.headers, 'x-error': String(err), 'x-group': group } },
             ]);
             this.log?.error({ group, topic: row.topic, offset: row.offset }, 'message moved to dead-letter topic');
             return true;
           }
-          await sleep(retryDelayMs * 2 ** (attempt - 1), signal);
+          await sleep(retryDelayMs * 2 ** (failures - 1), signal);
         }
       }
     };

@@ -21,12 +21,17 @@ export class ServiceCallError extends Error {
     super(message);
     this.name = 'ServiceCallError';
   }
+
+  /** Not reached, or answered "not available now" (the service's own dependency is down): a 503 at the edge. */
+  get unavailable(): boolean {
+    return this.status === null || this.status === 502 || this.status === 503 || this.status === 504;
+  }
 }
 
 interface CallOptions {
   /** A 404 answers null instead of failing. */
   allow404?: boolean;
-  /** Tries when the service cannot be reached or is not ready (503); default 4. */
+  /** Tries when the service cannot be reached (refused); default 3. A 503 is answered at once. */
   attempts?: number;
   /** This call's deadline, instead of the client's. */
   timeoutMs?: number;
@@ -58,7 +63,7 @@ export class ServiceClient {
   }
 
   private async send<T>(method: string, path: string, body: unknown, opts: CallOptions): Promise<T | null> {
-    const attempts = opts.attempts ?? 4;
+    const attempts = opts.attempts ?? 3;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
       try {
@@ -73,8 +78,9 @@ export class ServiceClient {
           signal: AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs),
         });
       } catch (e) {
-        if (attempt < attempts) {
-          await sleep(200 * 2 ** (attempt - 1));
+        // Refused: the service is restarting. Tried again briefly (100 ms, 200 ms, …).
+        if (attempt < attempts && !(e instanceof Error && e.name === 'TimeoutError')) {
+          await sleep(100 * 2 ** (attempt - 1));
           continue;
         }
         throw new ServiceCallError(this.service, null, `${this.service} is not reachable: ${e instanceof Error ? e.message : String(e)}`);
@@ -83,11 +89,8 @@ export class ServiceClient {
         await res.body?.cancel();
         return null;
       }
-      if (res.status === 503 && attempt < attempts) {
-        await res.body?.cancel();
-        await sleep(200 * 2 ** (attempt - 1));
-        continue;
-      }
+      // A 503 comes from a service that is up but whose own engine is down: said at once (the
+      // client gets its 503 with Retry-After within a second), not waited on here.
       if (!res.ok) {
         const text = await res.text().catch(() => '');
         throw new ServiceCallError(this.service, res.status, `${this.service} answered ${res.status} to ${method} ${path}: ${text.slice(0, 200)}`);

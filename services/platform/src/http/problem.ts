@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isDomainError } from '../errors.js';
+import { briefError, isUnavailable, RETRY_AFTER_SECONDS } from '../unavailable.js';
 import { localizeMessage } from '../i18n/messages.js';
 import { preferredLang } from './lang.js';
 
@@ -110,6 +111,7 @@ export const problemPlugin = fp(
         if (error.status >= 500) request.log.error({ err: error }, 'request failed');
         const retryAfter = error.details?.retryAfterSeconds;
         if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+        else if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
         return sendProblem(reply, {
           status: error.status,
           code: error.code,
@@ -131,6 +133,12 @@ export const problemPlugin = fp(
           detail: unique.map((e) => e.message).join(' '),
           errors: unique,
         });
+      }
+      // An engine or another service down or restarting: an honest 503 the client may retry.
+      if (isUnavailable(error)) {
+        request.log.warn({ error: briefError(error) }, 'a dependency is unavailable');
+        reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+        return sendProblem(reply, { status: 503, code: 'service_unavailable', detail: 'A part of Baret is not reachable right now. Please try again in a moment.' });
       }
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {

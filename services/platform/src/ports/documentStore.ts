@@ -30,6 +30,12 @@ export interface Collection<T extends Document = Document> {
   get(id: string): Promise<T | null>;
   /** Insert or replace. */
   put(id: string, doc: T): Promise<void>;
+  /**
+   * Insert, or replace only when the stored document's numeric `revision` is lower than
+   * `doc.revision` (or it has none), in one atomic step: of two writers racing, the older revision
+   * never overwrites the newer. Returns whether the document was written.
+   */
+  putIfNewer(id: string, doc: T & { revision: number }): Promise<boolean>;
   /** Returns whether a document was deleted. */
   delete(id: string): Promise<boolean>;
   find(query?: Query): Promise<T[]>;

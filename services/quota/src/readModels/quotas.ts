@@ -1,4 +1,4 @@
-import { isNewer, type DocumentStore, type Projection, type QuotaView, type RecordedEvent } from '@baret/platform';
+import { foldStreamInto, type DocumentStore, type Projection, type StreamReader, type QuotaView, type RecordedEvent } from '@baret/platform';
 import { evolveQuota, exceededLimit, initialQuotaState, usageAt, type QuotaEvent, type QuotaState } from '../quota/quota.js';
 
 export interface QuotaDoc extends Record<string, unknown> {
@@ -13,16 +13,15 @@ export const QUOTAS = 'quota_quotas';
 export const quotasProjection: Projection = {
   name: 'quota-quotas',
   categories: ['quota'],
-  async apply(event: RecordedEvent, documents: DocumentStore) {
-    const quotas = documents.collection<QuotaDoc>(QUOTAS);
+  async apply(event: RecordedEvent, documents: DocumentStore, events: StreamReader) {
     const userId = event.streamId.slice('quota-'.length);
-    const doc = await quotas.get(userId);
-    if (!isNewer(doc, event.revision)) return;
-    // Folded one event at a time: an event whose predecessor is not in yet (another process's
-    // command, projected first) waits for the catch-up runner, which applies them in order.
-    if (event.revision !== (doc?.revision ?? -1) + 1) return;
-    const state = evolveQuota(doc?.state ?? initialQuotaState(), { type: event.type, data: event.data } as QuotaEvent);
-    await quotas.put(userId, { id: userId, revision: event.revision, state });
+    await foldStreamInto<QuotaDoc>({
+      collection: documents.collection<QuotaDoc>(QUOTAS),
+      id: userId,
+      event,
+      events,
+      evolve: (doc, e) => ({ id: userId, revision: e.revision, state: evolveQuota(doc?.state ?? initialQuotaState(), { type: e.type, data: e.data } as QuotaEvent) }),
+    });
   },
 };
 

@@ -63,6 +63,25 @@ export function documentStoreContract(name: string, create: () => Promise<Docume
       }
     }));
 
+    it('putIfNewer writes a newer revision only, atomically: of racing writers the highest revision stays', withJobs(async (_h, c) => {
+      expect(await c.putIfNewer('rev', { ...job(7), revision: 2 })).toBe(true);
+      expect(await c.putIfNewer('rev', { ...job(7, { status: 'older' }), revision: 1 })).toBe(false);
+      expect(await c.putIfNewer('rev', { ...job(7, { status: 'same' }), revision: 2 })).toBe(false);
+      expect(await c.get('rev')).toMatchObject({ status: 'queued', revision: 2 });
+      expect(await c.putIfNewer('rev', { ...job(7, { status: 'newer' }), revision: 3 })).toBe(true);
+      expect(await c.get('rev')).toMatchObject({ status: 'newer', revision: 3 });
+      // A document written without a revision is replaced.
+      expect(await c.putIfNewer('j1', { ...job(1, { status: 'revised' }), revision: 0 })).toBe(true);
+      expect((await c.get('j1'))?.status).toBe('revised');
+      for (let round = 0; round < 5; round++) {
+        const id = `rev-race-${round}`;
+        const order = Array.from({ length: 10 }, (_, i) => i).sort(() => Math.random() - 0.5);
+        const written = await Promise.all(order.map((r) => c.putIfNewer(id, { ...job(8, { status: `r${r}` }), revision: r })));
+        expect(written.some(Boolean)).toBe(true);
+        expect(await c.get(id)).toMatchObject({ status: 'r9', revision: 9 });
+      }
+    }));
+
     it('keeps nested arrays and dates of a document as they were', withJobs(async (_h, c) => {
       const result = { required_groups: [['pic1', 'pic2'], ['pic3']], empty: [[]], deep: [[['x']]], list: [{ codes: [['a']] }] };
       await c.put('nested', { ...job(8), result } as unknown as JobDoc);

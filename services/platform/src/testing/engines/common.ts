@@ -86,3 +86,72 @@ export function engineInstalled(suite: string, installed: boolean, engine: strin
   console.warn(`SKIPPED: ${suite} — ${engine} is not installed (bash scripts/bootstrap.sh --test installs it)`);
   return false;
 }
+
+/** Where an engine keeps its data: a fresh temporary folder (removed at stop), or a given one (kept). */
+export interface EngineOptions {
+  /** Keep the data here, across stops and starts (`npm run distributed -- --data DIR`). */
+  dataDir?: string;
+}
+
+/**
+ * An engine that can be killed and started again on the same ports with the same data: what an
+ * operator's supervisor (or Kubernetes) does, and what the fault tests do.
+ */
+export interface RestartableEngine {
+  /** The running server's process id (undefined while it is down). */
+  pid(): number | undefined;
+  /** Resolves when the current server process ends, however it ends. */
+  exited(): Promise<void>;
+  /** Sends a signal to the server (SIGKILL: the crash the fault tests make). */
+  kill(signal?: NodeJS.Signals): void;
+  /** Starts the server again (after it died) on the same ports, with the same data; resolves when it answers. */
+  restart(): Promise<void>;
+  /** Stops the server for good; removes its data unless it was given a data folder. */
+  stop(): Promise<void>;
+}
+
+/** The restart machinery around one `launch` (start a server process and wait until it answers). */
+export function restartable(
+  launch: () => Promise<EngineProcess>,
+  cleanup: () => void,
+  stopSignal: NodeJS.Signals = 'SIGTERM',
+): RestartableEngine & { first: Promise<void> } {
+  let proc: EngineProcess | null = null;
+  let stopped = false;
+  // A server killed with SIGKILL may leave children or a lock behind for a moment: try a few times.
+  const start = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        proc = await launch();
+        return;
+      } catch (e) {
+        if (attempt >= 5 || stopped) throw e;
+        await new Promise((r) => setTimeout(r, 1000 * attempt));
+      }
+    }
+  };
+  const first = start();
+  return {
+    first,
+    pid: () => (proc && proc.child.exitCode === null && proc.child.signalCode === null ? proc.child.pid : undefined),
+    exited: () =>
+      new Promise<void>((resolve) => {
+        const child = proc?.child;
+        if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+      }),
+    kill: (signal = 'SIGKILL') => {
+      proc?.child.kill(signal);
+    },
+    restart: async () => {
+      if (stopped) throw new Error('the engine was stopped for good');
+      await proc?.stop('SIGKILL');
+      await start();
+    },
+    stop: async () => {
+      stopped = true;
+      await proc?.stop(stopSignal);
+      cleanup();
+    },
+  };
+}

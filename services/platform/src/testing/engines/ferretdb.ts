@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, freePort, spawnEngine, waitUntil } from './common.js';
+import { enginesDir, freePort, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
 
 /** The FerretDB binary that scripts/engines/install-ferretdb.sh built, or null. */
 export function ferretDbBinary(): string | null {
@@ -11,27 +11,33 @@ export function ferretDbBinary(): string | null {
   return readdirSync(dir).filter((d) => d.startsWith('ferretdb-')).map((d) => join(dir, d, 'ferretdb')).find((p) => existsSync(p)) ?? null;
 }
 
-/** A throw-away FerretDB (MongoDB wire protocol, SQLite backend) on a free loopback port. */
-export async function startFerretDb(): Promise<{ url: string; stop(): Promise<void> }> {
+export interface RunningFerretDb extends RestartableEngine {
+  url: string;
+}
+
+/** A FerretDB (MongoDB wire protocol, SQLite backend) on a free loopback port, its data in a temp folder or `dataDir`. */
+export async function startFerretDb(options: EngineOptions = {}): Promise<RunningFerretDb> {
   const bin = ferretDbBinary();
   if (!bin) throw new Error('FerretDB is not installed: run bash scripts/bootstrap.sh --test');
-  const dir = mkdtempSync(join(tmpdir(), 'baret-ferretdb-'));
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'baret-ferretdb-'));
+  mkdirSync(join(dir, 'data'), { recursive: true });
   const port = await freePort();
-  const proc = spawnEngine(bin, ['-listen', `127.0.0.1:${port}`, '-dir', join(dir, 'data')]);
-  await waitUntil(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
-        socket.on('error', () => resolve(false));
-      }),
-    60_000,
-    () => `FerretDB did not start on port ${port}:\n${proc.log()}`,
-  );
-  return {
-    url: `mongodb://127.0.0.1:${port}/`,
-    stop: async () => {
-      await proc.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const launch = async () => {
+    const proc = spawnEngine(bin, ['-listen', `127.0.0.1:${port}`, '-dir', join(dir, 'data')]);
+    await waitUntil(
+      () =>
+        new Promise<boolean>((resolve) => {
+          if (proc.child.exitCode !== null || proc.child.signalCode !== null) return resolve(true);
+          const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
+          socket.on('error', () => resolve(false));
+        }),
+      60_000,
+      () => `FerretDB did not start on port ${port}:\n${proc.log()}`,
+    );
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`FerretDB exited at start on port ${port}:\n${proc.log()}`);
+    return proc;
   };
+  const engine = restartable(launch, () => (options.dataDir ? undefined : rmSync(dir, { recursive: true, force: true })));
+  await engine.first;
+  return { url: `mongodb://127.0.0.1:${port}/`, pid: engine.pid, exited: engine.exited, kill: engine.kill, restart: engine.restart, stop: engine.stop };
 }

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, freePort, spawnEngine, waitUntil } from './common.js';
+import { enginesDir, freePort, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
 
 /** The broker versions scripts/engines/install-kafka.sh fetches. */
 export const KAFKA_VERSIONS = { '3.9': '3.9.1', '4': '4.1.1' } as const;
@@ -20,28 +20,28 @@ export function kafkaLibs(line: KafkaLine): string | null {
  * its log in a fresh temp folder (removed by stop). Consumer sessions may be as short as 1 s, so
  * tests of a crashed consumer do not wait long.
  */
-export async function startKafka(line: KafkaLine): Promise<RunningKafka> {
+export async function startKafka(line: KafkaLine, options: EngineOptions = {}): Promise<RunningKafka> {
   // A free port is free when asked, not when the broker binds it seconds later: on a busy machine
   // another process may take it in between, and the broker shuts down. Try again on new ports.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startKafkaOnce(line);
+      return await startKafkaOnce(line, options);
     } catch (e) {
       if (attempt >= 3) throw e;
     }
   }
 }
 
-export interface RunningKafka {
+export interface RunningKafka extends RestartableEngine {
   brokers: string[];
   version: string;
-  stop(): Promise<void>;
 }
 
-async function startKafkaOnce(line: KafkaLine): Promise<RunningKafka> {
+async function startKafkaOnce(line: KafkaLine, options: EngineOptions): Promise<RunningKafka> {
   const libs = kafkaLibs(line);
   if (!libs) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} is not installed: run bash scripts/bootstrap.sh --test`);
-  const dir = mkdtempSync(join(tmpdir(), `baret-kafka-${line}-`));
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), `baret-kafka-${line}-`));
+  mkdirSync(dir, { recursive: true });
   const [port, controller] = [await freePort(), await freePort()];
   const props = join(dir, 'server.properties');
   writeFileSync(
@@ -65,34 +65,34 @@ async function startKafkaOnce(line: KafkaLine): Promise<RunningKafka> {
     ].join('\n'),
   );
   const java = ['-Xms128m', '-Xmx384m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', `${libs}/*`];
-  const clusterId = execFileSync('java', [...java, 'kafka.tools.StorageTool', 'random-uuid']).toString().trim().split('\n').pop()!;
-  execFileSync('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props], { stdio: 'pipe' });
-  const proc = spawnEngine('java', [...java, 'kafka.Kafka', props]);
-  const stop = async () => {
-    await proc.stop();
-    rmSync(dir, { recursive: true, force: true });
-  };
-  await waitUntil(
-    () =>
-      new Promise<boolean>((resolve) => {
-        if (proc.child.exitCode !== null) return resolve(true); // gave up (a port taken): said below, at once
-        if (!proc.log().includes('Kafka Server started') && !proc.log().includes('started (kafka.server.KafkaRaftServer)')) return resolve(false);
-        const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
-        socket.on('error', () => resolve(false));
-      }),
-    120_000,
-    () => `Kafka ${KAFKA_VERSIONS[line]} did not start on port ${port}:\n${proc.log()}`,
-  )
-    .then(() => {
-      if (proc.child.exitCode !== null) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} exited at start on port ${port}:\n${proc.log()}`);
-    })
-    .catch(async (e: unknown) => {
-      await stop();
+  // The log folder is formatted once; a kept one (dataDir) is started as it is, with its cluster id.
+  if (!existsSync(join(dir, 'log', 'meta.properties'))) {
+    const clusterId = execFileSync('java', [...java, 'kafka.tools.StorageTool', 'random-uuid']).toString().trim().split('\n').pop()!;
+    execFileSync('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted'], { stdio: 'pipe' });
+  }
+  const launch = async () => {
+    const proc = spawnEngine('java', [...java, 'kafka.Kafka', props]);
+    await waitUntil(
+      () =>
+        new Promise<boolean>((resolve) => {
+          if (proc.child.exitCode !== null || proc.child.signalCode !== null) return resolve(true); // gave up (a port taken): said below, at once
+          if (!proc.log().includes('Kafka Server started') && !proc.log().includes('started (kafka.server.KafkaRaftServer)')) return resolve(false);
+          const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
+          socket.on('error', () => resolve(false));
+        }),
+      120_000,
+      () => `Kafka ${KAFKA_VERSIONS[line]} did not start on port ${port}:\n${proc.log()}`,
+    ).catch(async (e: unknown) => {
+      await proc.stop('SIGKILL');
       throw e;
     });
-  return {
-    brokers: [`127.0.0.1:${port}`],
-    version: KAFKA_VERSIONS[line],
-    stop,
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} exited at start on port ${port}:\n${proc.log()}`);
+    return proc;
   };
+  const engine = restartable(launch, () => (options.dataDir ? undefined : rmSync(dir, { recursive: true, force: true })));
+  await engine.first.catch((e: unknown) => {
+    if (!options.dataDir) rmSync(dir, { recursive: true, force: true });
+    throw e;
+  });
+  return { brokers: [`127.0.0.1:${port}`], version: KAFKA_VERSIONS[line], pid: engine.pid, exited: engine.exited, kill: engine.kill, restart: engine.restart, stop: engine.stop };
 }
