@@ -19,9 +19,10 @@ describe('a job’s own page', () => {
     expect(asked).toContain('/jobs/job-7');
     expect(screen.getByText('job-7')).toBeInTheDocument();
     expect(screen.getByText('pole.mp4')).toBeInTheDocument();
-    // why some items are not checked, and how an admin enables a vision model
-    expect(screen.getByText(/görüntü modeli yapılandırılmamış/)).toBeInTheDocument();
-    expect(screen.getByText(/OPENAI_BASE_URL, OPENAI_API_KEY ve OPENAI_MODEL/)).toBeInTheDocument();
+    // why some items are not checked and whom to ask, in words for users: no setting names
+    expect(screen.getByText(/yerleşik denetleyicisi yaptı/)).toBeInTheDocument();
+    expect(screen.getByText(/Baret yöneticinizden bir görüntü modeli bağlamasını isteyin/)).toBeInTheDocument();
+    expect(document.body.textContent).not.toContain('OPENAI');
     const table = screen.getByRole('table');
     expect(within(table).getByText('Insulating gloves')).toBeInTheDocument();
     // a free user: downloads disabled with the upgrade hint

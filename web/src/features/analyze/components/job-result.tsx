@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Badge } from '@/components/ui/badge';
@@ -19,6 +20,25 @@ function StatusCell({ status }: { status: GroupStatus }) {
       {status === 'present' ? '✓ ' : status === 'missing' ? '✗ ' : '? '}
       {t(`analyze.result.${status}`)}
     </Badge>
+  );
+}
+
+/** A titled block of equipment groups shown as chips (not judged, not checked), with its explanation. */
+function GroupList({ id, title, names, children }: { id: string; title: string; names: string[]; children: ReactNode }) {
+  return (
+    <section className="result-block" aria-labelledby={id}>
+      <h3 id={id} className="block-title">
+        {title}
+      </h3>
+      {children}
+      <ul className="chip-list">
+        {names.map((name) => (
+          <li key={name} className="chip">
+            {name}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -141,26 +161,13 @@ export function JobResultView({ job }: { job: JobDetail }) {
       </div>
 
       {notJudged.length > 0 ? (
-        <section className="result-block" aria-labelledby="notjudged-title">
-          <h3 id="notjudged-title" className="block-title">
-            {t('analyze.result.notJudged')}
-          </h3>
+        <GroupList id="notjudged-title" title={t('analyze.result.notJudged')} names={notJudged}>
           <p className="muted small">{t('analyze.result.notJudgedHint')}</p>
-          <ul className="chip-list">
-            {notJudged.map((name) => (
-              <li key={name} className="chip">
-                {name}
-              </li>
-            ))}
-          </ul>
-        </section>
+        </GroupList>
       ) : null}
 
       {notChecked.length > 0 ? (
-        <section className="result-block" aria-labelledby="notchecked-title">
-          <h3 id="notchecked-title" className="block-title">
-            {t('analyze.result.notChecked')}
-          </h3>
+        <GroupList id="notchecked-title" title={t('analyze.result.notChecked')} names={notChecked}>
           {isOfflineModel(result.model_used) ? (
             <div className="muted small offline-why">
               <p>{t('analyze.result.offlineWhy')}</p>
@@ -169,14 +176,7 @@ export function JobResultView({ job }: { job: JobDetail }) {
           ) : (
             <p className="muted small">{t('analyze.result.notCheckedHint')}</p>
           )}
-          <ul className="chip-list">
-            {notChecked.map((name) => (
-              <li key={name} className="chip">
-                {name}
-              </li>
-            ))}
-          </ul>
-        </section>
+        </GroupList>
       ) : null}
 
       <ViolationGallery items={violations} />
