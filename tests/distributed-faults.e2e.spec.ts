@@ -26,10 +26,12 @@ interface Job {
 const REQUEST_DEADLINE_MS = 30_000;
 
 /**
- * The Kafka outages run only with BARET_FAULTS_KAFKA=1: in the merged run of 2026-11-25, on a
- * machine also training models, the broker killed with SIGKILL was not back within 8 minutes
- * ("restart-failed: not up yet"), while both tests passed twice on their branch. Until the
- * broker's restart under load is understood, CI runs the PostgreSQL, FerretDB and MinIO outages.
+ * The Kafka outages run only with BARET_FAULTS_KAFKA=1: in the merged run of 2026-11-25, with a
+ * second test run on the same machine, the broker killed with SIGKILL could not start again —
+ * "Socket server failed to bind to 127.0.0.1:…: Address already in use": a port it had while it
+ * was up was taken by another process while it was down. Both tests passed twice on their branch.
+ * Until the runner keeps (or re-picks) the broker's ports safely, CI runs the PostgreSQL, FerretDB
+ * and MinIO outages.
  */
 const kafkaFaults = process.env.BARET_FAULTS_KAFKA === '1';
 
