@@ -101,6 +101,19 @@ describe('image-level measures', () => {
     expect(matchLabels([workers[0], [5, 0, 100, 300]], [heads[1]], 'head').filter((m) => m !== undefined)).toHaveLength(1);
   });
 
+  it('matches a close-up by the head its verdict judged, where the head fills the worker box', () => {
+    // A face filling the photo: the worker box is the head and shoulders, the labelled head's centre
+    // lies halfway down it — below the box rule's top third — but on the head the analyzer judged.
+    const worker = [[10, 10, 600, 620]] as const;
+    const label = [[2, 4, 600, 600]] as const;
+    expect(matchLabels(worker, label, 'head')).toEqual([undefined]);
+    expect(matchLabels(worker, label, 'head', [[150, 120, 330, 430]])).toEqual([0]);
+    // A judged head elsewhere in the photo does not take a label far from it.
+    expect(matchLabels(worker, [[20, 560, 40, 40]], 'head', [[150, 120, 330, 430]])).toEqual([undefined]);
+    // Torsos keep the box rule alone.
+    expect(matchLabels(worker, label, 'torso', [[150, 120, 330, 430]])).toEqual([0]);
+  });
+
   it('counts per worker the violation verdicts that the worker\'s own label confirms, contradicts, or cannot check', () => {
     // A 200 × 300 image: a worker labelled with a hard hat and a vest, and one labelled bare-headed without a vest.
     const labels = ['0 0.25 0.0667 0.2 0.1333', '1 0.25 0.4 0.4 0.4', '2 0.75 0.0667 0.2 0.1333', '3 0.75 0.4 0.4 0.4'].join('\n');

@@ -134,17 +134,28 @@ type Box = readonly [number, number, number, number];
  * Which labelled box belongs to which worker box (index into `labels`, or undefined), one each,
  * nearest first: a head's centre must lie across the worker box and from 15 % above its top to 35 %
  * of its height below (nearest to 10 % down the centre line); a torso's centre across it and from
- * 10 % to 75 % of its height (nearest to 40 %).
+ * 10 % to 75 % of its height (nearest to 40 %). `heads`: the head each worker's verdict judged
+ * (`PpePerson.head`), when known — a labelled head also belongs to the worker whose judged head
+ * overlaps it (centre to centre within half the larger box's size), which a close-up needs: there
+ * the head fills the worker's box and its centre lies below the box's top third.
  */
-export function matchLabels(workers: readonly Box[], labels: readonly Box[], kind: 'head' | 'torso'): Array<number | undefined> {
+export function matchLabels(workers: readonly Box[], labels: readonly Box[], kind: 'head' | 'torso', heads?: ReadonlyArray<Box | undefined>): Array<number | undefined> {
   const [from, to, at] = kind === 'head' ? [-0.15, 0.35, 0.1] : [0.1, 0.75, 0.4];
   const pairs: Array<{ w: number; l: number; d: number }> = [];
   workers.forEach(([x, y, w, h], wi) => {
+    const judged = kind === 'head' ? heads?.[wi] : undefined;
     labels.forEach(([lx, ly, lw, lh], li) => {
       const cx = lx + lw / 2;
       const cy = ly + lh / 2;
-      if (cx < x || cx > x + w || cy < y + from * h || cy > y + to * h) return;
-      pairs.push({ w: wi, l: li, d: Math.abs(cx - (x + w / 2)) / w + Math.abs(cy - (y + at * h)) / h });
+      const ds: number[] = [];
+      if (cx >= x && cx <= x + w && cy >= y + from * h && cy <= y + to * h) ds.push(Math.abs(cx - (x + w / 2)) / w + Math.abs(cy - (y + at * h)) / h);
+      if (judged) {
+        const [hx, hy, hw, hh] = judged;
+        const dx = Math.abs(cx - (hx + hw / 2)) / Math.max(hw, lw);
+        const dy = Math.abs(cy - (hy + hh / 2)) / Math.max(hh, lh);
+        if (dx <= 0.5 && dy <= 0.5) ds.push(dx + dy);
+      }
+      if (ds.length > 0) pairs.push({ w: wi, l: li, d: Math.min(...ds) });
     });
   });
   const out: Array<number | undefined> = workers.map(() => undefined);
@@ -159,7 +170,7 @@ export function matchLabels(workers: readonly Box[], labels: readonly Box[], kin
 
 /** Per-worker counts of one photo (boxes in pixels of a `width` × `height` image; labels normalised). */
 export function workerOutcome(
-  persons: ReadonlyArray<Pick<PpePerson, 'box' | 'hardHat' | 'hiVis'>>,
+  persons: ReadonlyArray<Pick<PpePerson, 'box' | 'head' | 'hardHat' | 'hiVis'>>,
   labelText: string,
   cls: ClassIds,
   width: number,
@@ -174,6 +185,7 @@ export function workerOutcome(
       persons.map((p) => p.box),
       labels.map((l) => l.box),
       kind,
+      persons.map((p) => p.head),
     );
     const c: WorkerCounts = { confirmed: 0, falseAlarms: 0, unmatched: 0, labelled: labels.filter((l) => without.includes(l.cls)).length };
     persons.forEach((p, i) => {
@@ -209,7 +221,7 @@ const VERDICT_COLUMN: Record<PpePerson['hardHat'], HeadVerdictColumn> = { seen: 
  * under that worker's verdict, or under "not found" when no worker took it. Null without an
  * other-headgear class or a hard-hat class.
  */
-export function headConfusion(persons: ReadonlyArray<Pick<PpePerson, 'box' | 'hardHat'>>, labelText: string, cls: ClassIds, width: number, height: number): HeadConfusion | null {
+export function headConfusion(persons: ReadonlyArray<Pick<PpePerson, 'box' | 'head' | 'hardHat'>>, labelText: string, cls: ClassIds, width: number, height: number): HeadConfusion | null {
   if (cls.otherHeadgear === undefined || cls.helmet === undefined) return null;
   const kindOf = (c: number): HeadKind | null =>
     c === cls.helmet ? 'hard hat' : c === cls.otherHeadgear ? 'other headgear' : cls.bareHead?.includes(c) ? 'bare' : null;
@@ -221,6 +233,7 @@ export function headConfusion(persons: ReadonlyArray<Pick<PpePerson, 'box' | 'ha
     persons.map((p) => p.box),
     heads.map((h) => h.box),
     'head',
+    persons.map((p) => p.head),
   );
   const table = emptyConfusion();
   const workerOf = new Map(match.flatMap((l, w) => (l === undefined ? [] : [[l, w] as const])));

@@ -107,6 +107,9 @@ describe('analyzePersons (the learned classifier)', () => {
     expect(small!.scores.hatProbability).toBeUndefined();
     expect(boxOnly!.hardHat).toBe('unknown');
     expect(boxOnly!.scores.hatProbability).toBeUndefined();
+    // No head judged, no head reported.
+    expect(small!.head).toBeUndefined();
+    expect(boxOnly!.head).toBeUndefined();
   });
 });
 
@@ -129,6 +132,12 @@ describe('analyzePersons with the head detector', () => {
     const both = await analyzePersons(img, [DRAWN_PERSON], [DRAWN_HEAD]);
     expect(both).toHaveLength(1);
     expect(both[0]!.scores.headDetected).toBe(true);
+    // The head judged: the detector's box where it found the head, else where the keypoints put it
+    // (on the drawn head: its centre within a quarter of the head's width of the detector's).
+    expect(both[0]!.head).toEqual(DRAWN_HEAD.box);
+    const [hx, hy, hw, hh] = keypointsOnly!.head!;
+    expect(Math.abs(hx + hw / 2 - 100)).toBeLessThan(14);
+    expect(Math.abs(hy + hh / 2 - 70)).toBeLessThan(24);
     expect(keypointsOnly!.scores.headDetected).toBeUndefined();
     // The mean of the two crops' probabilities.
     const mean = (keypointsOnly!.scores.bareProbability! + detectedOnly!.scores.bareProbability!) / 2;
@@ -142,6 +151,7 @@ describe('analyzePersons with the head detector', () => {
     expect(workers).toHaveLength(1);
     const [w] = workers;
     expect(w!.scores.headFrom).toBe('detector');
+    expect(w!.head).toEqual(DRAWN_HEAD.box);
     // The torso below the head was judged "no vest", but with no body detected that region is a
     // guess: the verdict stays unknown (a person found by the detector would get `absent`).
     expect(w!.scores.hiVisProbability).toBeLessThan(0.5);

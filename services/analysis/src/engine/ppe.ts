@@ -72,6 +72,12 @@ export interface PpeScores {
 export interface PpePerson {
   /** [x, y, width, height] in pixels of the input image. */
   box: [number, number, number, number];
+  /**
+   * The head its hard-hat verdict judged, `[x, y, width, height]` in pixels of the input image: the
+   * head detector's box when it found that head, else the head the keypoints place. Absent when no
+   * head was judged (`hardHat` is then `unknown`).
+   */
+  head?: [number, number, number, number];
   hardHat: HardHatVerdict;
   hiVis: HiVisVerdict;
   scores: PpeScores;
@@ -271,6 +277,13 @@ function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; 
   return { head, torso, scores };
 }
 
+/** The head a keypoint geometry places, as a box: its width across, from the crown (0.75 widths above the eyes) to the chin. */
+function geometryHeadBox(g: HeadGeometry): [number, number, number, number] {
+  return [g.cx - g.width / 2, g.eyeY - 0.75 * g.width, g.width, 1.3 * g.width];
+}
+
+const roundBox = (b: readonly number[]): [number, number, number, number] => [Math.round(b[0]!), Math.round(b[1]!), Math.round(b[2]!), Math.round(b[3]!)];
+
 /** Whether the head is large enough and placed by keypoints (a box-only guess is never judged). */
 function headJudgeable(head: HeadGeometry): boolean {
   return head.width >= PPE_THRESHOLDS.minHeadWidthPx && head.from !== 'box';
@@ -364,7 +377,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     return [{ head, place, torso: stats ? { rect, stats } : null }];
   });
   const measured = persons.map((person, i) => {
-    const m = measure(img, person);
+    const m = { index: i, ...measure(img, person) };
     const head = matched[i];
     const place = head ? placeOf(head) : null;
     const detectedRect = place ? headCropRect(place.cx, place.eyeY, place.width) : null;
@@ -410,7 +423,8 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       scores.hiVis = pVest;
       hiVis = hiVisVerdict(pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, true);
     }
-    return { box: m.person.box, hardHat, hiVis, scores };
+    const headBox = matched[m.index] && m.headRects[1] ? matched[m.index]!.box : m.headRects[0] ? geometryHeadBox(m.head) : undefined;
+    return { box: m.person.box, ...(head && headBox ? { head: roundBox(headBox) } : {}), hardHat, hiVis, scores };
   });
   const aloneTorsoP = new Map(aloneTorsos.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
   const headsAlone = alone.map((a, i): PpePerson => {
@@ -433,7 +447,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     // guess (the worker may bend over, sit, be hidden, or the head be a false one), so a vest missing
     // from it is no evidence of a missing vest and never `absent` (which would raise a violation).
     const hiVis = torso && pTorso ? hiVisVerdict(pTorso[0]!, pTorso[1]!, torso.stats.hiVis, false) : 'unknown';
-    return { box: headOnlyWorkerBox(a.head, img.width, img.height), hardHat: hatVerdict(p), hiVis, scores };
+    return { box: headOnlyWorkerBox(a.head, img.width, img.height), head: roundBox(a.head.box), hardHat: hatVerdict(p), hiVis, scores };
   });
   return [...judged, ...headsAlone];
 }
@@ -457,7 +471,7 @@ export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
     scale = img.width / width;
   }
   const persons = await detectPersonsRaw(work);
-  return (await analyzePersons(work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, scale) }));
+  return (await analyzePersons(work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, scale), ...(p.head ? { head: scaleBox(p.head, scale) } : {}) }));
 }
 
 function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
@@ -473,6 +487,6 @@ function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'
 export async function analyzePpe(jpeg: Buffer): Promise<{ width: number; height: number; persons: PpePerson[] }> {
   const decoded = await decodeImage(jpeg);
   const persons = await detectPersonsRaw(decoded.work);
-  const analysed = (await analyzePersons(decoded.work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale) }));
+  const analysed = (await analyzePersons(decoded.work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale), ...(p.head ? { head: scaleBox(p.head, decoded.scale) } : {}) }));
   return { width: decoded.width, height: decoded.height, persons: analysed };
 }
