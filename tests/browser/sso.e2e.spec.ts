@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEX_PASSWORD, dexBinary, engineInstalled, freePort } from '@baret/platform/testing';
 import { EXPECTED_PROBLEMS, ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
@@ -28,11 +29,11 @@ let dataDir: string;
 let orgId: string;
 let adminToken: string;
 
-const token = (page: import('playwright-core').Page) =>
+const token = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem('baret-token'));
 
 /** Baret's login page → the company button → Dex's form, filled in and sent. */
-async function signInThroughDex(page: import('playwright-core').Page, email: string) {
+async function signInThroughDex(page: Page, email: string) {
   await page.goto(`${server.url}/login`);
   await page.getByRole('button', { name: 'Şirket hesabınızla giriş yapın' }).click();
   await page.waitForURL((url) => url.href.startsWith(provider.issuer));
