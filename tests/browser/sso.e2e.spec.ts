@@ -84,6 +84,9 @@ describe.skipIf(!installed)('single sign-on in Chromium against Dex', () => {
       await page.goto(`${server.url}/dashboard/organisation`);
       await visible(page.getByRole('heading', { name: 'Baret Enerji A.Ş.', level: 1 }));
     });
+    // The server said it (identity's one sign-in decision), and never wrote the client secret.
+    expect(server.logs.some((l) => l.msg === 'signed in' && l.method === 'sso' && l.created === true)).toBe(true);
+    expect(`${JSON.stringify(server.logs)}${server.stderr()}`).not.toContain(SECRET);
   }, 180_000);
 
   it('a tampered ID token is refused: the login page says why, and no session starts', async () => {

@@ -72,7 +72,7 @@ interface Flow {
 export const FLOW_COOKIE = 'baret_sso';
 export const FLOW_TTL_MS = 10 * 60_000;
 
-/** Whether the walk through an error's causes finds one the predicate likes. */
+/** An error and its causes, as far as they go, with what tells them apart. */
 function causes(error: unknown): Array<{ message: string; code?: string; claim?: string; name?: string; error?: string }> {
   const out: Array<{ message: string; code?: string; claim?: string; name?: string; error?: string }> = [];
   let e: unknown = error;
