@@ -28,6 +28,7 @@ const USERS = {
   expired: person('expired', DOMAIN, 5),
   zeynep: person('zeynep', 'example.com', 6),
   manager: person('manager', DOMAIN, 7),
+  twin: person('twin', DOMAIN, 8),
 };
 
 let provider: OidcProvider;
@@ -157,6 +158,22 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
     expect((await app.infra.eventStore.readStream(`user-${me.id}`)).map((e) => e.type)).toContain('user_sso_linked');
   });
 
+  it('two first sign-ins of the same company account at once make one user, one membership', async () => {
+    // Both flows are through Dex first; only the callbacks race.
+    const flows = await Promise.all([0, 1].map(async () => {
+      const { url, cookie } = await start();
+      return { cookie, back: await signInAtDex(url.href, USERS.twin.email) };
+    }));
+    const answers = await Promise.all(flows.map((f) => callback(f.cookie, f.back)));
+    for (const a of answers) expect(a.statusCode, a.body).toBe(200);
+    expect(answers.map((a) => json<{ created: boolean }>(a).created).sort()).toEqual([false, true]);
+    const ids = await Promise.all(answers.map(async (a) => json<{ id: string }>(await app.request({ method: 'GET', url: '/auth/me', token: json<{ access_token: string }>(a).access_token })).id));
+    expect(new Set(ids).size).toBe(1);
+    expect((await app.identity.users.all()).filter((u) => u.email === USERS.twin.email)).toHaveLength(1);
+    const members = json<Array<{ email: string }>>(await app.request({ method: 'GET', url: `/orgs/${orgId}/members`, token: manager.token }));
+    expect(members.filter((m) => m.email === USERS.twin.email)).toHaveLength(1);
+  });
+
   /** Nothing of the person exists in Baret: no user, no link, no e-mail claim. */
   async function nothingCreatedFor(email: string) {
     expect(await app.identity.users.byEmail(email)).toBeNull();
@@ -179,8 +196,11 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
       provider.setTokenMode({ kind: 'pass' });
     }
     await nothingCreatedFor(USERS.tampered.email);
-    // The same person, with the token as Dex signed it, gets in: it was the signature that was refused.
-    expect((await signIn(USERS.tampered.email)).res.statusCode).toBe(200);
+    // The same person, with the token as Dex signed it, gets in — as a new user: it was the signature
+    // that was refused, and the refusal had left nothing behind.
+    const honest = await signIn(USERS.tampered.email);
+    expect(honest.res.statusCode, honest.res.body).toBe(200);
+    expect(json<{ created: boolean }>(honest.res).created).toBe(true);
   });
 
   it('an ID token Dex signed for another application is refused (wrong audience), and nothing is created', async () => {
