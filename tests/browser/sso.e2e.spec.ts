@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEX_PASSWORD, dexBinary, engineInstalled, freePort } from '@baret/platform/testing';
 import { EXPECTED_PROBLEMS, ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/sso.js';
-import { visible } from './flows.js';
+import { login, TEXT, visible } from './flows.js';
 
 const installed = engineInstalled('single sign-on in the browser', dexBinary() !== null, 'Dex');
 
@@ -87,6 +87,31 @@ describe.skipIf(!installed)('single sign-on in Chromium against Dex', () => {
     // The server said it (identity's one sign-in decision), and never wrote the client secret.
     expect(server.logs.some((l) => l.msg === 'signed in' && l.method === 'sso' && l.created === true)).toBe(true);
     expect(`${JSON.stringify(server.logs)}${server.stderr()}`).not.toContain(SECRET);
+  }, 180_000);
+
+  it('a manager turns password login off on the organisation page, and on again', async () => {
+    await withBrowser('sso-password-login-switch', async ({ page }) => {
+      await page.goto(`${server.url}/login`);
+      // The manager is also a Baret admin here: admins keep password login.
+      await login(page, TEXT.tr, { email: `yonetici@${DOMAIN}`, password: 'yonetici sifresi 1' });
+      await page.waitForURL(`${server.url}/dashboard`);
+      await page.goto(`${server.url}/dashboard/organisation`);
+      const card = page.getByRole('region', { name: 'Giriş' });
+      const box = card.getByRole('checkbox', { name: 'Üyeler şifreyle giriş yapabilir' });
+      await visible(box);
+      expect(await box.isChecked()).toBe(true);
+      await box.click();
+      await visible(card.getByText('Üyeler yalnızca şirket hesabıyla girebilir. Baret yöneticileri (admin) şifreyle girmeye devam eder.'));
+      expect(await box.isChecked()).toBe(false);
+      const setting = async () =>
+        ((await (await fetch(`${server.url}/orgs/${orgId}/sign-in`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as { password_login: boolean }).password_login;
+      expect(await setting()).toBe(false);
+      await box.click();
+      await card.getByText('Üyeler yalnızca şirket hesabıyla girebilir.', { exact: false }).waitFor({ state: 'hidden' });
+      expect(await box.isChecked()).toBe(true);
+      await visible(card.getByText('Kaydedildi.'));
+      expect(await setting()).toBe(true);
+    });
   }, 180_000);
 
   it('a tampered ID token is refused: the login page says why, and no session starts', async () => {
