@@ -252,6 +252,20 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
     expect(json(denied)).toMatchObject({ code: 'sso_denied' });
   });
 
+  it('a server set up with a wrong client secret tells the person to try later (503), not that their token is bad', async () => {
+    const misconfigured = await startTestApp({ OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: baretClient.id, OIDC_CLIENT_SECRET: 'not-the-secret', OIDC_REDIRECT_URL: REDIRECT }, { clock, background: false });
+    try {
+      const res = await misconfigured.request({ method: 'POST', url: '/auth/sso/start', payload: {} });
+      const cookie = /baret_sso=([^;]+)/.exec(String(res.headers['set-cookie']))![1]!;
+      const back = await signInAtDex((res.json() as { authorization_url: string }).authorization_url, USERS.zeynep.email);
+      const done = await misconfigured.request({ method: 'POST', url: '/auth/sso/callback', headers: { cookie: `baret_sso=${cookie}` }, payload: Object.fromEntries(back.searchParams.entries()) });
+      expect(done.statusCode).toBe(503);
+      expect(json(done)).toMatchObject({ code: 'sso_unavailable' });
+    } finally {
+      await misconfigured.close();
+    }
+  });
+
   it('with password login off, members cannot log in with a password (403, Turkish and English), single sign-on still works', async () => {
     const member = await signIn(USERS.ayse.email);
     const memberToken = json<{ access_token: string }>(member.res).access_token;

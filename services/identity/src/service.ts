@@ -227,7 +227,9 @@ export function createIdentityService(opts: IdentityOptions) {
 
   /** The fact of a sign-in, decided: logged, and told to the hook (an audit log). */
   async function signInDecided(fact: SignInFact): Promise<void> {
-    log.info(fact.outcome === 'signed_in' ? { user_id: fact.user_id, method: fact.method, created: fact.created } : { method: fact.method, code: fact.code }, fact.outcome === 'signed_in' ? 'signed in' : 'sign-in failed');
+    if (fact.outcome === 'signed_in') log.info({ user_id: fact.user_id, method: fact.method, created: fact.created }, 'signed in');
+    // The reason is the library's words (never a token or a secret), for the operator: a 503 is often a wrong client secret.
+    else log[fact.code === 'sso_unavailable' ? 'warn' : 'info']({ method: fact.method, code: fact.code, reason: fact.reason }, 'sign-in failed');
     try {
       await opts.onSignIn?.(fact);
     } catch (err) {

@@ -80,6 +80,8 @@ describe('the refusals of a single sign-on', () => {
     expect(classify(ope('unexpected ID Token "nonce" claim value', 'OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'nonce')).code).toBe('sso_token_invalid');
     expect(classify(Object.assign(new Error('server responded with an error in the response body'), { code: 'OAUTH_RESPONSE_BODY_ERROR', error: 'invalid_grant' })).code).toBe('sso_code_invalid');
     expect(classify(Object.assign(new TypeError('fetch failed'))).code).toBe('sso_unavailable');
+    // A wrong client secret is the server's setup, not the person's token.
+    expect(classify(Object.assign(new Error('server responded with an error in the response body'), { code: 'OAUTH_RESPONSE_BODY_ERROR', error: 'invalid_client' })).code).toBe('sso_unavailable');
   });
   it('says every refusal in Turkish too', () => {
     for (const make of Object.values(SSO_ERRORS)) {

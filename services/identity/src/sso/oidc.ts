@@ -103,6 +103,8 @@ export function classify(error: unknown): SsoError {
   if (has((c) => /signature verification failed/i.test(c.message) || c.code === 'OAUTH_KEY_SELECTION_FAILED')) return SSO_ERRORS.signature();
   if (has((c) => c.code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR')) return SSO_ERRORS.denied();
   if (has((c) => c.code === 'OAUTH_RESPONSE_BODY_ERROR' && c.error === 'invalid_grant')) return SSO_ERRORS.code();
+  // Any other refusal of the token endpoint (invalid_client: a wrong secret) is the server's setup, not the person's.
+  if (has((c) => c.code === 'OAUTH_RESPONSE_BODY_ERROR')) return SSO_ERRORS.unavailable();
   if (has((c) => c.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' || c.code === 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED' || c.code === 'OAUTH_PARSE_ERROR')) return SSO_ERRORS.token();
   if (has((c) => /"state"/.test(c.message))) return SSO_ERRORS.flow();
   if (has((c) => c.name === 'TypeError' && /fetch failed/i.test(c.message)) || has((c) => c.name === 'TimeoutError' || c.name === 'AbortError')) return SSO_ERRORS.unavailable();
