@@ -260,8 +260,8 @@ export function createIdentityService(opts: IdentityOptions) {
       if (known) return { user: known, created: false, orgId: null };
       const abandoned = await abandonedOwner(owner, linkEvents.at(-1)?.createdAt ?? null);
       if (owner && !abandoned) {
-        // Another sign-in of the same account is creating the user right now: wait for it.
-        if (attempt >= 50) throw SSO_ERRORS.unavailable();
+        // Another sign-in of the same account is creating the user right now: wait for it (up to 30 s).
+        if (attempt >= 300) throw SSO_ERRORS.unavailable();
         await new Promise((r) => setTimeout(r, 100));
         continue;
       }
@@ -274,7 +274,7 @@ export function createIdentityService(opts: IdentityOptions) {
         try {
           await run(eventStore, stream, ssoLinkDecider, { type: 'link_sso_identity', data: { user_id: existing.id, issuer: claims.issuer, subject: claims.subject, abandoned_owner: abandoned, now } });
         } catch (e) {
-          if (e instanceof ConflictError && attempt < 50) continue;
+          if (e instanceof ConflictError && attempt < 300) continue;
           throw e;
         }
         await run(eventStore, userStream(existing.id), userDecider, { type: 'link_sso', data: { issuer: claims.issuer, subject: claims.subject, now } });
@@ -285,7 +285,7 @@ export function createIdentityService(opts: IdentityOptions) {
       try {
         await run(eventStore, stream, ssoLinkDecider, { type: 'link_sso_identity', data: { user_id: userId, issuer: claims.issuer, subject: claims.subject, abandoned_owner: abandoned, now } });
       } catch (e) {
-        if (e instanceof ConflictError && attempt < 50) continue;
+        if (e instanceof ConflictError && attempt < 300) continue;
         throw e;
       }
       const claim = await aggregateStream(eventStore, emailStream(email), emailDecider);
