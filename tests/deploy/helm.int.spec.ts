@@ -263,6 +263,32 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     }
   });
 
+  it('gives the identity service (only) the single sign-on settings, its client secret from the operator\'s Secret, and a way out to the issuer (issue 30)', async () => {
+    expect(Object.keys(envOf(rendered.default!.manifests, 'identity')).filter((k) => k.startsWith('OIDC_'))).toEqual([]);
+    const sso = [
+      '--set', 'sso.issuer=https://login.example.com/realms/baret',
+      '--set', 'sso.clientId=baret',
+      '--set', 'sso.redirectUrl=https://baret.example.com/login/sso',
+      '--set', 'sso.orgDomains=example.com=11111111-1111-4111-8111-111111111111',
+      '--set', 'sso.clientSecret.existingSecret=baret-oidc',
+      '--set', 'sso.ports={443,8443}',
+    ];
+    const { manifests } = await render([], sso);
+    expect(envOf(manifests, 'identity')).toMatchObject({
+      OIDC_ISSUER: 'https://login.example.com/realms/baret',
+      OIDC_CLIENT_ID: 'baret',
+      OIDC_REDIRECT_URL: 'https://baret.example.com/login/sso',
+      OIDC_ORG_DOMAINS: 'example.com=11111111-1111-4111-8111-111111111111',
+      OIDC_SCOPES: 'openid email profile',
+      OIDC_CLIENT_SECRET: 'secret:baret-oidc/OIDC_CLIENT_SECRET',
+    });
+    for (const s of SERVICES.filter((x) => x !== 'identity')) expect(Object.keys(envOf(manifests, s)).filter((k) => k.startsWith('OIDC_')), s).toEqual([]);
+    const egress = find(manifests, 'NetworkPolicy', 'rel-baret-identity').spec.egress;
+    expect(egress).toContainEqual({ ports: [{ port: 443, protocol: 'TCP' }, { port: 8443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] });
+    // An issuer without the client's id, redirect URL or secret is refused.
+    await expect(render([], ['--set', 'sso.issuer=https://login.example.com'])).rejects.toThrow(/sso.clientId, sso.redirectUrl/);
+  });
+
   it('trusts X-Forwarded-For at the gateway only behind the Ingress', () => {
     expect(envOf(rendered.default!.manifests, 'gateway').TRUST_PROXY).toBe('false');
     expect(envOf(rendered.production!.manifests, 'gateway').TRUST_PROXY).toBe('true');

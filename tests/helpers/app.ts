@@ -28,9 +28,16 @@ export interface TestApp extends Standalone {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { clock?: TestClock; realClock?: boolean; background?: boolean; analysis?: StandaloneOptions['analysis'] } = {},
+  options: {
+    clock?: TestClock;
+    realClock?: boolean;
+    background?: boolean;
+    analysis?: StandaloneOptions['analysis'];
+    /** The data folder of an app closed before (a restart with other settings); kept at close. Default: a fresh one, removed at close. */
+    dir?: string;
+  } = {},
 ): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'baret-test-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'baret-test-'));
   const clock = options.clock ?? new TestClock();
   const config: Config = {
     ...parseConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000', ...env }),
@@ -67,7 +74,7 @@ export async function startTestApp(
     close: async () => {
       await standalone.app.close();
       await standalone.stop();
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -115,6 +115,9 @@ seccompProfile:
 {{- if and .Values.kurrentdb.enabled .Values.postgresql.enabled -}}
 {{- fail "kurrentdb.enabled and postgresql.enabled are both true: bundle the one event store that eventStore.type names" -}}
 {{- end -}}
+{{- if and .Values.sso.issuer (or (not .Values.sso.clientId) (not .Values.sso.redirectUrl) (not .Values.sso.clientSecret.existingSecret)) -}}
+{{- fail "sso.issuer is set: set sso.clientId, sso.redirectUrl (https://<host>/login/sso) and sso.clientSecret.existingSecret too" -}}
+{{- end -}}
 {{- if and .Values.ingress.enabled (not .Values.ingress.tls.enabled) -}}
 {{- fail "ingress.tls.enabled is false: the gateway is served over TLS only" -}}
 {{- end -}}
@@ -176,6 +179,13 @@ S3_REGION: {{ ternary $v.minio.region $v.externalS3.region $v.minio.enabled | qu
 OPENAI_BASE_URL: {{ $v.config.openaiBaseUrl | quote }}
 {{- end }}
 OPENAI_MODEL: {{ $v.config.openaiModel | quote }}
+{{- end }}
+{{- if and (has "oidc" $svc.uses) $v.sso.issuer }}
+OIDC_ISSUER: {{ $v.sso.issuer | quote }}
+OIDC_CLIENT_ID: {{ $v.sso.clientId | quote }}
+OIDC_REDIRECT_URL: {{ $v.sso.redirectUrl | quote }}
+OIDC_ORG_DOMAINS: {{ $v.sso.orgDomains | quote }}
+OIDC_SCOPES: {{ $v.sso.scopes | quote }}
 {{- end }}
 {{- if has "smtp" $svc.uses }}
 SMTP_FROM: {{ $v.config.smtpFrom | quote }}
@@ -239,6 +249,9 @@ BARET_SCRATCH_DIR: /scratch
 {{- if and (has "openai" $svc.uses) $v.secrets.openaiApiKey.existingSecret }}
 {{ include "baret.secretEnv" (dict "name" "OPENAI_API_KEY" "secret" $v.secrets.openaiApiKey.existingSecret "key" $v.secrets.openaiApiKey.key) }}
 {{- end }}
+{{- if and (has "oidc" $svc.uses) $v.sso.issuer }}
+{{ include "baret.secretEnv" (dict "name" "OIDC_CLIENT_SECRET" "secret" $v.sso.clientSecret.existingSecret "key" $v.sso.clientSecret.key) }}
+{{- end }}
 {{- if and (has "smtp" $svc.uses) $v.secrets.smtpUrl.existingSecret }}
 {{ include "baret.secretEnv" (dict "name" "SMTP_URL" "secret" $v.secrets.smtpUrl.existingSecret "key" $v.secrets.smtpUrl.key) }}
 {{- end }}
@@ -263,6 +276,8 @@ BARET_SCRATCH_DIR: /scratch
 {{- $out = append $out (dict "bundled" false "component" "openai" "ports" (list 443 80)) -}}
 {{- else if eq . "smtp" -}}
 {{- $out = append $out (dict "bundled" false "component" "smtp" "ports" (list 25 465 587)) -}}
+{{- else if and (eq . "oidc") $v.sso.issuer -}}
+{{- $out = append $out (dict "bundled" false "component" "oidc" "ports" $v.sso.ports) -}}
 {{- end -}}
 {{- end -}}
 {{- toYaml (dict "targets" $out) -}}

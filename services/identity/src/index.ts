@@ -1,2 +1,2 @@
-export { createIdentityService, API_KEY_PREFIX, type IdentityService, type IdentityOptions } from './service.js';
+export { createIdentityService, ssoOptionsFromConfig, API_KEY_PREFIX, type IdentityService, type IdentityOptions, type SignInFact, type SsoOptions } from './service.js';
 export { hashPassword, verifyPassword, type ScryptParams } from './passwords.js';

@@ -1,5 +1,5 @@
 import { baretVersion, runService } from '@baret/platform';
-import { createIdentityService } from './service.js';
+import { createIdentityService, ssoOptionsFromConfig } from './service.js';
 
 /** The identity service as its own process (distributed run, docs/adr/0011). */
 await runService(
@@ -12,6 +12,7 @@ await runService(
       adminEmails: config.BARET_ADMIN_EMAILS,
       log,
       deviceSecret: config.JWT_SECRET,
+      sso: ssoOptionsFromConfig(config),
     });
     return { modules: [identity.module], projections: identity.projections, start: () => identity.promoteConfiguredAdmins() };
   },

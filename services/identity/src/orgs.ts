@@ -185,11 +185,76 @@ export function createOrgs(opts: OrgsOptions) {
     if (m) await removeMember('system', m.org_id, userId);
   }
 
+  /**
+   * Single sign-on (issue 30): a user created by their first sign-in joins the organisation their
+   * address's domain is configured for, as a member. Membership first, as for an invitation. False
+   * when they could not join (already in another organisation, or the organisation is gone).
+   */
+  async function joinBySso(userId: string, orgId: string): Promise<boolean> {
+    if (!(await queries.org(orgId))) {
+      log.warn({ org_id: orgId }, 'single sign-on: the organisation configured for the domain does not exist');
+      return false;
+    }
+    const now = clock();
+    try {
+      await onMembership(userId, { type: 'join_org', data: { user_id: userId, org_id: orgId, role: 'member', now } });
+    } catch (e) {
+      log.info({ org_id: orgId, user_id: userId, err: e instanceof Error ? e.message : String(e) }, 'single sign-on: not added to the organisation');
+      return false;
+    }
+    try {
+      await onOrg(orgId, { type: 'add_sso_member', data: { user_id: userId, now } });
+    } catch (e) {
+      await onMembership(userId, { type: 'leave_org', data: { user_id: userId, org_id: orgId, now: clock() } });
+      throw e;
+    }
+    log.info({ org_id: orgId, user_id: userId }, 'single sign-on: joined the organisation as a member');
+    return true;
+  }
+
+  /** Whether a user may log in with a password: not when their organisation turned it off. */
+  async function passwordLoginAllowed(userId: string): Promise<boolean> {
+    const m = await queries.membershipOf(userId);
+    if (!m) return true;
+    return (await queries.org(m.org_id))?.password_login ?? true;
+  }
+
+  /** How the organisation's members sign in: what its members see, what its managers (and admins) change. */
+  async function signInSettings(byUserId: string, isAdmin: boolean, orgId: string) {
+    const org = isAdmin ? await queries.org(orgId) : (await requireMember(orgId, byUserId)).org;
+    if (!org) throw new NotFoundError('This organisation does not exist.');
+    return { password_login: org.password_login ?? true };
+  }
+
+  async function setPasswordLogin(byUserId: string, isAdmin: boolean, orgId: string, enabled: boolean) {
+    if (!isAdmin) await requireMember(orgId, byUserId);
+    await onOrg(orgId, { type: 'set_password_login', data: { enabled, by: byUserId, admin: isAdmin, now: clock() } });
+    log.info({ org_id: orgId, by: byUserId, enabled }, 'organisation password login changed');
+    return signInSettings(byUserId, isAdmin, orgId);
+  }
+
   async function listOrgs() {
     return (await queries.allOrgs()).map((o) => ({ id: o.id, name: o.name, member_count: o.member_count }));
   }
 
-  return { createOrg, current, currentOrNull, invite, pendingInvites, previewInvite, accept, members, removeMember, userDeleted, listOrgs, queries };
+  return {
+    createOrg,
+    current,
+    currentOrNull,
+    invite,
+    pendingInvites,
+    previewInvite,
+    accept,
+    members,
+    removeMember,
+    userDeleted,
+    listOrgs,
+    joinBySso,
+    passwordLoginAllowed,
+    signInSettings,
+    setPasswordLogin,
+    queries,
+  };
 }
 
 export type Orgs = ReturnType<typeof createOrgs>;

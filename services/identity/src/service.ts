@@ -3,7 +3,9 @@ import { identityInternalRoutes } from './internal.js';
 import {
   API_KEY_PREFIX,
   aggregateStream,
+  ConflictError,
   csv,
+  DomainError,
   handleCommand,
   PrincipalChanges,
   projectInline,
@@ -35,6 +37,9 @@ import { DEFAULT_THROTTLE, LoginThrottle, type LoginSource, type ThrottleRules }
 import { createOrgs, orgProjections } from './orgs.js';
 import { orgRoutes } from './orgApi.js';
 import { INVITES, MEMBERSHIPS } from './readModels/orgs.js';
+import { createOidc, SSO_ERRORS, SsoError, type OidcSettings, type SsoClaims } from './sso/oidc.js';
+import { ssoLinkDecider, ssoLinkStream } from './sso/ssoLink.js';
+import { ssoRoutes } from './sso/api.js';
 
 export interface IdentityOptions {
   eventStore: EventStore;
@@ -47,8 +52,61 @@ export interface IdentityOptions {
   scrypt?: ScryptParams;
   /** Login throttling rules (tests); see loginThrottle.ts. */
   loginThrottle?: Partial<ThrottleRules>;
-  /** Signs device cookies (the JWT secret). */
+  /** Signs device cookies (the JWT secret); also the key of the single sign-on flow cookie. */
   deviceSecret: string;
+  /** Single sign-on with OpenID Connect (issue 30); absent: password login only. */
+  sso?: SsoOptions;
+  /**
+   * Told of every single sign-on attempt once it is decided (signed in, or failed and why): the
+   * hook for an audit log. It must not throw; the sign-in does not wait for more than it takes.
+   */
+  onSignIn?: (fact: SignInFact) => void | Promise<void>;
+}
+
+export interface SsoOptions extends OidcSettings {
+  /** A first sign-in with an address at one of these domains joins that organisation as a member (OIDC_ORG_DOMAINS). */
+  orgDomains: ReadonlyMap<string, string>;
+}
+
+/** A sign-in, decided: who (when known), how, and how it ended. */
+export type SignInFact =
+  | { outcome: 'signed_in'; method: 'sso'; user_id: string; email: string; issuer: string; created: boolean; org_id: string | null; ip: string; at: string }
+  | { outcome: 'failed'; method: 'sso'; code: string; reason: string; email: string | null; ip: string; at: string };
+
+/** The single sign-on settings of a configuration, or undefined when OIDC_ISSUER is not set. */
+export function ssoOptionsFromConfig(config: {
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  OIDC_CLIENT_SECRET?: string;
+  OIDC_REDIRECT_URL?: string;
+  OIDC_ORG_DOMAINS: string;
+  OIDC_SCOPES: string;
+  PUBLIC_URL: string;
+}): SsoOptions | undefined {
+  if (!config.OIDC_ISSUER || !config.OIDC_CLIENT_ID || !config.OIDC_CLIENT_SECRET) return undefined;
+  const orgDomains = new Map(
+    csv(config.OIDC_ORG_DOMAINS).map((pair) => {
+      const [domain = '', orgId = ''] = pair.split('=').map((x) => x.trim());
+      return [domain.toLowerCase(), orgId.toLowerCase()] as const;
+    }),
+  );
+  return {
+    issuer: config.OIDC_ISSUER,
+    clientId: config.OIDC_CLIENT_ID,
+    clientSecret: config.OIDC_CLIENT_SECRET,
+    redirectUrl: config.OIDC_REDIRECT_URL ?? `${config.PUBLIC_URL.replace(/\/+$/, '')}/login/sso`,
+    scopes: config.OIDC_SCOPES,
+    orgDomains,
+  };
+}
+
+/** Password login is off for the user's organisation (issue 30): they sign in with the company account. */
+export class PasswordLoginDisabledError extends DomainError {
+  readonly status = 403;
+  readonly code = 'password_login_disabled';
+  constructor() {
+    super('Your organisation signs in with company accounts only. Please use “Sign in with your company account”.');
+  }
 }
 
 /** Identity's settings an admin changes (issue 29). */
@@ -148,14 +206,162 @@ export function createIdentityService(opts: IdentityOptions) {
     const email = normaliseEmail(emailInput);
     const reservation = await throttle.reserve(email, source);
     const user = await users.byEmail(email);
-    const ok = user ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await dummyHash), false);
+    // A user from single sign-on has no password: checked against the dummy, so it takes as long.
+    const ok = user?.password_hash ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await dummyHash), false);
     if (!user || !ok) {
       log.info({ reason: user ? 'wrong_password' : 'unknown_email' }, 'login failed');
       throw new UnauthorizedError('Login failed. Please check your details.');
     }
     await throttle.succeeded(email, source, reservation);
+    // Said only to someone who knows the password, so it tells a stranger nothing about the account.
+    // Admins keep password login: the way in when the company directory is down.
+    if (!user.is_admin && !(await orgs.passwordLoginAllowed(user.id))) {
+      log.info({ user_id: user.id, reason: 'password_login_disabled' }, 'login failed');
+      throw new PasswordLoginDisabledError();
+    }
     await run(eventStore, userStream(user.id), userDecider, { type: 'record_login', data: { now: clock() } });
     return { user: (await users.byId(user.id)) ?? user, device: throttle.deviceToken(email) };
+  }
+
+  const oidc = opts.sso ? createOidc(opts.sso, opts.deviceSecret, clock) : null;
+
+  /** The fact of a sign-in, decided: logged, and told to the hook (an audit log). */
+  async function signInDecided(fact: SignInFact): Promise<void> {
+    if (fact.outcome === 'signed_in') log.info({ user_id: fact.user_id, method: fact.method, created: fact.created }, 'signed in');
+    // The reason is the library's words (never a token or a secret), for the operator: a 503 is often a wrong client secret.
+    else log[fact.code === 'sso_unavailable' ? 'warn' : 'info']({ method: fact.method, code: fact.code, reason: fact.reason }, 'sign-in failed');
+    try {
+      await opts.onSignIn?.(fact);
+    } catch (err) {
+      log.error({ err }, 'the sign-in hook failed');
+    }
+  }
+
+  /** Whether the user a link points to is gone for good: deleted, or never created by a sign-in that crashed a minute ago or more. */
+  async function abandonedOwner(owner: string | null, linkedAt: Date | null): Promise<string | null> {
+    if (!owner || (await users.byId(owner))) return null;
+    const events = await eventStore.readStream(userStream(owner));
+    if (events.some((e) => e.type === 'user_deleted')) return owner;
+    return events.length === 0 && linkedAt && clock().getTime() - linkedAt.getTime() > 60_000 ? owner : null;
+  }
+
+  /**
+   * The Baret user of a company account: the one linked to issuer + subject; else, at the first
+   * sign-in, the account registered with the same address (only when the issuer vouches for the
+   * address), linked from now on; else a new user without a password, who joins the organisation
+   * configured for the address's domain as a member.
+   */
+  async function userForSso(claims: SsoClaims, language: 'tr' | 'en'): Promise<{ user: UserDoc; created: boolean; orgId: string | null }> {
+    const stream = ssoLinkStream(claims.issuer, claims.subject);
+    for (let attempt = 0; ; attempt++) {
+      const linkEvents = await eventStore.readStream(stream);
+      const owner = (await aggregateStream(eventStore, stream, ssoLinkDecider)).state.owner;
+      const known = owner ? await users.byId(owner) : null;
+      if (known) return { user: known, created: false, orgId: null };
+      const abandoned = await abandonedOwner(owner, linkEvents.at(-1)?.createdAt ?? null);
+      if (owner && !abandoned) {
+        // Another sign-in of the same account is creating the user right now: wait for it (up to 30 s).
+        if (attempt >= 300) throw SSO_ERRORS.unavailable();
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      if (!claims.email || !MailChecker.isValid(claims.email)) throw SSO_ERRORS.email();
+      const email = claims.email;
+      const existing = await users.byEmail(email);
+      const now = clock();
+      if (existing) {
+        if (!claims.emailVerified) throw SSO_ERRORS.taken();
+        try {
+          await run(eventStore, stream, ssoLinkDecider, { type: 'link_sso_identity', data: { user_id: existing.id, issuer: claims.issuer, subject: claims.subject, abandoned_owner: abandoned, now } });
+        } catch (e) {
+          if (e instanceof ConflictError && attempt < 300) continue;
+          throw e;
+        }
+        await run(eventStore, userStream(existing.id), userDecider, { type: 'link_sso', data: { issuer: claims.issuer, subject: claims.subject, now } });
+        log.info({ user_id: existing.id }, 'single sign-on linked to an existing account');
+        return { user: existing, created: false, orgId: await joinConfiguredOrg(existing.id, email) };
+      }
+      const userId = randomUUID();
+      try {
+        await run(eventStore, stream, ssoLinkDecider, { type: 'link_sso_identity', data: { user_id: userId, issuer: claims.issuer, subject: claims.subject, abandoned_owner: abandoned, now } });
+      } catch (e) {
+        if (e instanceof ConflictError && attempt < 300) continue;
+        throw e;
+      }
+      const claim = await aggregateStream(eventStore, emailStream(email), emailDecider);
+      const emailOwner = claim.state.owner;
+      const emailAbandoned = emailOwner !== null && (await eventStore.readStream(userStream(emailOwner))).length === 0 ? emailOwner : null;
+      try {
+        await run(eventStore, emailStream(email), emailDecider, { type: 'claim_email', data: { user_id: userId, abandoned_owner: emailAbandoned } });
+      } catch (e) {
+        // Someone registered the address a moment ago: the link is given back, and the person told.
+        await run(eventStore, stream, ssoLinkDecider, { type: 'unlink_sso_identity', data: { user_id: userId } });
+        if (e instanceof ConflictError) throw SSO_ERRORS.taken();
+        throw e;
+      }
+      await run(eventStore, userStream(userId), userDecider, {
+        type: 'register_user',
+        data: {
+          user_id: userId,
+          email,
+          full_name: claims.name,
+          password_hash: '',
+          is_admin: adminEmails.has(normaliseEmail(email)),
+          now,
+          language,
+          sso: { issuer: claims.issuer, subject: claims.subject },
+          ...(claims.emailVerified ? { email_verified: true } : {}),
+        },
+      });
+      if (!claims.emailVerified) await requestEmailVerification(userId, language);
+      const user = await users.byId(userId);
+      if (!user) throw new Error('registered user missing from the read model');
+      log.info({ user_id: userId }, 'user registered by single sign-on');
+      return { user, created: true, orgId: await joinConfiguredOrg(userId, email) };
+    }
+  }
+
+  /** The organisation configured for the address's domain (OIDC_ORG_DOMAINS), joined as a member; null when none or not joined. */
+  async function joinConfiguredOrg(userId: string, email: string): Promise<string | null> {
+    const domain = normaliseEmail(email).split('@').pop() ?? '';
+    const orgId = opts.sso?.orgDomains.get(domain);
+    if (!orgId) return null;
+    return (await orgs.joinBySso(userId, orgId)) ? orgId : null;
+  }
+
+  /** Where to send the browser to sign in with the company account, and the flow's cookie. */
+  async function ssoStart(redirectTo: string | null): Promise<{ url: string; cookie: string }> {
+    if (!oidc) throw SSO_ERRORS.not_configured();
+    return oidc.start(redirectTo);
+  }
+
+  /**
+   * THE place a single sign-on is decided (the hook for an audit log: `signInDecided`): the flow
+   * of the cookie is finished with what the issuer sent back, the ID token checked, the user found
+   * or created, the login recorded. Any failure is one SsoError, and nothing is created before the
+   * token passed every check.
+   */
+  async function signInWithSso(
+    cookie: string | undefined,
+    params: Record<string, string>,
+    source: { ip: string; language: 'tr' | 'en' },
+  ): Promise<{ user: UserDoc; created: boolean; redirectTo: string | null }> {
+    if (!oidc) throw SSO_ERRORS.not_configured();
+    let email: string | null = null;
+    try {
+      if (params.error) throw SSO_ERRORS.denied();
+      const { claims, redirectTo } = await oidc.finish(cookie, params);
+      email = claims.email;
+      const { user, created, orgId } = await userForSso(claims, source.language);
+      await run(eventStore, userStream(user.id), userDecider, { type: 'record_login', data: { now: clock() } });
+      const membership = orgId ?? (await orgs.queries.membershipOf(user.id))?.org_id ?? null;
+      await signInDecided({ outcome: 'signed_in', method: 'sso', user_id: user.id, email: user.email, issuer: claims.issuer, created, org_id: membership, ip: source.ip, at: clock().toISOString() });
+      return { user: (await users.byId(user.id)) ?? user, created, redirectTo };
+    } catch (e) {
+      const known = e instanceof SsoError ? e : null;
+      await signInDecided({ outcome: 'failed', method: 'sso', code: known?.code ?? 'sso_error', reason: e instanceof Error ? e.message : String(e), email, ip: source.ip, at: clock().toISOString() });
+      throw e;
+    }
   }
 
   async function createApiKey(userId: string, name: string) {
@@ -306,7 +512,7 @@ export function createIdentityService(opts: IdentityOptions) {
     listOrgs: () => orgs.listOrgs(),
   };
 
-  const commands = { register, login, createApiKey, deleteApiKey, deleteUser, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
+  const commands = { register, login, ssoStart, signInWithSso, ssoEnabled: () => oidc !== null, createApiKey, deleteApiKey, deleteUser, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
 
   const module: ServiceModule = {
     name: 'identity',
@@ -318,6 +524,7 @@ export function createIdentityService(opts: IdentityOptions) {
     routes: async (app) => {
       await app.register(identityRoutes({ commands, users, keys, quota: opts.quota, quotaAccount }));
       await app.register(orgRoutes(orgs));
+      await app.register(ssoRoutes({ commands, orgs, ssoEnabled: oidc !== null }));
     },
     tasks: [],
     internal: identityInternalRoutes({ auth, directory, changes }),

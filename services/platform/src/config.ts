@@ -50,6 +50,19 @@ export const ConfigSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_FROM: Type.String({ default: 'Baret <no-reply@baret.app>' }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$', description: 'where people reach the web app: links in mails, pushes and webhook bodies' }),
+  OIDC_ISSUER: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s]+$', description: 'single sign-on (OpenID Connect): the issuer URL of the company directory (discovery at /.well-known/openid-configuration); with the client id and secret, the login page offers the company account' }),
+  ),
+  OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'single sign-on: the client id Baret has at the issuer' })),
+  OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'single sign-on: the client secret (a secret: never logged)' })),
+  OIDC_REDIRECT_URL: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s]+$', description: 'single sign-on: where the issuer sends the browser back; default $PUBLIC_URL/login/sso (register it at the issuer)' }),
+  ),
+  OIDC_ORG_DOMAINS: Type.String({
+    default: '',
+    description: 'single sign-on: comma-separated domain=organisation-id pairs; a first sign-in with an address at the domain joins that organisation as a member',
+  }),
+  OIDC_SCOPES: Type.String({ default: 'openid email profile', description: 'single sign-on: the scopes asked for (openid and email are needed)' }),
   NOTIFY_ALLOW_PRIVATE_HOSTS: Type.Boolean({ default: false, description: 'webhook and push targets may be private, loopback or link-local addresses (on-prem)' }),
   NOTIFY_WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, default: 30_000, description: 'first retry of a failed webhook delivery (doubling, with jitter, for 24 h)' }),
   UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1, default: 2 * 1024 ** 3 }),
@@ -155,6 +168,13 @@ export function parseConfig(env: Record<string, string | undefined>, service?: S
     for (const key of requiredSettings(cfg, service)) {
       if (!cfg[key]) problems.push(service ? `${key}: required by the ${service} service` : `${key}: required in distributed mode`);
     }
+  }
+  const oidc = (['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const).filter((k) => cfg[k]);
+  if (oidc.length > 0 && oidc.length < 3) {
+    for (const key of ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) if (!cfg[key]) problems.push(`${key}: required with ${oidc.join(' and ')} (single sign-on)`);
+  }
+  for (const pair of csv(cfg.OIDC_ORG_DOMAINS ?? '')) {
+    if (!/^[a-z0-9.-]+\.[a-z]{2,}=[0-9a-f-]{36}$/i.test(pair)) problems.push(`OIDC_ORG_DOMAINS: "${pair}" is not domain=organisation-id`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return cfg;

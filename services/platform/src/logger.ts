@@ -30,6 +30,10 @@ export const REDACT_PATHS = [
   '*.S3_SECRET_KEY',
   'SMTP_URL',
   '*.SMTP_URL',
+  'OIDC_CLIENT_SECRET',
+  '*.OIDC_CLIENT_SECRET',
+  'client_secret',
+  '*.client_secret',
 ];
 
 export function loggerOptions(level: string, name = 'baret'): LoggerOptions {

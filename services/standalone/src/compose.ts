@@ -15,7 +15,7 @@ import {
 } from '@baret/platform';
 import { createAnalysisService, type AnalysisOptions } from '@baret/analysis';
 import { buildGateway } from '@baret/gateway';
-import { createIdentityService, type ScryptParams } from '@baret/identity';
+import { createIdentityService, ssoOptionsFromConfig, type ScryptParams } from '@baret/identity';
 import { createJobService } from '@baret/job';
 import { createNotificationService } from '@baret/notification';
 import { createQuotaService } from '@baret/quota';
@@ -79,6 +79,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     clock,
     deviceSecret: config.JWT_SECRET,
     scrypt: opts.scrypt,
+    sso: ssoOptionsFromConfig(config),
   });
   const quota = createQuotaService({ eventStore, documents, bus, directory: identity.directory, log: log.child({ service: 'quota' }), clock });
   late.quota = quota.client;

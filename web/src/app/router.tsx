@@ -21,6 +21,7 @@ const PpeRoute = lazy(() => import('@/app/routes/ppe').then((m) => ({ default: m
 const PricingRoute = lazy(() => import('@/app/routes/pricing').then((m) => ({ default: m.PricingRoute })));
 const ContactRoute = lazy(() => import('@/app/routes/contact').then((m) => ({ default: m.ContactRoute })));
 const LoginRoute = lazy(() => import('@/app/routes/auth/login').then((m) => ({ default: m.LoginRoute })));
+const SsoCallbackRoute = lazy(() => import('@/app/routes/auth/sso').then((m) => ({ default: m.SsoCallbackRoute })));
 const RegisterRoute = lazy(() => import('@/app/routes/auth/register').then((m) => ({ default: m.RegisterRoute })));
 const ForgotPasswordRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ForgotPasswordRoute })));
 const ResetPasswordRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ResetPasswordRoute })));
@@ -76,6 +77,7 @@ export const routes: RouteObject[] = [
               page(paths.auth.forgotPassword.path, ForgotPasswordRoute, 'recovery.forgotTitle'),
             ],
           },
+          page(paths.auth.sso.path, SsoCallbackRoute, 'auth.sso.title'),
           page(paths.auth.resetPassword.path, ResetPasswordRoute, 'recovery.resetTitle'),
           page(paths.auth.verifyEmail.path, VerifyEmailRoute, 'verify.title'),
         ],

@@ -19,6 +19,8 @@ export const paths = {
   contact: { path: '/contact', getHref: () => '/contact' },
   auth: {
     login: { path: '/login', getHref: (redirectTo?: string | null) => withRedirect('/login', redirectTo) },
+    /** Where the company's sign-in (OpenID Connect) sends the browser back: the server's default OIDC redirect URL. */
+    sso: { path: '/login/sso', getHref: () => '/login/sso' },
     register: { path: '/register', getHref: (redirectTo?: string | null) => withRedirect('/register', redirectTo) },
     forgotPassword: { path: '/forgot-password', getHref: () => '/forgot-password' },
     resetPassword: { path: '/reset-password', getHref: (token: string) => `/reset-password?token=${encodeURIComponent(token)}` },

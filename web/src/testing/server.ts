@@ -24,6 +24,9 @@ export const server = setupServer(
   http.get('*/admin/orgs/quotas', () => HttpResponse.json([])),
   // A user in no organisation (issue 28).
   http.get('*/orgs/current', () => new HttpResponse(null, { status: 204 })),
+  // No single sign-on configured (issue 30).
+  http.get('*/auth/sso', () => HttpResponse.json({ enabled: false })),
+  http.get('*/orgs/:id/sign-in', () => HttpResponse.json({ password_login: true, sso_enabled: false })),
 );
 
 export { HttpResponse, http };

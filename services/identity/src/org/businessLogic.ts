@@ -12,7 +12,11 @@ export type InviteMember = {
 export type AcceptInvite = { type: 'accept_invite'; data: { invite_id: string; user_id: string; email: string; now: Date } };
 /** `by` removes `user_id`: a manager removes anyone, a member only themselves (leaving); `system` for a deleted account. */
 export type RemoveMember = { type: 'remove_member'; data: { user_id: string; by: string; system?: boolean; now: Date } };
-export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember;
+/** Single sign-on (issue 30): a user whose company address is at the organisation's configured domain joins as a member. */
+export type AddSsoMember = { type: 'add_sso_member'; data: { user_id: string; now: Date } };
+/** A manager of the organisation, or an admin (`admin`), allows or forbids password login for its members. */
+export type SetPasswordLogin = { type: 'set_password_login'; data: { enabled: boolean; by: string; admin: boolean; now: Date } };
+export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember | AddSsoMember | SetPasswordLogin;
 
 function active(state: OrgState): Extract<OrgState, { status: 'active' }> {
   if (state.status !== 'active') throw new NotFoundError('This organisation does not exist.');
@@ -86,6 +90,19 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
         throw new IllegalStateError('An organisation needs a manager: make another member a manager first.');
       }
       return [{ type: 'org_member_removed', data: { org_id: org.id, user_id, removed_by: by, at: now.toISOString() } }];
+    }
+    case 'add_sso_member': {
+      const org = active(state);
+      const { user_id, now } = command.data;
+      if (org.members[user_id]) return [];
+      return [{ type: 'org_member_added', data: { org_id: org.id, user_id, role: 'member', invite_id: null, at: now.toISOString() } }];
+    }
+    case 'set_password_login': {
+      const org = active(state);
+      const { enabled, by, admin, now } = command.data;
+      if (!admin && roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
+      if (org.password_login === enabled) return [];
+      return [{ type: 'org_password_login_changed', data: { org_id: org.id, enabled, by, at: now.toISOString() } }];
     }
     default: {
       const never: never = command;

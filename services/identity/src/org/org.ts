@@ -16,7 +16,10 @@ export type OrgInviteCreated = {
   data: { org_id: string; invite_id: string; email: string; role: OrgRole; token_hash: string; invited_by: string; expires_at: string; at: string };
 };
 
-export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated;
+/** A manager (or an admin) allowed or forbade password login for the members (issue 30: single sign-on only). */
+export type OrgPasswordLoginChanged = { type: 'org_password_login_changed'; data: { org_id: string; enabled: boolean; by: string; at: string } };
+
+export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged;
 
 export interface Invite {
   email: string;
@@ -27,12 +30,12 @@ export interface Invite {
 
 export type OrgState =
   | { status: 'none' }
-  | { status: 'active'; id: string; name: string; members: Record<string, OrgRole>; invites: Record<string, Invite> };
+  | { status: 'active'; id: string; name: string; members: Record<string, OrgRole>; invites: Record<string, Invite>; password_login: boolean };
 
 export const initialOrgState = (): OrgState => ({ status: 'none' });
 
 export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
-  if (event.type === 'org_created') return { status: 'active', id: event.data.org_id, name: event.data.name, members: {}, invites: {} };
+  if (event.type === 'org_created') return { status: 'active', id: event.data.org_id, name: event.data.name, members: {}, invites: {}, password_login: true };
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'org_member_added': {
@@ -49,6 +52,8 @@ export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
         ...state,
         invites: { ...state.invites, [event.data.invite_id]: { email: event.data.email, role: event.data.role, expires_at: event.data.expires_at, accepted_by: null } },
       };
+    case 'org_password_login_changed':
+      return { ...state, password_login: event.data.enabled };
     default: {
       const never: never = event;
       return never;

@@ -11,6 +11,8 @@ export interface OrgDoc extends Record<string, unknown> {
   created_by: string;
   created_at: string;
   member_count: number;
+  /** Whether members may log in with a password (issue 30); absent in documents projected before it: true. */
+  password_login?: boolean;
 }
 
 /** The organisation a user belongs to now (one document per user who ever joined one). */
@@ -83,6 +85,9 @@ export const orgsProjection: Projection = {
       }
       case 'org_member_removed':
         break;
+      case 'org_password_login_changed':
+        if (doc) await orgs.put(orgId, { ...doc, revision: recorded.revision, password_login: event.data.enabled });
+        return;
       default: {
         const never: never = event;
         return never;

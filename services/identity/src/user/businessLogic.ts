@@ -3,8 +3,20 @@ import { evolveUser, initialUserState, type UserEvent, type UserState } from './
 
 export type RegisterUser = {
   type: 'register_user';
-  data: { user_id: string; email: string; full_name: string | null; password_hash: string; is_admin: boolean; now: Date; language?: string };
+  data: {
+    user_id: string;
+    email: string;
+    full_name: string | null;
+    password_hash: string;
+    is_admin: boolean;
+    now: Date;
+    language?: string;
+    /** Single sign-on (issue 30): the company account the user comes from; then there is no password. */
+    sso?: { issuer: string; subject: string };
+    email_verified?: boolean;
+  };
 };
+export type LinkSso = { type: 'link_sso'; data: { issuer: string; subject: string; now: Date } };
 export type RecordLogin = { type: 'record_login'; data: { now: Date } };
 export type PromoteUser = { type: 'promote_user'; data: Record<string, never> };
 export type DeleteUser = { type: 'delete_user'; data: { deleted_by: string; now: Date } };
@@ -14,7 +26,7 @@ export type CompletePasswordReset = { type: 'complete_password_reset'; data: { t
 export type RequestEmailVerification = { type: 'request_email_verification'; data: { token: string; token_hash: string; language: string; now: Date } };
 export type VerifyEmail = { type: 'verify_email'; data: { token_hash: string; now: Date } };
 
-export type UserCommand = RegisterUser | RecordLogin | PromoteUser | DeleteUser | RequestPasswordReset | CompletePasswordReset | RequestEmailVerification | VerifyEmail;
+export type UserCommand = RegisterUser | LinkSso | RecordLogin | PromoteUser | DeleteUser | RequestPasswordReset | CompletePasswordReset | RequestEmailVerification | VerifyEmail;
 
 /** A reset link lives this long. */
 export const RESET_LINK_TTL_MS = 3600_000;
@@ -38,8 +50,14 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
   switch (command.type) {
     case 'register_user': {
       if (state.status !== 'none') throw new IllegalStateError('This user is already registered.');
-      const { now, ...data } = command.data;
-      return [{ type: 'user_registered', data: { ...data, registered_at: now.toISOString() } }];
+      const { now, sso, email_verified, ...data } = command.data;
+      if (sso && data.password_hash) throw new IllegalStateError('A user from single sign-on has no password.');
+      return [{ type: 'user_registered', data: { ...data, ...(sso ? { sso } : {}), ...(email_verified ? { email_verified } : {}), registered_at: now.toISOString() } }];
+    }
+    case 'link_sso': {
+      requireActive(state);
+      const { issuer, subject, now } = command.data;
+      return [{ type: 'user_sso_linked', data: { user_id: state.id, issuer, subject, at: now.toISOString() } }];
     }
     case 'record_login':
       requireActive(state);

@@ -11,8 +11,17 @@ export type UserRegistered = {
     registered_at: string;
     /** The language the user registered in ("tr" or "en"); older events lack it. */
     language?: string;
+    /**
+     * Set when the user came from single sign-on (issue 30): the company account (issuer + subject)
+     * they sign in with. Such a user has no password (`password_hash` is empty).
+     */
+    sso?: { issuer: string; subject: string };
+    /** The issuer vouched for the address (single sign-on): no confirmation mail is needed. */
+    email_verified?: boolean;
   };
 };
+/** An existing user signed in with a company account for the first time: it is linked to them from now on. */
+export type UserSsoLinked = { type: 'user_sso_linked'; data: { user_id: string; issuer: string; subject: string; at: string } };
 export type UserLoggedIn = { type: 'user_logged_in'; data: { user_id: string; at: string } };
 export type UserPromoted = { type: 'user_promoted'; data: { user_id: string } };
 export type UserDeleted = { type: 'user_deleted'; data: { user_id: string; deleted_by: string; at: string } };
@@ -42,7 +51,8 @@ export type UserEvent =
   | PasswordResetRequested
   | PasswordResetCompleted
   | EmailVerificationRequested
-  | EmailVerified;
+  | EmailVerified
+  | UserSsoLinked;
 
 export type UserState =
   | { status: 'none' }
@@ -77,7 +87,7 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
         password_hash: event.data.password_hash,
         created_at: event.data.registered_at,
         last_login_at: null,
-        email_verified: false,
+        email_verified: event.data.email_verified === true,
         session_version: 0,
         reset_token_hash: null,
         reset_expires_at: null,
@@ -99,6 +109,8 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
       return state.status === 'none' ? state : { ...state, verify_token_hash: event.data.token_hash };
     case 'email_verified':
       return state.status === 'none' ? state : { ...state, email_verified: true, verify_token_hash: null };
+    case 'user_sso_linked':
+      return state;
     default: {
       const never: never = event;
       return never;

@@ -16,7 +16,7 @@ const USES_OBJECTS: Record<ServiceName, boolean> = { gateway: false, identity: f
 /** Stream categories each service owns: its relay publishes these and no others (docs/adr/0011). */
 export const OWNED_CATEGORIES: Record<ServiceName, readonly string[]> = {
   gateway: [],
-  identity: ['user', 'email', 'apikey', 'org', 'membership'],
+  identity: ['user', 'email', 'apikey', 'org', 'membership', 'ssolink'],
   quota: ['quota', 'upgrade'],
   job: ['job', 'site', 'crew'],
   analysis: [],

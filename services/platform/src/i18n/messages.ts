@@ -21,6 +21,26 @@ const EXACT: Record<string, string> = {
   'Please give the API key a name.': 'Lütfen API anahtarına bir ad verin.',
   'This API key already exists.': 'Bu API anahtarı zaten var.',
   'This API key does not exist.': 'Böyle bir API anahtarı yok.',
+  // single sign-on (issue 30)
+  'Single sign-on is not set up on this server.': 'Bu sunucuda tek oturum açma (SSO) kurulu değil.',
+  'The sign-in with your company account was interrupted or took too long. Please start again.':
+    'Şirket hesabınızla giriş yarıda kaldı veya çok uzun sürdü. Lütfen yeniden başlayın.',
+  'Your company account did not allow the sign-in.': 'Şirket hesabınız girişe izin vermedi.',
+  'This sign-in was already used or has expired. Please start again.': 'Bu giriş zaten kullanıldı veya süresi doldu. Lütfen yeniden başlayın.',
+  'The sign-in was refused: the identity token’s signature is not valid.': 'Giriş reddedildi: kimlik belirtecinin imzası geçerli değil.',
+  'The sign-in was refused: the identity token was issued for another application.': 'Giriş reddedildi: kimlik belirteci başka bir uygulama için verilmiş.',
+  'The sign-in was refused: the identity token has expired. Please start again.': 'Giriş reddedildi: kimlik belirtecinin süresi dolmuş. Lütfen yeniden başlayın.',
+  'The sign-in was refused: the identity token is not valid.': 'Giriş reddedildi: kimlik belirteci geçerli değil.',
+  'The company sign-in cannot be reached right now. Please try again in a moment.': 'Şirket girişine şu anda ulaşılamıyor. Lütfen biraz sonra yeniden deneyin.',
+  'Your company account did not share a verified e-mail address, which Baret needs. Please ask your IT department.':
+    "Şirket hesabınız Baret'in ihtiyaç duyduğu doğrulanmış bir e-posta adresini paylaşmadı. Lütfen BT biriminize danışın.",
+  'An account with this e-mail address already exists. Please log in with your password.': 'Bu e-posta adresiyle bir hesap zaten var. Lütfen şifrenizle giriş yapın.',
+  'This company account already signs in as another user.': 'Bu şirket hesabı zaten başka bir kullanıcı olarak giriş yapıyor.',
+  'Your organisation signs in with company accounts only. Please use “Sign in with your company account”.':
+    'Kuruluşunuz yalnızca şirket hesaplarıyla giriş yapıyor. Lütfen “Şirket hesabınızla giriş yapın” seçeneğini kullanın.',
+  'Password login can be turned off only when single sign-on is set up on this server.':
+    'Şifreyle giriş yalnızca bu sunucuda tek oturum açma (SSO) kuruluysa kapatılabilir.',
+  'A user from single sign-on has no password.': 'Tek oturum açmayla gelen bir kullanıcının şifresi yoktur.',
   // organisations (issue 28)
   'This organisation does not exist.': 'Böyle bir kuruluş yok.',
   'This organisation already exists.': 'Bu kuruluş zaten var.',

@@ -9,3 +9,4 @@ export * from './engines/postgres.js';
 export * from './engines/minio.js';
 export * from './engines/ferretdb.js';
 export * from './engines/kafka.js';
+export * from './engines/dex.js';

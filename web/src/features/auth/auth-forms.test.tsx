@@ -54,6 +54,63 @@ describe('login form', () => {
   });
 });
 
+describe('single sign-on (issue 30)', () => {
+  it('offers the company account only when the server has single sign-on', async () => {
+    renderApp('/login');
+    await screen.findByRole('button', { name: 'Giriş yap' });
+    expect(screen.queryByRole('button', { name: 'Şirket hesabınızla giriş yapın' })).not.toBeInTheDocument();
+  });
+
+  it('shows the server’s reason when the organisation turned password login off', async () => {
+    server.use(
+      http.get('*/auth/sso', () => HttpResponse.json({ enabled: true })),
+      http.post('*/auth/login', () =>
+        HttpResponse.json(
+          { code: 'password_login_disabled', detail: 'Kuruluşunuz yalnızca şirket hesaplarıyla giriş yapıyor. Lütfen “Şirket hesabınızla giriş yapın” seçeneğini kullanın.' },
+          { status: 403 },
+        ),
+      ),
+    );
+    renderApp('/login');
+    const u = userEvent.setup();
+    expect(await screen.findByRole('button', { name: 'Şirket hesabınızla giriş yapın' })).toBeEnabled();
+    await u.type(screen.getByLabelText('E-posta'), 'ayse@example.com');
+    await u.type(screen.getByLabelText('Şifre'), 'right-password');
+    await u.click(screen.getByRole('button', { name: 'Giriş yap' }));
+    expect(await screen.findByText(/Kuruluşunuz yalnızca şirket hesaplarıyla giriş yapıyor/)).toBeInTheDocument();
+    expect(screen.queryByText('Giriş başarısız. Lütfen bilgilerinizi kontrol edin.')).not.toBeInTheDocument();
+  });
+
+  it('finishes the sign-in on /login/sso with what the issuer sent back, and opens the dashboard', async () => {
+    let posted: unknown = null;
+    server.use(
+      http.post('*/auth/sso/callback', async ({ request }) => {
+        posted = await request.json();
+        return HttpResponse.json({ access_token: 'sso-token', token_type: 'bearer', expires_in: 3600, created: true, redirect_to: null });
+      }),
+      http.get('*/auth/me', () => HttpResponse.json(user())),
+    );
+    const { router } = renderApp('/login/sso?code=abc&state=xyz&unrelated=1');
+    await screen.findByRole('heading', { name: 'Video analizi' });
+    expect(router.state.location.pathname).toBe('/dashboard');
+    expect(posted).toEqual({ code: 'abc', state: 'xyz' });
+    expect(window.localStorage.getItem(STORAGE_KEYS.token)).toBe('sso-token');
+  });
+
+  it('goes back to the login page with the server’s reason when the sign-in is refused', async () => {
+    server.use(
+      http.get('*/auth/sso', () => HttpResponse.json({ enabled: true })),
+      http.post('*/auth/sso/callback', () =>
+        HttpResponse.json({ code: 'sso_token_expired', detail: 'Giriş reddedildi: kimlik belirtecinin süresi dolmuş. Lütfen yeniden başlayın.' }, { status: 401 }),
+      ),
+    );
+    const { router } = renderApp('/login/sso?code=abc&state=xyz');
+    expect(await screen.findByText('Giriş reddedildi: kimlik belirtecinin süresi dolmuş. Lütfen yeniden başlayın.')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/login');
+    expect(window.localStorage.getItem(STORAGE_KEYS.token)).toBeNull();
+  });
+});
+
 describe('register form', () => {
   async function fill(u: ReturnType<typeof userEvent.setup>, values: { email?: string; password?: string; confirm?: string; name?: string }) {
     if (values.name) await u.type(screen.getByLabelText(/Ad soyad/), values.name);

@@ -16,6 +16,8 @@ export interface AuthContextValue {
   /** True right after the user logged out, so guards send them home rather than to /login. */
   loggedOut: boolean;
   login: (input: LoginInput) => Promise<User>;
+  /** Starts the session with an access token from elsewhere (single sign-on). */
+  loginWithToken: (token: string) => Promise<User>;
   register: (input: RegisterInput) => Promise<User>;
   logout: () => void;
   /** Re-reads the current user (and with it the quota); a failure ends the session silently. */
@@ -74,9 +76,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     void loadUser();
   }, [loadUser]);
 
-  const login = useCallback(
-    async (input: LoginInput): Promise<User> => {
-      const { access_token: token } = await loginWithEmailAndPassword({ email: input.email.trim(), password: input.password });
+  const loginWithToken = useCallback(
+    async (token: string): Promise<User> => {
       storage.set(STORAGE_KEYS.token, token);
       setAuthToken(token);
       const user = await getMe().catch((error: unknown) => {
@@ -88,6 +89,14 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       return user;
     },
     [clearSession],
+  );
+
+  const login = useCallback(
+    async (input: LoginInput): Promise<User> => {
+      const { access_token: token } = await loginWithEmailAndPassword({ email: input.email.trim(), password: input.password });
+      return loginWithToken(token);
+    },
+    [loginWithToken],
   );
 
   const register = useCallback(
@@ -114,11 +123,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       isAdmin: state.user?.is_admin === true,
       loggedOut: state.status === 'anonymous' && state.loggedOut === true,
       login,
+      loginWithToken,
       register,
       logout,
       refreshUser: loadUser,
     }),
-    [state, login, register, logout, loadUser],
+    [state, login, loginWithToken, register, logout, loadUser],
   );
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;

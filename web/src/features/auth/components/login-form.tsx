@@ -1,12 +1,15 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { paths, safeRedirect } from '@/config/paths';
+import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
+import { getSsoStatus, startSso } from '@/lib/auth/sso';
 
 type LoginErrors = { email?: string; password?: string };
 
@@ -30,6 +33,29 @@ export function LoginForm() {
   // Error KEYS are stored, so a language switch re-localises a message already shown.
   const [formError, setFormError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
+  // A refusal the server explained (password login off, a failed company sign-in), already in the UI's language.
+  const location = useLocation();
+  const [reason, setReason] = useState<string | null>(() => {
+    const state = location.state as { ssoError?: unknown } | null;
+    return typeof state?.ssoError === 'string' ? state.ssoError : null;
+  });
+  const [redirecting, setRedirecting] = useState(false);
+  const sso = useQuery({ queryKey: ['auth', 'sso'], queryFn: getSsoStatus, staleTime: 5 * 60_000, retry: false });
+
+  const onSso = async () => {
+    if (redirecting) return;
+    setRedirecting(true);
+    setFormError(null);
+    setReason(null);
+    try {
+      const { authorization_url: url } = await startSso(redirectTo);
+      window.location.assign(url);
+    } catch (error) {
+      setReason(serverReason(error));
+      if (!serverReason(error)) setFormError('auth.sso.failed');
+      setRedirecting(false);
+    }
+  };
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -39,11 +65,15 @@ export function LoginForm() {
     if (found.email || found.password) return;
     setSubmitting(true);
     setFormError(null);
+    setReason(null);
     try {
       await login({ email, password });
       navigate(redirectTo ?? paths.app.dashboard.path, { replace: true });
-    } catch {
-      setFormError('errors.loginFailed');
+    } catch (error) {
+      // Password login turned off by the organisation: the server says so, and what to do instead.
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'password_login_disabled' && serverReason(error)) setReason(serverReason(error));
+      else setFormError('errors.loginFailed');
       setSubmitting(false);
     }
   };
@@ -51,6 +81,17 @@ export function LoginForm() {
   return (
     <form className="form-stack" onSubmit={onSubmit} noValidate aria-label={t('auth.login.title')}>
       {formError ? <Alert tone="error">{t(formError)}</Alert> : null}
+      {reason ? <Alert tone="error">{reason}</Alert> : null}
+      {sso.data?.enabled ? (
+        <>
+          <Button type="button" size="lg" variant="secondary" className="btn-block" loading={redirecting} onClick={() => void onSso()}>
+            {redirecting ? t('auth.sso.redirecting') : t('auth.sso.button')}
+          </Button>
+          <p className="form-aside" aria-hidden="true">
+            {t('auth.sso.or')}
+          </p>
+        </>
+      ) : null}
       <Field label={t('auth.email')} error={errors.email ? t(errors.email) : undefined}>
         {(props) => <input {...props} className="input" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required disabled={submitting} />}
       </Field>

@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { ConfirmDialog } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
+import { SignInSettings } from '@/features/organisation/components/sign-in-settings';
 import { useArchiveUnit, useCreateOrg, useCreateUnit, useInvite, useMembers, usePendingInvites, useRemoveMember } from '@/features/organisation/api/org-admin';
 import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
@@ -265,6 +266,7 @@ export function OrganisationPage() {
           </section>
           <Members org={org} />
           {org.role === 'manager' ? <Invites org={org} /> : null}
+          {org.role === 'manager' ? <SignInSettings org={org} /> : null}
           <Units org={org} kind="site" />
           <Units org={org} kind="crew" />
         </div>

@@ -1,0 +1,54 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+
+import { Alert } from '@/components/ui/alert';
+import { api, serverReason } from '@/lib/api-client';
+import type { Org } from '@/types/api';
+
+interface SignInSettingsBody {
+  password_login: boolean;
+  sso_enabled: boolean;
+}
+
+const url = (id: string) => `/orgs/${encodeURIComponent(id)}/sign-in`;
+
+/** How the members sign in (issue 30): a manager turns password login off when the company account is enough. */
+export function SignInSettings({ org }: { org: Org }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const key = ['orgs', org.id, 'sign-in'];
+  const settings = useQuery({ queryKey: key, queryFn: () => api.get<SignInSettingsBody>(url(org.id)) });
+  const change = useMutation({
+    mutationFn: (passwordLogin: boolean) => api.put<SignInSettingsBody>(url(org.id), { password_login: passwordLogin }),
+    onSuccess: (next) => client.setQueryData(key, next),
+  });
+  const data = settings.data;
+  return (
+    <section className="card" aria-labelledby="org-sign-in-title">
+      <h2 id="org-sign-in-title" className="card-title">
+        {t('org.signIn.title')}
+      </h2>
+      {data ? (
+        <>
+          <p className="muted">{data.sso_enabled ? t('org.signIn.lead') : t('org.signIn.noSso')}</p>
+          <label className="check-row">
+            <input
+              type="checkbox"
+              checked={data.password_login}
+              disabled={change.isPending || (!data.sso_enabled && data.password_login)}
+              onChange={(e) => change.mutate(e.target.checked)}
+            />{' '}
+            {t('org.signIn.passwordLogin')}
+          </label>
+          {!data.password_login ? <p className="muted">{t('org.signIn.passwordLoginOffHint')}</p> : null}
+          {change.isSuccess ? (
+            <p className="muted" role="status">
+              {t('org.signIn.saved')}
+            </p>
+          ) : null}
+        </>
+      ) : null}
+      {change.isError ? <Alert tone="error">{serverReason(change.error) ?? t('org.failed')}</Alert> : null}
+    </section>
+  );
+}
