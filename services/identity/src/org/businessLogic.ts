@@ -12,7 +12,9 @@ export type InviteMember = {
 export type AcceptInvite = { type: 'accept_invite'; data: { invite_id: string; user_id: string; email: string; now: Date } };
 /** `by` removes `user_id`: a manager removes anyone, a member only themselves (leaving); `system` for a deleted account. */
 export type RemoveMember = { type: 'remove_member'; data: { user_id: string; by: string; system?: boolean; now: Date } };
-export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember;
+/** A manager gives a member another role; the last manager cannot demote themselves (issue 30). */
+export type ChangeMemberRole = { type: 'change_member_role'; data: { user_id: string; role: OrgRole; by: string; now: Date } };
+export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember | ChangeMemberRole;
 
 function active(state: OrgState): Extract<OrgState, { status: 'active' }> {
   if (state.status !== 'active') throw new NotFoundError('This organisation does not exist.');
@@ -86,6 +88,16 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
         throw new IllegalStateError('An organisation needs a manager: make another member a manager first.');
       }
       return [{ type: 'org_member_removed', data: { org_id: org.id, user_id, removed_by: by, at: now.toISOString() } }];
+    }
+    case 'change_member_role': {
+      const org = active(state);
+      const { user_id, role, by, now } = command.data;
+      if (roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
+      const previous = org.members[user_id];
+      if (!previous) throw new NotFoundError('This person is not a member of the organisation.');
+      if (previous === role) return [];
+      if (previous === 'manager' && managers(org) === 1) throw new IllegalStateError('An organisation needs a manager: make another member a manager first.');
+      return [{ type: 'org_member_role_changed', data: { org_id: org.id, user_id, role, previous_role: previous, changed_by: by, at: now.toISOString() } }];
     }
     default: {
       const never: never = command;

@@ -16,7 +16,13 @@ export type OrgInviteCreated = {
   data: { org_id: string; invite_id: string; email: string; role: OrgRole; token_hash: string; invited_by: string; expires_at: string; at: string };
 };
 
-export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated;
+/** A manager changed a member's role (issue 30). */
+export type OrgMemberRoleChanged = {
+  type: 'org_member_role_changed';
+  data: { org_id: string; user_id: string; role: OrgRole; previous_role: OrgRole; changed_by: string; at: string };
+};
+
+export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgMemberRoleChanged;
 
 export interface Invite {
   email: string;
@@ -44,6 +50,8 @@ export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
       const { [event.data.user_id]: _gone, ...members } = state.members;
       return { ...state, members };
     }
+    case 'org_member_role_changed':
+      return state.members[event.data.user_id] ? { ...state, members: { ...state.members, [event.data.user_id]: event.data.role } } : state;
     case 'org_invite_created':
       return {
         ...state,
