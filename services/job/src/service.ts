@@ -343,7 +343,10 @@ export function createJobService(opts: JobOptions) {
       if (!isFinished(job.status)) await run(job.id, { type: 'cancel_job', data: { requested_by: 'system:user-deleted', now: clock() } }).catch(() => undefined);
       await deleteObjects(job.id);
       const current = await jobs.get(job.id);
-      if (current && isFinished(current.status)) await run(job.id, { type: 'delete_job', data: { deleted_by: 'system:user-deleted', now: clock() } });
+      if (current && isFinished(current.status)) {
+        const result = await run(job.id, { type: 'delete_job', data: { deleted_by: 'system:user-deleted', now: clock() } });
+        await auditJobChange('job.deleted', current, job.id, 'system:user-deleted', result.recorded, {});
+      }
       await jobs.delete(job.id);
     }
     await usage.delete(userId);
