@@ -96,7 +96,7 @@ export const AUDIT_CSV_MAX = 50_000;
 function bound(value: string, edge: 'from' | 'to'): string {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const t = Date.parse(day ? `${value}T00:00:00.000Z` : value);
-  if (!Number.isFinite(t)) throw new ValidationError(`"${edge}" is not a date: use YYYY-MM-DD or an ISO date-time.`);
+  if (!Number.isFinite(t)) throw new ValidationError(`${edge} must be a date (YYYY-MM-DD) or a date-time.`);
   // A date `to` includes its whole day.
   return new Date(day && edge === 'to' ? t + 86_400_000 : t).toISOString();
 }
