@@ -269,6 +269,20 @@ describe('audit log: append-only', () => {
     const [entry] = await entries(`actor=${user.id}`, 1);
     expect((await req('DELETE', `/admin/audit/${entry!.id}`, admin.token)).statusCode).toBe(404);
     expect((await req('PATCH', `/admin/audit/${entry!.id}`, admin.token, {})).statusCode).toBe(404);
+    // The same event delivered again by the bus (at least once) adds nothing and changes nothing.
+    const again = await app.identity.audit.keep({
+      entry_id: entry!.id,
+      action: 'auth.signed_in',
+      actor_id: 'someone-else',
+      object_type: 'user',
+      outcome: 'success',
+      details: {},
+      at: entry!.at,
+      source: 'identity',
+    });
+    expect(again).toBe(false);
+    const after = await entries(`actor=${user.id}`, 1);
+    expect(after).toEqual([entry]);
     // A second connection to the embedded database, as an operator's tool would open it.
     const db = openSqlite(join(app.dir, 'baret.db'));
     try {

@@ -50,7 +50,7 @@ export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headi
   };
 
   return (
-    <section className="card" aria-labelledby={titleId}>
+    <section className="card audit-log" aria-labelledby={titleId}>
       <div className="card-head">
         <Heading id={titleId} className="card-title">
           {t('audit.title')}
