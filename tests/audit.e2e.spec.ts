@@ -5,9 +5,12 @@
  * the CSV export; the role change of a member; the log refuses changes in the event store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqlite, type Principal } from '@baret/platform';
+import { openSqlite, runRelay, type Checkpoint, type Principal } from '@baret/platform';
+import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { eventually, startTestApp, type TestApp } from './helpers/app.js';
+import { multipart } from './helpers/jobs.js';
 
 let app: TestApp;
 let admin: { token: string; id: string };
@@ -144,7 +147,7 @@ describe('audit log: one entry per action', () => {
     expect(plan[0]).toMatchObject({ actor_id: admin.id, org_id: org.id, object_type: 'org', details: { plan_name: 'pro' } });
   });
 
-  it('records the jobs CSV export, an admin cancelling and deleting a job, and a quota change, once each', async () => {
+  it('records the jobs CSV export, an admin deleting a job (twice at once), and a quota change, once each', async () => {
     const { manager, alice, org } = await team();
     const csv = await req('GET', `/orgs/${org.id}/jobs.csv?lang=en`, manager.token);
     expect(csv.statusCode, csv.body).toBe(200);
@@ -293,4 +296,50 @@ describe('audit log: append-only', () => {
       db.close();
     }
   });
+});
+
+describe('audit log: cancelling a job', () => {
+  it('records an admin cancelling a queued job once, even when asked twice at once', async () => {
+    // Jobs stay queued here (no analysis worker): only the relay and the log's consumer run.
+    const fx = await videoFixtures();
+    const quiet = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { background: false, realClock: true });
+    const controller = new AbortController();
+    try {
+      const { eventStore, bus, documents } = quiet.infra;
+      const running = [
+        runRelay({ name: 'relay:test', eventStore, bus, checkpoints: documents.collection<Checkpoint>('checkpoints'), signal: controller.signal }),
+        ...quiet.identity.audit.tasks.map((t) => t.run(controller.signal)),
+      ];
+      const boss = await quiet.signUp('admin@baret.test');
+      const crew = await quiet.signUp('crew@example.com');
+      const video = readFileSync(await fx.testsrc('clip.mp4', { seconds: 2 }));
+      const form = await multipart(
+        { payload: JSON.stringify({ job_type: 'genel_saha_girisi', sampling: 'uniform', target_composites: 1, frames_per_composite: 2 }) },
+        { name: 'direk.mp4', type: 'video/mp4', data: video },
+      );
+      const queued = await quiet.request({ method: 'POST', url: '/analyze', token: crew.token, ...form });
+      expect(queued.statusCode, queued.body).toBe(202);
+      const jobId = (queued.json() as { job_id: string }).job_id;
+      const cancels = await Promise.all([1, 2].map(() => quiet.request({ method: 'POST', url: `/admin/jobs/${jobId}/cancel`, token: boss.token })));
+      expect(cancels.map((c) => c.statusCode)).toContain(202);
+      const read = async () => ((await quiet.request({ method: 'GET', url: `/admin/audit?object=${jobId}`, token: boss.token })).json() as Page).entries;
+      const found = await eventually(async () => ((await read()).length > 0 ? read() : undefined), 15_000);
+      // A later entry has arrived, so a second one for the cancel would have too.
+      await quiet.signUp('later@example.com');
+      await eventually(async () => {
+        const page = (await quiet.request({ method: 'GET', url: '/admin/audit?action=auth.signed_in&limit=500', token: boss.token })).json() as Page;
+        return page.entries.length >= 3 ? true : undefined;
+      }, 15_000);
+      const all = await read();
+      expect(found.length).toBeGreaterThan(0);
+      expect(all.filter((e) => e.action === 'job.cancelled')).toHaveLength(1);
+      expect(all.find((e) => e.action === 'job.cancelled')).toMatchObject({ actor_id: boss.id, object_type: 'job', details: { owner: crew.id } });
+      controller.abort();
+      await Promise.all(running);
+    } finally {
+      controller.abort();
+      await quiet.close();
+      await fx.dispose();
+    }
+  }, 120_000);
 });
