@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, NotFoundError, NullableString, preferredLang, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
+import { auditSourceOf, IdParams, NotFoundError, NullableString, preferredLang, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
 import { API_KEY_NAME_MAX } from './apiKey/businessLogic.js';
 import type { apiKeyQueries } from './readModels/apiKeys.js';
 import type { UserQueries } from './readModels/users.js';
@@ -103,7 +103,7 @@ export const identityRoutes =
       },
       async (request, reply) => {
         const device = deviceCookieOf(request.headers.cookie);
-        const { user, device: next } = await deps.commands.login(request.body.email, request.body.password, { ip: request.ip, device });
+        const { user, device: next } = await deps.commands.login(request.body.email, request.body.password, { ip: request.ip, device }, auditSourceOf(request));
         // The device cookie lets this browser in even while strangers' guesses throttle the account
         // (docs/adr/0005). Only /auth/login reads it; scripts without cookies fall back to the address.
         reply.header(
@@ -190,7 +190,7 @@ export const identityRoutes =
         preHandler: app.requireAdmin,
         schema: { tags: ['admin'], summary: 'Change account settings', security: bearer, body: Type.Partial(SettingsSchema, { additionalProperties: false }), response: { 200: SettingsSchema, ...problems(400, 401, 403) } },
       },
-      async (request) => deps.commands.changeSettings(request.body, principalOf(request).userId),
+      async (request) => deps.commands.changeSettings(request.body, principalOf(request).userId, auditSourceOf(request, principalOf(request).userId)),
     );
 
     app.get(

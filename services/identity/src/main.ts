@@ -8,6 +8,7 @@ await runService(
     const identity = createIdentityService({
       eventStore: infra.eventStore,
       documents: infra.documents,
+      bus: infra.bus,
       quota: clients.quota(),
       adminEmails: config.BARET_ADMIN_EMAILS,
       log,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, principalOf, problems, QuotaSchema } from '@baret/platform';
+import { auditSourceOf, IdParams, principalOf, problems, QuotaSchema } from '@baret/platform';
 import { ORG_NAME_MAX } from './org/businessLogic.js';
 import type { Orgs } from './orgs.js';
 
@@ -145,6 +145,27 @@ export const orgRoutes =
         schema: { tags: ['organisations'], summary: 'The members of your organisation with their roles', security: bearer, params: IdParams, response: { 200: Type.Array(MemberSchema), ...problems(401, 404) } },
       },
       async (request) => orgs.members(principalOf(request).userId, request.params.id),
+    );
+
+    app.patch(
+      '/orgs/:id/members/:user_id',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 100, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['organisations'],
+          summary: 'Change a member’s role (managers); the last manager cannot demote themselves (409)',
+          description: 'Takes effect on the member’s next request. Recorded in the audit log (`member.role_changed`); setting the role a member already has changes nothing and records nothing.',
+          security: bearer,
+          params: Type.Object({ id: IdParams.properties.id, user_id: IdParams.properties.id }),
+          body: Type.Object({ role: Role }, { additionalProperties: false }),
+          response: { 200: MemberSchema, ...problems(400, 401, 403, 404, 409, 429) },
+        },
+      },
+      async (request) => {
+        const by = principalOf(request).userId;
+        return orgs.changeRole(by, request.params.id, request.params.user_id, request.body.role, auditSourceOf(request, by));
+      },
     );
 
     app.delete(

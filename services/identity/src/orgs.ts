@@ -11,6 +11,8 @@ import {
   NotFoundError,
   orgQuotaAccount,
   projectInline,
+  type AuditRecorder,
+  type AuditSource,
   type DocumentStore,
   type EventStore,
   type OrgRole,
@@ -38,6 +40,8 @@ export interface OrgsOptions {
   quota: QuotaClient;
   log: Logger;
   clock: () => Date;
+  /** Records role changes in the audit log (issue 30). */
+  audit?: AuditRecorder;
 }
 
 export const orgProjections: Projection[] = [orgsProjection, membershipsProjection];
@@ -179,6 +183,37 @@ export function createOrgs(opts: OrgsOptions) {
     log.info({ org_id: orgId, user_id: userId, by: byUserId }, 'member removed');
   }
 
+  /**
+   * A manager gives a member another role (issue 30): decided on the organisation's stream (only
+   * managers; the last manager cannot demote themselves), then on the member's membership stream,
+   * which the principal reads. Recorded in the audit log once, keyed by the event.
+   */
+  async function changeRole(byUserId: string, orgId: string, userId: string, role: OrgRole, from: AuditSource = {}) {
+    await requireMember(orgId, byUserId);
+    const now = clock();
+    const result = await onOrg(orgId, { type: 'change_member_role', data: { user_id: userId, role, by: byUserId, now } });
+    await onMembership(userId, { type: 'change_role', data: { user_id: userId, org_id: orgId, role, now } });
+    const changed = result.recorded.find((e) => e.type === 'org_member_role_changed');
+    if (changed) {
+      const data = changed.data as { previous_role: string };
+      await opts.audit?.record({
+        action: 'member.role_changed',
+        actorId: byUserId,
+        orgId,
+        objectType: 'user',
+        objectId: userId,
+        ip: from.ip,
+        userAgent: from.userAgent,
+        details: { role, previous_role: data.previous_role },
+        key: changed.id,
+      });
+      log.info({ org_id: orgId, user_id: userId, by: byUserId, role }, 'member role changed');
+    }
+    const member = (await members(byUserId, orgId)).find((m) => m.user_id === userId);
+    if (!member) throw new NotFoundError('This person is not a member of the organisation.');
+    return member;
+  }
+
   /** A deleted account leaves its organisation. */
   async function userDeleted(userId: string) {
     const m = await queries.membershipOf(userId);
@@ -247,6 +282,7 @@ export function createOrgs(opts: OrgsOptions) {
     accept,
     members,
     removeMember,
+    changeRole,
     userDeleted,
     listOrgs,
     joinBySso,

@@ -4,6 +4,7 @@ import {
   API_KEY_PREFIX,
   aggregateStream,
   ConflictError,
+  createAuditRecorder,
   csv,
   DomainError,
   handleCommand,
@@ -14,7 +15,9 @@ import {
   ValidationError,
   type AuthResolvers,
   type DocumentStore,
+  type AuditSource,
   type EventStore,
+  type MessageBus,
   type Principal,
   type Projection,
   type QuotaClient,
@@ -40,6 +43,7 @@ import { INVITES, MEMBERSHIPS } from './readModels/orgs.js';
 import { createOidc, SSO_ERRORS, SsoError, type OidcSettings, type SsoClaims } from './sso/oidc.js';
 import { ssoLinkDecider, ssoLinkStream } from './sso/ssoLink.js';
 import { ssoRoutes } from './sso/api.js';
+import { AUDIT, auditRoutes, createAuditLog } from './audit.js';
 
 export interface IdentityOptions {
   eventStore: EventStore;
@@ -61,6 +65,8 @@ export interface IdentityOptions {
    * hook for an audit log. It must not throw; the sign-in does not wait for more than it takes.
    */
   onSignIn?: (fact: SignInFact) => void | Promise<void>;
+  /** Where the audit entries of every service arrive (issue 30); without it only this service's own are kept (tests). */
+  bus?: MessageBus;
 }
 
 export interface SsoOptions extends OidcSettings {
@@ -163,7 +169,11 @@ export function createIdentityService(opts: IdentityOptions) {
   // membership events too, since a principal carries its organisation and role.
   const changes = new PrincipalChanges();
   const projections = [usersProjection, apiKeysProjection, ...orgProjections].map((projection) => announcing(projection, changes));
-  const orgs = createOrgs({ eventStore, documents, users, quota: opts.quota, log, clock });
+  // The audit log (issue 30, docs/adr/0023): this service records its own entries like any other,
+  // and keeps everyone's, arriving on the bus.
+  const recorder = createAuditRecorder({ eventStore, source: 'identity', clock, log });
+  const audit = createAuditLog({ documents, users, recorder, bus: opts.bus, log });
+  const orgs = createOrgs({ eventStore, documents, users, quota: opts.quota, log, clock, audit: recorder });
   // A real hash to verify against when the email is unknown, so both failures take as long.
   const dummyHash = hashPassword(randomBytes(16).toString('hex'), scryptParams);
 
@@ -202,14 +212,28 @@ export function createIdentityService(opts: IdentityOptions) {
    * (deliberately slow) check, so concurrent guesses cannot all be checked. Returns the user and a
    * device token for the client to keep.
    */
-  async function login(emailInput: string, password: string, source: LoginSource = { ip: 'unknown' }): Promise<{ user: UserDoc; device: string }> {
+  async function login(
+    emailInput: string,
+    password: string,
+    source: LoginSource = { ip: 'unknown' },
+    from: AuditSource & { key?: string } = { ip: source.ip },
+  ): Promise<{ user: UserDoc; device: string }> {
     const email = normaliseEmail(emailInput);
-    const reservation = await throttle.reserve(email, source);
+    const signIn = async (user: UserDoc | null, outcome: 'success' | 'failure', reason?: string) =>
+      audit.recordSignIn({ ...from, userId: user?.id ?? null, orgId: user ? (await orgs.queries.membershipOf(user.id))?.org_id : null, outcome, method: 'password', reason });
+    let reservation: Awaited<ReturnType<typeof throttle.reserve>>;
+    try {
+      reservation = await throttle.reserve(email, source);
+    } catch (e) {
+      await signIn(await users.byEmail(email), 'failure', 'throttled');
+      throw e;
+    }
     const user = await users.byEmail(email);
     // A user from single sign-on has no password: checked against the dummy, so it takes as long.
     const ok = user?.password_hash ? await verifyPassword(password, user.password_hash) : (await verifyPassword(password, await dummyHash), false);
     if (!user || !ok) {
       log.info({ reason: user ? 'wrong_password' : 'unknown_email' }, 'login failed');
+      await signIn(user, 'failure', user ? 'wrong_password' : 'unknown_account');
       throw new UnauthorizedError('Login failed. Please check your details.');
     }
     await throttle.succeeded(email, source, reservation);
@@ -220,6 +244,7 @@ export function createIdentityService(opts: IdentityOptions) {
       throw new PasswordLoginDisabledError();
     }
     await run(eventStore, userStream(user.id), userDecider, { type: 'record_login', data: { now: clock() } });
+    await signIn(user, 'success');
     return { user: (await users.byId(user.id)) ?? user, device: throttle.deviceToken(email) };
   }
 
@@ -413,10 +438,25 @@ export function createIdentityService(opts: IdentityOptions) {
     const doc = await settingsDocs.get('identity');
     return { require_email_verification: doc?.require_email_verification ?? false };
   }
-  async function changeSettings(changes: Partial<IdentitySettings>, by: string): Promise<IdentitySettings> {
-    const next = { ...(await settings()), ...changes };
+  async function changeSettings(changes: Partial<IdentitySettings>, by: string, from: AuditSource & { key?: string } = {}): Promise<IdentitySettings> {
+    const before = await settings();
+    const next = { ...before, ...changes };
     await settingsDocs.put('identity', { id: 'identity', ...next });
     log.info({ by, settings: next }, 'identity settings changed');
+    // One entry per setting whose value changed (setting the same value again changes nothing).
+    for (const name of Object.keys(changes) as Array<keyof IdentitySettings>) {
+      if (before[name] === next[name]) continue;
+      await recorder.record({
+        action: 'setting.changed',
+        actorId: by,
+        objectType: 'setting',
+        objectId: name,
+        ip: from.ip,
+        userAgent: from.userAgent,
+        details: { scope: 'admin', value: String(next[name]), previous: String(before[name]) },
+        ...(from.key ? { key: `${from.key}\n${name}` } : {}),
+      });
+    }
     return next;
   }
 
@@ -520,23 +560,26 @@ export function createIdentityService(opts: IdentityOptions) {
       { name: 'auth', description: 'Registration, login, the current user and API keys' },
       { name: 'admin', description: 'Administration (admins only)' },
       { name: 'organisations', description: 'Organisations: members, roles and invitations' },
+      { name: 'audit', description: 'The audit log: who viewed, downloaded, deleted or changed what, and every sign-in (managers of an organisation, admins)' },
     ],
     routes: async (app) => {
       await app.register(identityRoutes({ commands, users, keys, quota: opts.quota, quotaAccount }));
       await app.register(orgRoutes(orgs));
       await app.register(ssoRoutes({ commands, orgs, ssoEnabled: oidc !== null }));
+      await app.register(auditRoutes(audit));
     },
-    tasks: [],
+    tasks: audit.tasks,
     internal: identityInternalRoutes({ auth, directory, changes }),
     indexes: {
       [USERS]: [{ email_lower: 1, deleted: 1 }, { deleted: 1, created_at: 1 }],
       [API_KEYS]: [{ token_hash: 1 }, { user_id: 1, created_at: -1 }],
       [MEMBERSHIPS]: [{ org_id: 1, joined_at: 1 }],
       [INVITES]: [{ token_hash: 1 }, { org_id: 1, created_at: -1 }],
+      [AUDIT]: [{ sort_key: -1 }, { org_id: 1, sort_key: -1 }, { actor_id: 1, sort_key: -1 }, { object_id: 1, sort_key: -1 }],
     },
   };
 
-  return { module, auth, directory, commands, users, keys, orgs, projections, changes, promoteConfiguredAdmins };
+  return { module, auth, directory, commands, users, keys, orgs, projections, changes, promoteConfiguredAdmins, audit };
 }
 
 /** The user an identity event concerns: the stream's user, or the owner of an API key. */

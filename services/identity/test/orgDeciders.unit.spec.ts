@@ -37,6 +37,19 @@ describe('Organisation decider', () => {
     spec.given([...created, invited]).when(accept('u2', 'veli@example.com')).thenThrows(ForbiddenError);
     spec.given([...created, invited]).when(accept('u1', 'ali@example.com', new Date('2026-05-16T00:00:00.000Z'))).thenThrows(NotFoundError);
   });
+  it('changes roles (managers only), changes nothing for the same role, never demotes the last manager (issue 30)', () => {
+    const change = (userId: string, role: 'manager' | 'member', by: string) => ({ type: 'change_member_role' as const, data: { user_id: userId, role, by, now } });
+    const promoted: OrgEvent = { type: 'org_member_role_changed', data: { org_id: 'o1', user_id: 'u1', role: 'manager', previous_role: 'member', changed_by: 'm1', at } };
+    spec.given([...created, invited, accepted]).when(change('u1', 'manager', 'm1')).then([promoted]);
+    spec.given([...created, invited, accepted, promoted]).when(change('u1', 'manager', 'm1')).then([]);
+    spec.given([...created, invited, accepted]).when(change('m1', 'member', 'u1')).thenThrows(ForbiddenError);
+    spec.given([...created, invited, accepted]).when(change('m1', 'member', 'm1')).thenThrows(IllegalStateError);
+    spec.given([...created, invited, accepted]).when(change('stranger', 'manager', 'm1')).thenThrows(NotFoundError);
+    spec
+      .given([...created, invited, accepted, promoted])
+      .when(change('m1', 'member', 'm1'))
+      .then([{ type: 'org_member_role_changed', data: { org_id: 'o1', user_id: 'm1', role: 'member', previous_role: 'manager', changed_by: 'm1', at } }]);
+  });
   it('removes members: managers anyone, members themselves; never the last manager while others remain', () => {
     const remove = (userId: string, by: string) => ({ type: 'remove_member' as const, data: { user_id: userId, by, now } });
     const members = [...created, invited, accepted];

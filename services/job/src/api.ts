@@ -2,8 +2,9 @@ import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  auditSourceOf,
   ForbiddenError,
   IdParams,
   localizeMessage,
@@ -11,6 +12,9 @@ import {
   preferredLang,
   principalOf,
   problems,
+  type AuditAction,
+  type AuditRecorder,
+  type AuditSource,
   type Collection,
   type Filter,
   type Lang,
@@ -130,8 +134,10 @@ interface Deps {
   submit(principal: Principal, upload: ReceivedUpload): Promise<{ job_id: string; status: 'queued' }>;
   submitResumable(principal: Principal, uploadId: string, fields: Record<string, string>): Promise<{ job_id: string; status: 'queued' }>;
   visibleJob(principal: Principal, jobId: string): Promise<JobDoc>;
-  cancel(jobId: string, by: string): Promise<{ job_id: string; status: string }>;
-  remove(jobId: string, by: string): Promise<void>;
+  cancel(jobId: string, by: string, from?: AuditSource): Promise<{ job_id: string; status: string }>;
+  remove(jobId: string, by: string, from?: AuditSource): Promise<void>;
+  /** The audit log (issue 30): views and downloads of a job are recorded. */
+  audit: AuditRecorder;
   jobs: Collection<JobDoc>;
   usage: Collection<UsageDoc>;
   objects: ObjectStore;
@@ -221,11 +227,34 @@ async function sendImage(reply: FastifyReply, objects: ObjectStore, key: string)
     .send(await objects.get(key));
 }
 
+const FINISHED = new Set(['done', 'error', 'cancelled']);
+
 export const jobRoutes =
   (deps: Deps): FastifyPluginAsync =>
   async (instance: FastifyInstance) => {
     await instance.register(multipart, { limits: { fileSize: deps.maxUploadBytes } });
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const now = () => deps.clock?.() ?? new Date();
+
+    /**
+     * A view or download of a job, once: the client's Idempotency-Key makes a retry the same action;
+     * without one, the same user, job, action and address within one UTC minute are one action (a
+     * page opened, its language switched, a retried request), so polling and retries do not flood the log.
+     */
+    const auditAccess = async (request: FastifyRequest, principal: Principal, job: JobDoc, action: AuditAction, details: Record<string, string> = {}) => {
+      const from = auditSourceOf(request, principal.userId);
+      await deps.audit.record({
+        action,
+        actorId: principal.userId,
+        orgId: job.org_id ?? null,
+        objectType: 'job',
+        objectId: job.id,
+        ip: from.ip,
+        userAgent: from.userAgent,
+        details: { ...details, ...(job.user_id !== principal.userId ? { owner: job.user_id } : {}) },
+        key: from.key ?? `${principal.userId}\n${job.id}\n${from.ip ?? ''}\n${now().toISOString().slice(0, 16)}`,
+      });
+    };
 
     app.post(
       '/analyze',
@@ -316,12 +345,39 @@ export const jobRoutes =
       async (request) => {
         const principal = principalOf(request);
         const job = await deps.visibleJob(principal, request.params.id);
+        // A finished job's result is a view for the audit log; the polls of a running one are not.
+        if (FINISHED.has(job.status)) await auditAccess(request, principal, job, 'job.viewed');
         return {
           // Who recorded it, for an admin or a manager looking at a member's job.
           ...listItem(job, principal.isAdmin || job.user_id !== principal.userId, preferredLang(request.headers['accept-language'])),
           logs: job.logs,
           result: presentResult(job, preferredLang(request.headers['accept-language'])),
         };
+      },
+    );
+
+    app.get(
+      '/jobs/:id/result.json',
+      {
+        preHandler: app.requireUser,
+        config: { principalLimit: { max: 60, timeWindow: '1 minute' } },
+        schema: {
+          tags: ['jobs'],
+          summary: 'The job with its result as a JSON file to keep (the same body as GET /jobs/{id}), recorded in the audit log as a download',
+          security: bearer,
+          params: IdParams,
+          response: { 200: JobDetailSchema, ...problems(401, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const job = await deps.visibleJob(principal, request.params.id);
+        await auditAccess(request, principal, job, 'job.downloaded_json');
+        const lang = preferredLang(request.headers['accept-language']);
+        return reply
+          .header('content-disposition', `attachment; filename="baret-job-${job.id}.json"`)
+          .header('cache-control', 'private, no-store')
+          .send({ ...listItem(job, principal.isAdmin || job.user_id !== principal.userId, lang), logs: job.logs, result: presentResult(job, lang) });
       },
     );
 
@@ -388,6 +444,7 @@ export const jobRoutes =
           throw new ForbiddenError('The PDF report is available on the Pro and Enterprise plans.');
         }
         const lang = request.query.lang ?? preferredLang(request.headers['accept-language']);
+        await auditAccess(request, principal, job, 'job.downloaded_pdf', { lang });
         // Images the result points to (evidence frames, violation crops) are read through this
         // service's own routes, as the caller: the same authorization, wherever they are stored.
         const { host: _host, 'content-length': _length, accept: _accept, ...headers } = request.headers;
@@ -447,7 +504,7 @@ export const jobRoutes =
           response: { 202: Type.Object({ job_id: Str, status: Str }), ...problems(401, 403, 404, 409) },
         },
       },
-      async (request, reply) => reply.code(202).send(await deps.cancel(request.params.id, principalOf(request).userId)),
+      async (request, reply) => reply.code(202).send(await deps.cancel(request.params.id, principalOf(request).userId, auditSourceOf(request))),
     );
 
     app.delete(
@@ -463,7 +520,7 @@ export const jobRoutes =
         },
       },
       async (request, reply) => {
-        await deps.remove(request.params.id, principalOf(request).userId);
+        await deps.remove(request.params.id, principalOf(request).userId, auditSourceOf(request));
         return reply.code(204).send(null);
       },
     );

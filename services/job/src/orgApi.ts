@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, preferredLang, principalOf, problems, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
+import { auditSourceOf, IdParams, preferredLang, principalOf, problems, type AuditRecorder, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
 import { complianceDays, complianceReport, csvCell, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
 import { COMPLIANCE_DAYS, groupKey, type ComplianceDayDoc } from './readModels/compliance.js';
 import type { JobDoc } from './readModels/jobs.js';
@@ -68,6 +68,8 @@ interface Deps {
   sitesCrews: SitesCrews;
   documents: DocumentStore;
   jobs: Collection<JobDoc>;
+  /** The audit log (issue 30): the CSV export is recorded. */
+  audit: AuditRecorder;
   clock?: () => Date;
 }
 
@@ -241,6 +243,18 @@ export const orgJobRoutes =
           lines.push(cells.map((c) => csvCell(c, sep)).join(sep));
         });
         const body = `\uFEFF${lines.join('\r\n')}\r\n`;
+        const source = auditSourceOf(request, principal.userId);
+        await deps.audit.record({
+          action: 'jobs.downloaded_csv',
+          actorId: principal.userId,
+          orgId,
+          objectType: 'org',
+          objectId: orgId,
+          ip: source.ip,
+          userAgent: source.userAgent,
+          details: { rows: String(jobs.length), from: from.slice(0, 10), to: to.slice(0, 10) },
+          key: source.key ?? `${principal.userId}\n${orgId}\n${request.url}\n${clock().toISOString().slice(0, 16)}`,
+        });
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="baret-jobs-${from.slice(0, 10)}-${to.slice(0, 10)}.csv"`)

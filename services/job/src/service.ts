@@ -19,6 +19,8 @@ import {
   quotaAccountOf,
   runConsumer,
   ValidationError,
+  createAuditRecorder,
+  type AuditSource,
   type BackgroundTask,
   type DocumentStore,
   type EventStore,
@@ -90,6 +92,8 @@ export function createJobService(opts: JobOptions) {
   const resumable = new ObjectStoreDataStore({ objects, expiryMs, now: clock, log: log.child({ component: 'tus' }) });
 
   const sitesCrews = createSitesCrews({ eventStore, documents, clock });
+  // Audit entries of this service's actions (issue 30, docs/adr/0023); the identity service keeps the log.
+  const audit = createAuditRecorder({ eventStore, source: 'job', clock, log });
 
   const run = async (jobId: string, command: JobCommand, metadata?: Record<string, unknown>) => {
     const result = await handleCommand(eventStore, jobStream(jobId), jobDecider, command, { metadata });
@@ -243,14 +247,41 @@ export function createJobService(opts: JobOptions) {
     return job;
   }
 
-  async function cancel(jobId: string, by: string) {
-    await run(jobId, { type: 'cancel_job', data: { requested_by: by, now: clock() } });
+  /**
+   * The audit entry of a cancellation or deletion, keyed by the job event that made it: a retried
+   * or concurrent second request adds no event, so no second entry. `by` is a user id, or
+   * `system:<why>` (a deleted account, retention): then the entry has no actor and says why.
+   */
+  async function auditJobChange(action: 'job.cancelled' | 'job.deleted', job: JobDoc | null, jobId: string, by: string, events: ReadonlyArray<{ id: string; type: string }>, from: AuditSource) {
+    const made = events.find((e) => e.type === (action === 'job.deleted' ? 'job_deleted' : 'job_cancel_requested'));
+    if (!made) return;
+    const system = by.startsWith('system:');
+    await audit.record({
+      action,
+      actorId: system ? null : by,
+      orgId: job?.org_id ?? null,
+      objectType: 'job',
+      objectId: jobId,
+      ip: from.ip,
+      userAgent: from.userAgent,
+      details: { ...(system ? { by: by.slice('system:'.length) } : {}), ...(job && job.user_id !== by ? { owner: job.user_id } : {}) },
+      key: made.id,
+    });
+  }
+
+  async function cancel(jobId: string, by: string, from: AuditSource = {}) {
+    const before = await jobs.get(jobId);
+    const result = await run(jobId, { type: 'cancel_job', data: { requested_by: by, now: clock() } });
+    await auditJobChange('job.cancelled', before, jobId, by, result.recorded, from);
     const job = await jobs.get(jobId);
     return { job_id: jobId, status: job?.status ?? 'cancelled' };
   }
 
-  async function remove(jobId: string, by: string) {
-    await run(jobId, { type: 'delete_job', data: { deleted_by: by, now: clock() } });
+  /** Deletes a job; `by` a user id or `system:<why>` (retention: `system:retention`), recorded in the audit log. */
+  async function remove(jobId: string, by: string, from: AuditSource = {}) {
+    const before = await jobs.get(jobId);
+    const result = await run(jobId, { type: 'delete_job', data: { deleted_by: by, now: clock() } });
+    await auditJobChange('job.deleted', before, jobId, by, result.recorded, from);
     await deleteObjects(jobId);
   }
 
@@ -312,7 +343,10 @@ export function createJobService(opts: JobOptions) {
       if (!isFinished(job.status)) await run(job.id, { type: 'cancel_job', data: { requested_by: 'system:user-deleted', now: clock() } }).catch(() => undefined);
       await deleteObjects(job.id);
       const current = await jobs.get(job.id);
-      if (current && isFinished(current.status)) await run(job.id, { type: 'delete_job', data: { deleted_by: 'system:user-deleted', now: clock() } });
+      if (current && isFinished(current.status)) {
+        const result = await run(job.id, { type: 'delete_job', data: { deleted_by: 'system:user-deleted', now: clock() } });
+        await auditJobChange('job.deleted', current, job.id, 'system:user-deleted', result.recorded, {});
+      }
       await jobs.delete(job.id);
     }
     await usage.delete(userId);
@@ -378,10 +412,11 @@ export function createJobService(opts: JobOptions) {
           maxUploadBytes: opts.maxUploadBytes,
           scratchDir: opts.scratchDir,
           planOf: async (userId) => (await opts.quota.getQuota(userId)).plan_name,
+          audit,
           clock,
         }),
       );
-      await app.register(orgJobRoutes({ sitesCrews, documents, jobs, clock }));
+      await app.register(orgJobRoutes({ sitesCrews, documents, jobs, audit, clock }));
       // Resumable (tus) uploads at /uploads, kept through the object store port.
       const uploads = { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) };
       await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });

@@ -1,5 +1,6 @@
 import { isUnavailable, PostgresEventStore, type EventStore, type RecordedEvent } from '@baret/platform';
 import { engineInstalled, eventStoreContract, postgresBinDir, startPostgres, waitUntil, type RunningPostgres } from '@baret/platform/testing';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const installed = engineInstalled('PostgreSQL event store contract', postgresBinDir() !== null, 'PostgreSQL');
@@ -28,6 +29,26 @@ describe.skipIf(!installed)('PostgreSQL', () => {
       },
       dispose: () => store.close(),
     };
+  });
+
+  it('refuses to change or delete an audit entry (issue 30), and still lets other streams be changed by an operator', async () => {
+    const schema = `audit_${++schemas}`;
+    const store = await PostgresEventStore.connect(server.url, { schema });
+    // A second connection, twice: the trigger is created once whatever the number of services starting.
+    await (await PostgresEventStore.connect(server.url, { schema })).close();
+    await store.appendToStream('audit-e1', [{ id: 'e1', type: 'audit_recorded', data: { action: 'job.viewed' } }], { expectedRevision: 'no_stream' });
+    await store.appendToStream('job-1', [{ type: 'job_queued', data: {} }]);
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await expect(client.query(`UPDATE "${schema}".events SET data = '{}' WHERE stream_id = 'audit-e1'`)).rejects.toThrow(/append-only/);
+      await expect(client.query(`DELETE FROM "${schema}".events WHERE stream_id = 'audit-e1'`)).rejects.toThrow(/append-only/);
+      expect((await client.query(`UPDATE "${schema}".events SET data = '{"x":1}' WHERE stream_id = 'job-1'`)).rowCount).toBe(1);
+      expect((await store.readStream('audit-e1')).map((e) => e.data)).toEqual([{ action: 'job.viewed' }]);
+    } finally {
+      await client.end();
+      await store.close();
+    }
   });
 
   it('a subscriber following from the start misses no event while 8 writers append at once (positions in commit order)', async () => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, NotFoundError, NullableInteger, NullableString, orgQuotaAccount, principalOf, problems, QuotaSchema, type QuotaClient, type QuotaView, type UserDirectory } from '@baret/platform';
+import { auditSourceOf, IdParams, NotFoundError, NullableInteger, NullableString, orgQuotaAccount, principalOf, problems, QuotaSchema, type AuditSource, type QuotaClient, type QuotaView, type UserDirectory } from '@baret/platform';
 import type { Limits } from './quota/quota.js';
 
 const LimitInput = NullableInteger({ minimum: 0, maximum: 1_000_000_000 });
@@ -33,7 +33,7 @@ function changesOf(body: { plan_name?: string | null } & Partial<Omit<Limits, 'p
 
 interface Deps {
   client: QuotaClient;
-  changeLimits(userId: string, changes: Partial<Limits>, by: string): Promise<QuotaView>;
+  changeLimits(userId: string, changes: Partial<Limits>, by: string, from?: AuditSource): Promise<QuotaView>;
   requestUpgrade(input: { user_id: string; email: string; origin: 'pricing' | 'profile'; message: string | null }): Promise<string>;
   directory: UserDirectory;
   clock: () => Date;
@@ -84,7 +84,7 @@ export const quotaRoutes =
         const changes: Partial<Limits> = { ...limits };
         // An empty plan name puts the user back on the default plan.
         if (plan_name !== undefined) changes.plan_name = plan_name?.trim() || 'free';
-        const quota = await deps.changeLimits(user.id, changes, principalOf(request).userId);
+        const quota = await deps.changeLimits(user.id, changes, principalOf(request).userId, auditSourceOf(request));
         return { user_id: user.id, email: user.email, full_name: user.full_name, quota };
       },
     );
@@ -117,7 +117,7 @@ export const quotaRoutes =
       async (request) => {
         const org = (await deps.directory.listOrgs()).find((o) => o.id === request.params.id);
         if (!org) throw new NotFoundError('This organisation does not exist.');
-        const quota = await deps.changeLimits(orgQuotaAccount(org.id), changesOf(request.body), principalOf(request).userId);
+        const quota = await deps.changeLimits(orgQuotaAccount(org.id), changesOf(request.body), principalOf(request).userId, auditSourceOf(request));
         return { org_id: org.id, name: org.name, member_count: org.member_count, quota };
       },
     );

@@ -1,11 +1,13 @@
 import { quotaInternalRoutes } from './internal.js';
 import { randomUUID } from 'node:crypto';
 import {
+  createAuditRecorder,
   decodeEnvelope,
   handleCommand,
   KeyedMutex,
   projectInline,
   runConsumer,
+  type AuditSource,
   type DocumentStore,
   type EventStore,
   type MessageBus,
@@ -61,9 +63,29 @@ export function createQuotaService(opts: QuotaOptions) {
     },
   };
 
-  async function changeLimits(userId: string, changes: Partial<Limits>, by: string) {
-    await run(userId, { type: 'change_limits', data: { user_id: userId, changes, by, now: clock() } });
-    return client.getQuota(userId);
+  // Audit entries of quota and plan changes (issue 30, docs/adr/0023); the identity service keeps the log.
+  const audit = createAuditRecorder({ eventStore, source: 'quota', clock, log });
+
+  /** An admin changes an account's plan or limits; one audit entry per change that changed something, keyed by its event. */
+  async function changeLimits(account: string, changes: Partial<Limits>, by: string, from: AuditSource = {}) {
+    const result = await run(account, { type: 'change_limits', data: { user_id: account, changes, by, now: clock() } });
+    const changed = result.recorded.find((e) => e.type === 'quota_limits_changed');
+    if (changed) {
+      const effective = (changed.data as { changes: Record<string, unknown> }).changes;
+      const org = account.startsWith('org_') ? account.slice('org_'.length) : null;
+      await audit.record({
+        action: 'quota.changed',
+        actorId: by,
+        orgId: org,
+        objectType: org ? 'org' : 'user',
+        objectId: org ?? account,
+        ip: from.ip,
+        userAgent: from.userAgent,
+        details: Object.fromEntries(Object.entries(effective).map(([k, v]) => [k, v === null ? 'unlimited' : String(v)])),
+        key: changed.id,
+      });
+    }
+    return client.getQuota(account);
   }
 
   async function requestUpgrade(input: { user_id: string; email: string; origin: 'pricing' | 'profile'; message: string | null }) {

@@ -73,6 +73,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
   const identity = createIdentityService({
     eventStore,
     documents,
+    bus,
     quota: quotaProxy,
     adminEmails: config.BARET_ADMIN_EMAILS,
     log: log.child({ service: 'identity' }),

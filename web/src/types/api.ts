@@ -213,6 +213,27 @@ export interface OrgMember {
   joined_at: string;
 }
 
+/** One entry of the audit log (issue 30). */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  action: string;
+  outcome: 'success' | 'failure';
+  actor_id: string | null;
+  actor_email: string | null;
+  org_id: string | null;
+  object_type: 'job' | 'org' | 'user' | 'setting' | 'quota';
+  object_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  details: Record<string, string>;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  next_cursor: string | null;
+}
+
 export interface PendingInvite {
   invite_id: string;
   email: string;

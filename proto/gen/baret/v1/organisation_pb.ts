@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/organisation.proto.
  */
 export const file_baret_v1_organisation: GenFile = /*@__PURE__*/
-  fileDesc("ChtiYXJldC92MS9vcmdhbmlzYXRpb24ucHJvdG8SCGJhcmV0LnYxIkoKCk9yZ0NyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKY3JlYXRlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSJxCg5PcmdNZW1iZXJBZGRlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJEhYKCWludml0ZV9pZBgEIAEoCUgAiAEBEgoKAmF0GAUgASgJQgwKCl9pbnZpdGVfaWQiUwoQT3JnTWVtYmVyUmVtb3ZlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpyZW1vdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJIoYBChBPcmdJbnZpdGVDcmVhdGVkEg4KBm9yZ19pZBgBIAEoCRIRCglpbnZpdGVfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCRISCgppbnZpdGVkX2J5GAUgASgJEhIKCmV4cGlyZXNfYXQYBiABKAkSCgoCYXQYByABKAkicwoLVW5pdENyZWF0ZWQSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoEY2l0eRgEIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYnkYBSABKAkSCgoCYXQYBiABKAlCBwoFX2NpdHkiSwoMVW5pdEFyY2hpdmVkEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRITCgthcmNoaXZlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCWIGcHJvdG8z");
+  fileDesc("ChtiYXJldC92MS9vcmdhbmlzYXRpb24ucHJvdG8SCGJhcmV0LnYxIkoKCk9yZ0NyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKY3JlYXRlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSJxCg5PcmdNZW1iZXJBZGRlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJEhYKCWludml0ZV9pZBgEIAEoCUgAiAEBEgoKAmF0GAUgASgJQgwKCl9pbnZpdGVfaWQiUwoQT3JnTWVtYmVyUmVtb3ZlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpyZW1vdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJIoYBChBPcmdJbnZpdGVDcmVhdGVkEg4KBm9yZ19pZBgBIAEoCRIRCglpbnZpdGVfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCRISCgppbnZpdGVkX2J5GAUgASgJEhIKCmV4cGlyZXNfYXQYBiABKAkSCgoCYXQYByABKAkicwoLVW5pdENyZWF0ZWQSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoEY2l0eRgEIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYnkYBSABKAkSCgoCYXQYBiABKAlCBwoFX2NpdHkiSwoMVW5pdEFyY2hpdmVkEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRITCgthcmNoaXZlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSJ8ChRPcmdNZW1iZXJSb2xlQ2hhbmdlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJEhUKDXByZXZpb3VzX3JvbGUYBCABKAkSEgoKY2hhbmdlZF9ieRgFIAEoCRIKCgJhdBgGIAEoCWIGcHJvdG8z");
 
 /**
  * A user created an organisation and became its manager.
@@ -245,4 +245,48 @@ export type UnitArchived = Message<"baret.v1.UnitArchived"> & {
  */
 export const UnitArchivedSchema: GenMessage<UnitArchived> = /*@__PURE__*/
   messageDesc(file_baret_v1_organisation, 5);
+
+/**
+ * A manager changed a member's role (issue 30); the last manager cannot demote themselves.
+ *
+ * @generated from message baret.v1.OrgMemberRoleChanged
+ */
+export type OrgMemberRoleChanged = Message<"baret.v1.OrgMemberRoleChanged"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string previous_role = 4;
+   */
+  previousRole: string;
+
+  /**
+   * @generated from field: string changed_by = 5;
+   */
+  changedBy: string;
+
+  /**
+   * @generated from field: string at = 6;
+   */
+  at: string;
+};
+
+/**
+ * Describes the message baret.v1.OrgMemberRoleChanged.
+ * Use `create(OrgMemberRoleChangedSchema)` to create a new message.
+ */
+export const OrgMemberRoleChangedSchema: GenMessage<OrgMemberRoleChanged> = /*@__PURE__*/
+  messageDesc(file_baret_v1_organisation, 6);
 

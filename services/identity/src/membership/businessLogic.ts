@@ -3,7 +3,9 @@ import { evolveMembership, initialMembershipState, type MembershipEvent, type Me
 
 export type JoinOrg = { type: 'join_org'; data: { user_id: string; org_id: string; role: OrgRole; now: Date } };
 export type LeaveOrg = { type: 'leave_org'; data: { user_id: string; org_id: string; now: Date } };
-export type MembershipCommand = JoinOrg | LeaveOrg;
+/** The organisation changed the member's role (decided there first: issue 30). */
+export type ChangeRole = { type: 'change_role'; data: { user_id: string; org_id: string; role: OrgRole; now: Date } };
+export type MembershipCommand = JoinOrg | LeaveOrg | ChangeRole;
 
 export function decideMembership(command: MembershipCommand, state: MembershipState): MembershipEvent[] {
   switch (command.type) {
@@ -17,6 +19,11 @@ export function decideMembership(command: MembershipCommand, state: MembershipSt
       const { user_id, org_id, now } = command.data;
       if (state.org_id !== org_id) return [];
       return [{ type: 'membership_ended', data: { user_id, org_id, at: now.toISOString() } }];
+    }
+    case 'change_role': {
+      const { user_id, org_id, role, now } = command.data;
+      if (state.org_id !== org_id || state.role === role) return [];
+      return [{ type: 'membership_role_changed', data: { user_id, org_id, role, at: now.toISOString() } }];
     }
     default: {
       const never: never = command;

@@ -7,7 +7,8 @@ import type { OrgRole } from '@baret/platform';
 
 export type MembershipStarted = { type: 'membership_started'; data: { user_id: string; org_id: string; role: OrgRole; at: string } };
 export type MembershipEnded = { type: 'membership_ended'; data: { user_id: string; org_id: string; at: string } };
-export type MembershipEvent = MembershipStarted | MembershipEnded;
+export type MembershipRoleChanged = { type: 'membership_role_changed'; data: { user_id: string; org_id: string; role: OrgRole; at: string } };
+export type MembershipEvent = MembershipStarted | MembershipEnded | MembershipRoleChanged;
 
 export interface MembershipState {
   org_id: string | null;
@@ -22,6 +23,8 @@ export function evolveMembership(state: MembershipState, event: MembershipEvent)
       return { org_id: event.data.org_id, role: event.data.role };
     case 'membership_ended':
       return state.org_id === event.data.org_id ? { org_id: null, role: null } : state;
+    case 'membership_role_changed':
+      return state.org_id === event.data.org_id ? { org_id: state.org_id, role: event.data.role } : state;
     default: {
       const never: never = event;
       return never;

@@ -16,7 +16,9 @@ export type RemoveMember = { type: 'remove_member'; data: { user_id: string; by:
 export type AddSsoMember = { type: 'add_sso_member'; data: { user_id: string; now: Date } };
 /** A manager of the organisation, or an admin (`admin`), allows or forbids password login for its members. */
 export type SetPasswordLogin = { type: 'set_password_login'; data: { enabled: boolean; by: string; admin: boolean; now: Date } };
-export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember | AddSsoMember | SetPasswordLogin;
+/** A manager gives a member another role; the last manager cannot demote themselves (issue 30). */
+export type ChangeMemberRole = { type: 'change_member_role'; data: { user_id: string; role: OrgRole; by: string; now: Date } };
+export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember | AddSsoMember | SetPasswordLogin | ChangeMemberRole;
 
 function active(state: OrgState): Extract<OrgState, { status: 'active' }> {
   if (state.status !== 'active') throw new NotFoundError('This organisation does not exist.');
@@ -103,6 +105,16 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
       if (!admin && roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
       if (org.password_login === enabled) return [];
       return [{ type: 'org_password_login_changed', data: { org_id: org.id, enabled, by, at: now.toISOString() } }];
+    }
+    case 'change_member_role': {
+      const org = active(state);
+      const { user_id, role, by, now } = command.data;
+      if (roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
+      const previous = org.members[user_id];
+      if (!previous) throw new NotFoundError('This person is not a member of the organisation.');
+      if (previous === role) return [];
+      if (previous === 'manager' && managers(org) === 1) throw new IllegalStateError('An organisation needs a manager: make another member a manager first.');
+      return [{ type: 'org_member_role_changed', data: { org_id: org.id, user_id, role, previous_role: previous, changed_by: by, at: now.toISOString() } }];
     }
     default: {
       const never: never = command;

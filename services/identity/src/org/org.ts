@@ -19,7 +19,13 @@ export type OrgInviteCreated = {
 /** A manager (or an admin) allowed or forbade password login for the members (issue 30: single sign-on only). */
 export type OrgPasswordLoginChanged = { type: 'org_password_login_changed'; data: { org_id: string; enabled: boolean; by: string; at: string } };
 
-export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged;
+/** A manager changed a member's role (issue 30). */
+export type OrgMemberRoleChanged = {
+  type: 'org_member_role_changed';
+  data: { org_id: string; user_id: string; role: OrgRole; previous_role: OrgRole; changed_by: string; at: string };
+};
+
+export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged | OrgMemberRoleChanged;
 
 export interface Invite {
   email: string;
@@ -47,6 +53,8 @@ export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
       const { [event.data.user_id]: _gone, ...members } = state.members;
       return { ...state, members };
     }
+    case 'org_member_role_changed':
+      return state.members[event.data.user_id] ? { ...state, members: { ...state.members, [event.data.user_id]: event.data.role } } : state;
     case 'org_invite_created':
       return {
         ...state,

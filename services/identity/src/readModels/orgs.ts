@@ -84,6 +84,7 @@ export const orgsProjection: Projection = {
         break;
       }
       case 'org_member_removed':
+      case 'org_member_role_changed':
         break;
       case 'org_password_login_changed':
         if (doc) await orgs.put(orgId, { ...doc, revision: recorded.revision, password_login: event.data.enabled });
@@ -112,7 +113,11 @@ export const membershipsProjection: Projection = {
     const next: MembershipDoc =
       event.type === 'membership_started'
         ? { id: userId, revision: recorded.revision, org_id: event.data.org_id, role: event.data.role, joined_at: event.data.at }
-        : doc?.org_id === event.data.org_id
+        : event.type === 'membership_role_changed'
+          ? doc?.org_id === event.data.org_id
+            ? { ...doc, revision: recorded.revision, role: event.data.role }
+            : { ...(doc ?? { id: userId, org_id: null, role: null, joined_at: null }), revision: recorded.revision }
+          : doc?.org_id === event.data.org_id
           ? { id: userId, revision: recorded.revision, org_id: null, role: null, joined_at: null }
           : { ...(doc ?? { id: userId, org_id: null, role: null, joined_at: null }), revision: recorded.revision };
     await memberships.put(userId, next);

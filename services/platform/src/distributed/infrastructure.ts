@@ -16,9 +16,9 @@ const USES_OBJECTS: Record<ServiceName, boolean> = { gateway: false, identity: f
 /** Stream categories each service owns: its relay publishes these and no others (docs/adr/0011). */
 export const OWNED_CATEGORIES: Record<ServiceName, readonly string[]> = {
   gateway: [],
-  identity: ['user', 'email', 'apikey', 'org', 'membership', 'ssolink'],
-  quota: ['quota', 'upgrade'],
-  job: ['job', 'site', 'crew'],
+  identity: ['user', 'email', 'apikey', 'org', 'membership', 'ssolink', 'audit'],
+  quota: ['quota', 'upgrade', 'audit'],
+  job: ['job', 'site', 'crew', 'audit'],
   analysis: [],
   notification: ['contact'],
 };

@@ -95,6 +95,12 @@ export class PostgresEventStore implements EventStore {
         );
         CREATE TABLE IF NOT EXISTS ${this.t('position')} (one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one), last BIGINT NOT NULL);
         INSERT INTO ${this.t('position')} (one, last) VALUES (TRUE, 0) ON CONFLICT DO NOTHING;
+        -- The audit log is append-only (issue 30, docs/adr/0023): its events cannot be changed or removed.
+        CREATE OR REPLACE FUNCTION "${this.schema}".audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'audit entries are append-only'; END $$;
+        DROP TRIGGER IF EXISTS audit_append_only ON ${this.t('events')};
+        CREATE TRIGGER audit_append_only BEFORE UPDATE OR DELETE ON ${this.t('events')}
+          FOR EACH ROW WHEN (OLD.stream_id LIKE 'audit-%') EXECUTE FUNCTION "${this.schema}".audit_append_only();
       `);
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`baret-migrate-${this.schema}`]).catch(() => undefined);

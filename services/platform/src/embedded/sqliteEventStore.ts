@@ -50,6 +50,11 @@ export class SqliteEventStore implements EventStore {
         UNIQUE (stream_id, revision)
       );
       CREATE UNIQUE INDEX IF NOT EXISTS es_events_stream_event ON es_events (stream_id, id);
+      -- The audit log is append-only (issue 30, docs/adr/0023): its events cannot be changed or removed.
+      CREATE TRIGGER IF NOT EXISTS es_audit_no_update BEFORE UPDATE ON es_events WHEN OLD.stream_id LIKE 'audit-%'
+        BEGIN SELECT RAISE(ABORT, 'audit entries are append-only'); END;
+      CREATE TRIGGER IF NOT EXISTS es_audit_no_delete BEFORE DELETE ON es_events WHEN OLD.stream_id LIKE 'audit-%'
+        BEGIN SELECT RAISE(ABORT, 'audit entries are append-only'); END;
     `);
     this.stmts = {
       lastRevision: db.prepare<[string], { revision: number }>(

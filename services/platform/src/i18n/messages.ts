@@ -55,6 +55,9 @@ const EXACT: Record<string, string> = {
   'This person is already a member of the organisation.': 'Bu kişi zaten kuruluşun üyesi.',
   'This person is not a member of the organisation.': 'Bu kişi kuruluşun üyesi değil.',
   'An organisation needs a manager: make another member a manager first.': 'Bir kuruluşun bir yöneticisi olmalı: önce başka bir üyeyi yönetici yapın.',
+  // audit log (issue 30)
+  'Only the managers of the organisation can read its audit log.': 'Kuruluşun denetim kaydını yalnızca yöneticileri okuyabilir.',
+  'This cursor is not one the audit log gave.': 'Bu imleç denetim kaydının verdiği bir imleç değil.',
   'This site does not exist.': 'Böyle bir saha yok.',
   'This crew does not exist.': 'Böyle bir ekip yok.',
   'This site or crew already exists.': 'Bu saha veya ekip zaten var.',

@@ -111,12 +111,18 @@ describe('the result page with a violation', () => {
     expect(screen.getByText(/Örneklenen hiçbir karede bu ekipman görülmedi\./)).toBeInTheDocument();
   });
 
-  it('puts the violations into the JSON download', async () => {
+  it('puts the violations into the JSON download (the server’s copy, GET /jobs/{id}/result.json, so the download is audited)', async () => {
     const u = await showResult(violatedJob());
+    let asked = 0;
+    server.use(http.get('*/jobs/job-1/result.json', () => (asked++, HttpResponse.json(violatedJob()))));
     const create = vi.mocked(URL.createObjectURL);
     create.mockClear();
     await u.click(screen.getByRole('button', { name: 'JSON indir' }));
-    const blob = create.mock.calls.map((c) => c[0]).find((b): b is Blob => b instanceof Blob && b.type === 'application/json')!;
+    // (fetch's Blob is Node's, not jsdom's: told apart by its type)
+    const types = () => create.mock.calls.map((c) => (c[0] as { type?: string }).type ?? '');
+    await waitFor(() => expect(types().some((t) => t.startsWith('application/json'))).toBe(true), { timeout: 5000 });
+    expect(asked).toBe(1);
+    const blob = create.mock.calls.map((c) => c[0] as Blob).find((b) => b.type.startsWith('application/json'))!;
     const downloaded = JSON.parse(await blob.text()) as JobDetail;
     expect(downloaded.result?.violations).toEqual(violatedJob().result?.violations);
     expect(downloaded.result?.job_type_source).toBe('fallback');

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
@@ -213,7 +213,8 @@ function OrgQuotaSection() {
   );
 }
 
-export function AdminPage() {
+/** `auditLog`: the whole audit log, composed by the route (issue 30). */
+export function AdminPage({ auditLog }: { auditLog?: ReactNode } = {}) {
   const { t } = useTranslation();
   const { isAdmin } = useAuth();
   return (
@@ -231,6 +232,7 @@ export function AdminPage() {
           <QuotaSection />
           <SettingsSection />
           <OrgQuotaSection />
+          {auditLog}
         </div>
       ) : (
         <Alert tone="warning">{t('admin.noRights')}</Alert>

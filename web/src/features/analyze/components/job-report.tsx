@@ -6,6 +6,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { getJobPdf } from '@/features/analyze/api/get-job-pdf';
+import { api } from '@/lib/api-client';
 import { JobResultView } from '@/features/analyze/components/job-result';
 import { JobTimeline } from '@/features/analyze/components/job-timeline';
 import { canDownloadJson } from '@/features/analyze/model/result';
@@ -73,6 +74,8 @@ export function JobDownloads({ job, planName }: { job: JobDetail; planName: stri
   const mayDownload = canDownloadJson(planName);
   const [pdfBusy, setPdfBusy] = useState(false);
   const [pdfFailed, setPdfFailed] = useState(false);
+  const [jsonBusy, setJsonBusy] = useState(false);
+  const [jsonFailed, setJsonFailed] = useState(false);
   const lang = i18n.language.startsWith('en') ? 'en' : 'tr';
 
   const downloadPdf = async () => {
@@ -87,11 +90,25 @@ export function JobDownloads({ job, planName }: { job: JobDetail; planName: stri
     }
   };
 
+  // The server's copy (GET /jobs/{id}/result.json), so the download is recorded in the audit log.
+  const downloadJson = async () => {
+    setJsonBusy(true);
+    setJsonFailed(false);
+    try {
+      saveBlob(await api.blob(`/jobs/${encodeURIComponent(job.job_id)}/result.json`, { headers: { Accept: 'application/json' } }), `baret-job-${job.job_id}.json`);
+    } catch {
+      setJsonFailed(true);
+    } finally {
+      setJsonBusy(false);
+    }
+  };
+
   return (
     <div className="download">
       <div className="download-buttons">
         <Button
-          onClick={() => saveBlob(new Blob([JSON.stringify(job, null, 2)], { type: 'application/json' }), `baret-job-${job.job_id}.json`)}
+          onClick={() => void downloadJson()}
+          loading={jsonBusy}
           disabled={!mayDownload}
           aria-describedby={mayDownload ? undefined : 'download-hint'}
         >
@@ -102,6 +119,7 @@ export function JobDownloads({ job, planName }: { job: JobDetail; planName: stri
         </Button>
       </div>
       {pdfFailed ? <Alert tone="error">{t('analyze.result.pdfFailed')}</Alert> : null}
+      {jsonFailed ? <Alert tone="error">{t('analyze.result.jsonFailed')}</Alert> : null}
       {!mayDownload ? (
         <p id="download-hint" className="field-hint">
           {t('analyze.result.downloadHint')} <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.result.upgradeLink')}</Link>

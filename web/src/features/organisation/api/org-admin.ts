@@ -33,6 +33,18 @@ export function useRemoveMember(orgId: string) {
   });
 }
 
+/** PATCH /orgs/{id}/members/{user_id} {role} (managers; issue 30) */
+export function useChangeRole(orgId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { userId: string; role: OrgRole }) => api.patch<OrgMember>(`${org(orgId)}/members/${encodeURIComponent(input.userId)}`, { role: input.role }),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: ['orgs'] });
+      await client.invalidateQueries({ queryKey: ['auth'] });
+    },
+  });
+}
+
 /** GET /orgs/{id}/invites (managers) */
 export function usePendingInvites(orgId: string, enabled: boolean) {
   return useQuery({ queryKey: ['orgs', orgId, 'invites'], queryFn: () => api.get<PendingInvite[]>(`${org(orgId)}/invites`), enabled });

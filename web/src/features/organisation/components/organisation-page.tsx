@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
@@ -8,7 +8,7 @@ import { Field } from '@/components/ui/field';
 import { ConfirmDialog } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
 import { SignInSettings } from '@/features/organisation/components/sign-in-settings';
-import { useArchiveUnit, useCreateOrg, useCreateUnit, useInvite, useMembers, usePendingInvites, useRemoveMember } from '@/features/organisation/api/org-admin';
+import { useArchiveUnit, useChangeRole, useCreateOrg, useCreateUnit, useInvite, useMembers, usePendingInvites, useRemoveMember } from '@/features/organisation/api/org-admin';
 import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { formatDateTime, formatNumber } from '@/lib/format';
@@ -45,6 +45,7 @@ function Members({ org }: { org: Org }) {
   const { user } = useAuth();
   const members = useMembers(org.id);
   const remove = useRemoveMember(org.id);
+  const changeRole = useChangeRole(org.id);
   const [pending, setPending] = useState<OrgMember | null>(null);
   const manager = org.role === 'manager';
   return (
@@ -54,6 +55,7 @@ function Members({ org }: { org: Org }) {
       </h2>
       {members.isPending ? <Spinner label={t('common.loading')} /> : null}
       {remove.isError ? <Alert tone="error">{serverReason(remove.error) ?? t('errors.actionFailed')}</Alert> : null}
+      {changeRole.isError ? <Alert tone="error">{serverReason(changeRole.error) ?? t('errors.actionFailed')}</Alert> : null}
       {members.data ? (
         <div className="table-wrap">
           <table className="table">
@@ -75,7 +77,20 @@ function Members({ org }: { org: Org }) {
                     {m.email}
                   </th>
                   <td>
-                    <Badge tone={m.role === 'manager' ? 'accent' : 'neutral'}>{t(`org.role_${m.role}`)}</Badge>
+                    {manager ? (
+                      <select
+                        className="input"
+                        aria-label={t('org.roleOf', { name: m.full_name ?? m.email })}
+                        value={m.role}
+                        disabled={changeRole.isPending}
+                        onChange={(e) => changeRole.mutate({ userId: m.user_id, role: e.target.value as OrgRole })}
+                      >
+                        <option value="member">{t('org.role_member')}</option>
+                        <option value="manager">{t('org.role_manager')}</option>
+                      </select>
+                    ) : (
+                      <Badge tone={m.role === 'manager' ? 'accent' : 'neutral'}>{t(`org.role_${m.role}`)}</Badge>
+                    )}
                   </td>
                   <td>{formatDateTime(m.joined_at, i18n.language)}</td>
                   <td>
@@ -228,7 +243,8 @@ function Units({ org, kind }: { org: Org; kind: UnitKind }) {
   );
 }
 
-export function OrganisationPage() {
+/** `auditLog` renders the organisation's audit log for its managers (composed by the route: issue 30). */
+export function OrganisationPage({ auditLog }: { auditLog?: (orgId: string) => ReactNode } = {}) {
   const { t, i18n } = useTranslation();
   const current = useCurrentOrg();
   const org = current.data;
@@ -269,6 +285,7 @@ export function OrganisationPage() {
           {org.role === 'manager' ? <SignInSettings org={org} /> : null}
           <Units org={org} kind="site" />
           <Units org={org} kind="crew" />
+          {org.role === 'manager' && auditLog ? auditLog(org.id) : null}
         </div>
       ) : null}
     </div>

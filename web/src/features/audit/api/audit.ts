@@ -1,0 +1,45 @@
+/** The audit log (issue 30): an organisation's for its managers, the whole log for admins. */
+import { useInfiniteQuery } from '@tanstack/react-query';
+
+import { api } from '@/lib/api-client';
+import type { AuditPage } from '@/types/api';
+
+export type AuditScope = { kind: 'org'; orgId: string } | { kind: 'admin' };
+
+export interface AuditFilters {
+  from?: string;
+  to?: string;
+  action?: string;
+  actor?: string;
+  object?: string;
+}
+
+/** The actions the log records (the server's names; their words are under audit.actions). */
+export const AUDIT_ACTIONS: readonly string[] =
+  'job.viewed job.downloaded_json job.downloaded_pdf jobs.downloaded_csv job.cancelled job.deleted member.role_changed quota.changed setting.changed auth.signed_in auth.sign_in_failed'.split(' ');
+
+const base = (scope: AuditScope) => (scope.kind === 'org' ? `/orgs/${encodeURIComponent(scope.orgId)}/audit` : '/admin/audit');
+const clean = (filters: AuditFilters) => Object.fromEntries(Object.entries(filters).filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
+
+/** GET /orgs/{id}/audit or /admin/audit, newest first, page by page (the cursor). */
+export function useAuditLog(scope: AuditScope, filters: AuditFilters) {
+  return useInfiniteQuery({
+    queryKey: ['audit', scope.kind === 'org' ? scope.orgId : 'admin', clean(filters)],
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam }) => api.get<AuditPage>(base(scope), { query: { ...clean(filters), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } }),
+    getNextPageParam: (last) => last.next_cursor,
+  });
+}
+
+/** GET …/audit.csv with the bearer token, saved by the browser. */
+export async function downloadAuditCsv(scope: AuditScope, filters: AuditFilters, lang: string): Promise<void> {
+  const blob = await api.blob(`${base(scope)}.csv`, { query: { ...clean(filters), lang: lang === 'en' ? 'en' : 'tr' }, headers: { Accept: 'text/csv' } });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `baret-audit-${new Date().toISOString().slice(0, 10)}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
