@@ -92,6 +92,15 @@ describe.skipIf(!installed)('single sign-on on the distributed run', () => {
     expect(again.status).toBe(200);
     expect(again.body.created).toBe(false);
     expect((await api<{ id: string }>(gateway, '/auth/me', { token: again.body.access_token as string })).body.id).toBe(me.body.id);
+    // The audit log keeps each single sign-on once (ADR 0023), where the organisation's managers read it.
+    type Entry = { action: string; actor_id: string | null; outcome: string; details: Record<string, unknown> };
+    let signIns: Entry[] = [];
+    for (const until = Date.now() + 20_000; Date.now() < until && signIns.length < 2; await new Promise((r) => setTimeout(r, 250))) {
+      const page = await api<{ entries: Entry[] }>(gateway, `/orgs/${orgId}/audit?action=auth.signed_in&actor=${me.body.id}`, { token: manager.token });
+      signIns = page.body.entries ?? [];
+    }
+    expect(signIns).toHaveLength(2);
+    expect(signIns.every((e) => e.outcome === 'success' && e.details.method === 'oidc')).toBe(true);
   });
 
   it('a tampered ID token is refused with its reason in Turkish, and nothing is created', async () => {

@@ -241,6 +241,7 @@ export function createIdentityService(opts: IdentityOptions) {
     // Admins keep password login: the way in when the company directory is down.
     if (!user.is_admin && !(await orgs.passwordLoginAllowed(user.id))) {
       log.info({ user_id: user.id, reason: 'password_login_disabled' }, 'login failed');
+      await signIn(user, 'failure', 'password_login_disabled');
       throw new PasswordLoginDisabledError();
     }
     await run(eventStore, userStream(user.id), userDecider, { type: 'record_login', data: { now: clock() } });
@@ -255,6 +256,14 @@ export function createIdentityService(opts: IdentityOptions) {
     if (fact.outcome === 'signed_in') log.info({ user_id: fact.user_id, method: fact.method, created: fact.created }, 'signed in');
     // The reason is the library's words (never a token or a secret), for the operator: a 503 is often a wrong client secret.
     else log[fact.code === 'sso_unavailable' ? 'warn' : 'info']({ method: fact.method, code: fact.code, reason: fact.reason }, 'sign-in failed');
+    // The audit log keeps the sign-in once, as it keeps a password login's (ADR 0023); a failure names no address.
+    await audit
+      .recordSignIn(
+        fact.outcome === 'signed_in'
+          ? { ip: fact.ip, userId: fact.user_id, orgId: fact.org_id, outcome: 'success', method: 'oidc' }
+          : { ip: fact.ip, userId: null, outcome: 'failure', method: 'oidc', reason: fact.code },
+      )
+      .catch((err: unknown) => log.error({ err }, 'the sign-in could not be audited'));
     try {
       await opts.onSignIn?.(fact);
     } catch (err) {
