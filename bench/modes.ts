@@ -9,7 +9,7 @@
  * Run alone with `npx tsx bench/modes.ts`, or through `npm run bench`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { distributedEngines, startDistributedStack } from '../tests/helpers/distributed.js';
 import { multipart } from '../tests/helpers/jobs.js';
@@ -29,7 +29,26 @@ interface LoadFigures {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time each process of the run spent per answered request (ms), the bench's own client included: what limits the rate on a quiet machine, whatever the load. */
+  cpuMsPerRequest: Record<string, number>;
+  /** The machine's 1-minute load average when the measurement ended. */
+  load: number;
 }
+
+/** CPU time (user + system, ms) a process has used so far, from /proc; null where there is no /proc. */
+function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15), in clock ticks of 10 ms on Linux.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** The processes whose CPU time a measurement counts (name → pid). */
+type Processes = () => Record<string, number | undefined>;
 
 interface ModeFigures {
   /** Signed in with the access token of /auth/login. */
@@ -43,9 +62,11 @@ interface ModeFigures {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /** CONCURRENCY clients polling GET /jobs for LOAD_SECONDS with one credential (bounded, loopback only). */
-async function load(base: string, credential: string, seconds = LOAD_SECONDS): Promise<LoadFigures> {
+async function load(base: string, credential: string, processes: Processes, seconds = LOAD_SECONDS): Promise<LoadFigures> {
   const latencies: number[] = [];
   let errors = 0;
+  const before = Object.entries(processes()).map(([name, pid]) => [name, pid, pid === undefined ? null : cpuMs(pid)] as const);
+  const client = process.cpuUsage();
   const until = Date.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -59,10 +80,18 @@ async function load(base: string, credential: string, seconds = LOAD_SECONDS): P
     }),
   );
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  const cpuMsPerRequest: Record<string, number> = {};
+  const answered = Math.max(1, latencies.length + errors);
+  for (const [name, pid, was] of before) {
+    const now = pid === undefined ? null : cpuMs(pid);
+    if (was !== null && now !== null) cpuMsPerRequest[name] = (now - was) / answered;
+  }
+  const used = process.cpuUsage(client);
+  cpuMsPerRequest['bench client'] = (used.user + used.system) / 1000 / answered;
+  return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuMsPerRequest, load: loadavg()[0]! };
 }
 
-async function measure(base: string): Promise<ModeFigures> {
+async function measure(base: string, processes: Processes): Promise<ModeFigures> {
   const email = `bench-${Date.now()}@example.com`;
   await api(base, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
   const { body } = await api<{ access_token: string }>(base, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
@@ -70,8 +99,8 @@ async function measure(base: string): Promise<ModeFigures> {
   const key = (await api<{ token: string }>(base, '/auth/tokens', { method: 'POST', token, body: JSON.stringify({ name: 'bench' }) })).body.token;
   // Ready (every service's stores answer), then an unmeasured run: both modes are measured warm.
   while ((await fetch(`${base}/readyz`).catch(() => null))?.status !== 200) await new Promise((r) => setTimeout(r, 500));
-  await load(base, token, WARMUP_SECONDS);
-  const figures = { token: await load(base, token), apiKey: await load(base, key) };
+  await load(base, token, processes, WARMUP_SECONDS);
+  const figures = { token: await load(base, token, processes), apiKey: await load(base, key, processes) };
   if (!WITH_ANALYSIS) return { ...figures, analysisSeconds: Number.NaN, status: 'skipped' };
 
   // One analysis of the two-minute video, default settings, polled as the web app does.
@@ -93,11 +122,18 @@ const row = (name: string, f: ModeFigures) =>
   (['token', 'apiKey'] as const)
     .map(
       (how) =>
-        `| ${name}, ${how === 'token' ? 'login token' : 'API key'} | ${f[how].rps.toFixed(0)} | ${f[how].p50.toFixed(1)} | ${f[how].p99.toFixed(1)} | ${f[how].errors} | ${
+        `| ${name}, ${how === 'token' ? 'login token' : 'API key'} | ${f[how].rps.toFixed(0)} | ${f[how].p50.toFixed(1)} | ${f[how].p99.toFixed(1)} | ${f[how].errors} | ${f[how].load.toFixed(1)} | ${cpuText(f[how])} | ${
           how === 'token' ? (WITH_ANALYSIS ? `${f.analysisSeconds.toFixed(1)} s (${f.status})` : 'not run') : ''
         } |`,
     )
     .join('\n');
+
+/** "2.10 ms (gateway 0.61, job 0.52, …)": CPU time per request, all processes and by process, the busiest first. */
+function cpuText(f: LoadFigures): string {
+  const entries = Object.entries(f.cpuMsPerRequest).filter(([, ms]) => ms >= 0.005).sort((a, b) => b[1] - a[1]);
+  const total = entries.reduce((sum, [, ms]) => sum + ms, 0);
+  return `${total.toFixed(2)} (${entries.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')})`;
+}
 
 /** Distributed against embedded, with the issue 27 targets: at least 0.5 × the requests per second, p99 at most 2 ×. */
 function ratios(embedded: ModeFigures, distributed: ModeFigures): string[] {
@@ -116,7 +152,7 @@ export async function runModesBench(): Promise<{ embedded: ModeFigures; distribu
   let embedded: ModeFigures;
   const baret = await startBaret({ BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, RATE_LIMIT_PER_MINUTE: '10000000' });
   try {
-    embedded = await measure(baret.url);
+    embedded = await measure(baret.url, () => ({ baret: baret.child.pid }));
   } finally {
     baret.child.kill('SIGTERM');
     await baret.exited;
@@ -129,13 +165,16 @@ export async function runModesBench(): Promise<{ embedded: ModeFigures; distribu
   } else {
     const stack = await startDistributedStack({ env: { RATE_LIMIT_PER_MINUTE: '10000000', WEB_DIST_DIR: tmpdir() } });
     try {
-      distributed = await measure(stack.gateway);
+      distributed = await measure(stack.gateway, () => ({
+        ...Object.fromEntries([...stack.procs].map(([name, p]) => [name, p.child.pid])),
+        ...Object.fromEntries(stack.engineInfo.map((e) => [e.name, e.pid()])),
+      }));
     } finally {
       await stack.close();
     }
   }
-  console.log('| mode | requests/s | p50 ms | p99 ms | errors | POST /analyze → done |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| mode | requests/s | p50 ms | p99 ms | errors | load average | CPU ms per request (by process) | POST /analyze → done |');
+  console.log('|---|---|---|---|---|---|---|---|');
   console.log(row('embedded (one process)', embedded));
   if (distributed) {
     console.log(row('distributed (gateway → services, Kafka, PostgreSQL, FerretDB, MinIO)', distributed));

@@ -13,10 +13,11 @@ import { join } from 'node:path';
 import { backoffMs, pause } from '@baret/platform';
 import {
   ferretDbBinary,
-  freePort,
   kafkaLibs,
   minioBinary,
   postgresBinDir,
+  releasePort,
+  reservePort,
   startFerretDb,
   startKafka,
   startMinio,
@@ -215,7 +216,16 @@ export async function startDistributedStack(options: StackOptions = {}): Promise
     if (!keep) cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const workers = Array.from({ length: Math.max(1, options.workers ?? 1) }, (_, i): StackProcess => (i === 0 ? 'analysis' : `analysis-${i + 1}`));
     const names: StackProcess[] = [...SERVICE_PROCESSES, ...workers.slice(1), 'gateway'];
-    for (const name of names) ports.set(name, name === 'gateway' && options.gatewayPort ? options.gatewayPort : await freePort());
+    // Reserved ports (below the ephemeral range, locked across processes): a process started again
+    // after a crash finds its port free, even with another run on the machine.
+    for (const name of names) {
+      if (name === 'gateway' && options.gatewayPort) ports.set(name, options.gatewayPort);
+      else {
+        const port = await reservePort();
+        ports.set(name, port);
+        cleanups.push(async () => releasePort(port));
+      }
+    }
     const url = (name: StackProcess) => `http://127.0.0.1:${ports.get(name)}`;
     const bucket = keep ? 'baret' : `baret-${Date.now().toString(36)}`;
     const secrets = secretsOf(dataDir, keep);

@@ -371,8 +371,8 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
           await res.arrayBuffer();
           return res.status;
         });
-        expect(codes.filter((c) => c === 202)).toHaveLength(10);
-        expect(codes.filter((c) => c === 403)).toHaveLength(10);
+        expect(codes.filter((c) => c === 202), JSON.stringify(codes)).toHaveLength(10);
+        expect(codes.filter((c) => c === 403), JSON.stringify(codes)).toHaveLength(10);
         const stored = usedFromEvents(
           (await events.query<{ type: string; data: unknown }>('SELECT type, data FROM baret_quota.events WHERE stream_id = $1 ORDER BY revision', [`quota-${user.id}`])).rows,
         );

@@ -135,7 +135,8 @@ export function createJobService(opts: JobOptions) {
    * be created once only, so whichever request comes second gets the first one's job, and the
    * quota reservation, idempotent by job id, is spent once.
    */
-  async function submit(principal: Principal, upload: ReceivedUpload, jobId: string = randomUUID()) {
+  async function submit(principal: Principal, upload: ReceivedUpload, givenJobId?: string) {
+    const jobId = givenJobId ?? randomUUID();
     if (principal.verificationRequired) throw new EmailNotVerifiedError();
     const params = parsePayload(upload.fields.payload);
     if (params.job_type !== 'auto' && !(await opts.tasks.isTask(params.job_type))) {
@@ -146,7 +147,17 @@ export function createJobService(opts: JobOptions) {
     await opts.probe(upload.path); // 415 for anything that is not a readable video
     // Charged to the organisation when the user belongs to one (the job stays with it), else to the user.
     const account = quotaAccountOf(principal);
-    const reservation = await opts.quota.reserve(account, jobId);
+    let reservation;
+    try {
+      reservation = await opts.quota.reserve(account, jobId);
+    } catch (e) {
+      // No answer (the quota service slow or restarting) does not mean no reservation: it may be
+      // stored after this request gave up. A job id made here is this request's alone, so its unit
+      // is given back (queued behind the reservation, it lands after it); a unit is never spent on
+      // a job that does not exist. (A resumable upload's id may be another request's job too.)
+      if (!givenJobId) await opts.quota.release(account, jobId, 'not_queued').catch(() => undefined);
+      throw e;
+    }
     if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
     const videoKey = `uploads/${jobId}/video`;
     try {

@@ -107,7 +107,11 @@ const enc = encodeURIComponent;
 export function httpQuotaClient(c: ServiceClient): QuotaClient {
   return {
     getQuota: async (userId) => (await c.call<QuotaView>('GET', `/internal/quota/${enc(userId)}`))!,
-    reserve: async (userId, jobId) => (await c.call<ReservationOutcome>('PUT', `/internal/quota/${enc(userId)}/jobs/${enc(jobId)}`))!,
+    // An account's reservations are taken one at a time (in order, so none is lost): twenty
+    // submissions at once on a busy machine queue for longer than the default deadline, and a
+    // reservation given up on may still be stored. The submission waits longer (it is an upload,
+    // long anyway); a quota service that is down is still said at once (refused, or its 503).
+    reserve: async (userId, jobId) => (await c.call<ReservationOutcome>('PUT', `/internal/quota/${enc(userId)}/jobs/${enc(jobId)}`, undefined, { timeoutMs: 30_000 }))!,
     release: async (userId, jobId, reason) => {
       await c.call('DELETE', `/internal/quota/${enc(userId)}/jobs/${enc(jobId)}?reason=${enc(reason)}`);
     },

@@ -5,6 +5,7 @@ export * from './contracts/messageBus.contract.js';
 export * from './contracts/objectStore.contract.js';
 export * from './deciderSpec.js';
 export * from './engines/common.js';
+export * from './engines/ports.js';
 export * from './engines/postgres.js';
 export * from './engines/minio.js';
 export * from './engines/ferretdb.js';

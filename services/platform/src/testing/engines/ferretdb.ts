@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, freePort, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { releasePort, reservePort } from './ports.js';
 
 /** The FerretDB binary that scripts/engines/install-ferretdb.sh built, or null. */
 export function ferretDbBinary(): string | null {
@@ -21,7 +22,8 @@ export async function startFerretDb(options: EngineOptions = {}): Promise<Runnin
   if (!bin) throw new Error('FerretDB is not installed: run bash scripts/bootstrap.sh --test');
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'baret-ferretdb-'));
   mkdirSync(join(dir, 'data'), { recursive: true });
-  const port = await freePort();
+  // Reserved (below the ephemeral range, locked across processes): free again when FerretDB restarts.
+  const port = await reservePort();
   const launch = async () => {
     const proc = spawnEngine(bin, ['-listen', `127.0.0.1:${port}`, '-dir', join(dir, 'data')]);
     await waitUntil(
@@ -37,7 +39,13 @@ export async function startFerretDb(options: EngineOptions = {}): Promise<Runnin
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`FerretDB exited at start on port ${port}:\n${proc.log()}`);
     return proc;
   };
-  const engine = restartable(launch, () => (options.dataDir ? undefined : rmSync(dir, { recursive: true, force: true })));
-  await engine.first;
+  const engine = restartable(launch, () => {
+    releasePort(port);
+    if (!options.dataDir) rmSync(dir, { recursive: true, force: true });
+  });
+  await engine.first.catch((e: unknown) => {
+    releasePort(port);
+    throw e;
+  });
   return { url: `mongodb://127.0.0.1:${port}/`, pid: engine.pid, exited: engine.exited, kill: engine.kill, restart: engine.restart, stop: engine.stop };
 }

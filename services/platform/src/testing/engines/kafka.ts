@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, freePort, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { releasePort, reservePort } from './ports.js';
 
 /** The broker versions scripts/engines/install-kafka.sh fetches. */
 export const KAFKA_VERSIONS = { '3.9': '3.9.1', '4': '4.1.1' } as const;
@@ -21,8 +22,8 @@ export function kafkaLibs(line: KafkaLine): string | null {
  * tests of a crashed consumer do not wait long.
  */
 export async function startKafka(line: KafkaLine, options: EngineOptions = {}): Promise<RunningKafka> {
-  // A free port is free when asked, not when the broker binds it seconds later: on a busy machine
-  // another process may take it in between, and the broker shuts down. Try again on new ports.
+  // The ports are reserved (see ports.ts), but a process outside that scheme may still bind one
+  // before the broker does, and the broker shuts down: try again on new ports.
   for (let attempt = 1; ; attempt++) {
     try {
       return await startKafkaOnce(line, options);
@@ -42,7 +43,10 @@ async function startKafkaOnce(line: KafkaLine, options: EngineOptions): Promise<
   if (!libs) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} is not installed: run bash scripts/bootstrap.sh --test`);
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), `baret-kafka-${line}-`));
   mkdirSync(dir, { recursive: true });
-  const [port, controller] = [await freePort(), await freePort()];
+  // Both listeners on reserved ports (below the ephemeral range, locked across processes): a broker
+  // killed with SIGKILL binds them again when it restarts, whatever else runs on the machine.
+  const [port, controller] = [await reservePort(), await reservePort()];
+  const release = () => [port, controller].forEach(releasePort);
   const props = join(dir, 'server.properties');
   writeFileSync(
     props,
@@ -67,8 +71,13 @@ async function startKafkaOnce(line: KafkaLine, options: EngineOptions): Promise<
   const java = ['-Xms128m', '-Xmx384m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', `${libs}/*`];
   // The log folder is formatted once; a kept one (dataDir) is started as it is, with its cluster id.
   if (!existsSync(join(dir, 'log', 'meta.properties'))) {
-    const clusterId = execFileSync('java', [...java, 'kafka.tools.StorageTool', 'random-uuid']).toString().trim().split('\n').pop()!;
-    execFileSync('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted'], { stdio: 'pipe' });
+    try {
+      const clusterId = execFileSync('java', [...java, 'kafka.tools.StorageTool', 'random-uuid']).toString().trim().split('\n').pop()!;
+      execFileSync('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted'], { stdio: 'pipe' });
+    } catch (e) {
+      release();
+      throw e;
+    }
   }
   const launch = async () => {
     const proc = spawnEngine('java', [...java, 'kafka.Kafka', props]);
@@ -89,8 +98,12 @@ async function startKafkaOnce(line: KafkaLine, options: EngineOptions): Promise<
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`Kafka ${KAFKA_VERSIONS[line]} exited at start on port ${port}:\n${proc.log()}`);
     return proc;
   };
-  const engine = restartable(launch, () => (options.dataDir ? undefined : rmSync(dir, { recursive: true, force: true })));
+  const engine = restartable(launch, () => {
+    release();
+    if (!options.dataDir) rmSync(dir, { recursive: true, force: true });
+  });
   await engine.first.catch((e: unknown) => {
+    release();
     if (!options.dataDir) rmSync(dir, { recursive: true, force: true });
     throw e;
   });

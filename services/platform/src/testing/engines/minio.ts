@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, freePort, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { releasePort, reservePort } from './ports.js';
 
 /** The MinIO server binary that scripts/engines/install-minio.sh built, or null. */
 export function minioBinary(): string | null {
@@ -23,7 +24,8 @@ export async function startMinio(options: EngineOptions = {}): Promise<RunningMi
   if (!bin) throw new Error('MinIO is not installed: run bash scripts/bootstrap.sh --test');
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'baret-minio-'));
   mkdirSync(join(dir, 'data'), { recursive: true });
-  const [port, console] = [await freePort(), await freePort()];
+  // Reserved (below the ephemeral range, locked across processes): free again when MinIO restarts.
+  const [port, console] = [await reservePort(), await reservePort()];
   const accessKey = 'baret-test';
   const secretKey = 'baret-test-secret-key';
   const endPoint = `http://127.0.0.1:${port}`;
@@ -39,7 +41,14 @@ export async function startMinio(options: EngineOptions = {}): Promise<RunningMi
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`MinIO exited at start on port ${port}:\n${proc.log()}`);
     return proc;
   };
-  const engine = restartable(launch, () => (options.dataDir ? undefined : rmSync(dir, { recursive: true, force: true })));
-  await engine.first;
+  const release = () => [port, console].forEach(releasePort);
+  const engine = restartable(launch, () => {
+    release();
+    if (!options.dataDir) rmSync(dir, { recursive: true, force: true });
+  });
+  await engine.first.catch((e: unknown) => {
+    release();
+    throw e;
+  });
   return { endPoint, accessKey, secretKey, pid: engine.pid, exited: engine.exited, kill: engine.kill, restart: engine.restart, stop: engine.stop };
 }

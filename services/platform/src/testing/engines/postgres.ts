@@ -3,7 +3,8 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { releasePort, reservePort } from './ports.js';
 
 /** The folder of PostgreSQL's server programs (Debian: /usr/lib/postgresql/<version>/bin), or null. */
 export function postgresBinDir(): string | null {
@@ -37,7 +38,8 @@ export async function startPostgres(options: EngineOptions = {}): Promise<Runnin
   if (!existsSync(join(data, 'PG_VERSION'))) {
     execFileSync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'], { ...as, stdio: 'pipe' });
   }
-  const port = await freePort();
+  // Reserved (below the ephemeral range, locked across processes): free again when PostgreSQL restarts.
+  const port = await reservePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const launch = async () => {
     const proc = spawnEngine(
@@ -61,8 +63,18 @@ export async function startPostgres(options: EngineOptions = {}): Promise<Runnin
     return proc;
   };
   // SIGINT: PostgreSQL's fast shutdown.
-  const engine = restartable(launch, () => (options.dataDir ? undefined : rmSync(dir, { recursive: true, force: true })), 'SIGINT');
-  await engine.first;
+  const engine = restartable(
+    launch,
+    () => {
+      releasePort(port);
+      if (!options.dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+    'SIGINT',
+  );
+  await engine.first.catch((e: unknown) => {
+    releasePort(port);
+    throw e;
+  });
   const version = execFileSync(join(bin, 'postgres'), ['--version']).toString().trim();
   return { url, version, pid: engine.pid, exited: engine.exited, kill: engine.kill, restart: engine.restart, stop: engine.stop };
 }
