@@ -11,7 +11,7 @@ import { preferencesOf, type Collections, type DeliveryDoc, type RecipientDoc, t
 /** A mail as stored in the outbox: what was sent (or, without SMTP, what would have been). */
 export interface OutboxDoc extends Record<string, unknown> {
   id: string;
-  kind: 'contact' | 'upgrade_request' | NoticeKind | 'webhook_disabled' | 'password_reset' | 'email_verification';
+  kind: 'contact' | 'upgrade_request' | NoticeKind | 'webhook_disabled' | 'password_reset' | 'email_verification' | 'org_invite';
   to: string;
   subject: string;
   text: string;

@@ -18,6 +18,7 @@ import { INBOX, inboxRoutes, projectInbox, type InboxDoc } from './inbox.js';
 import { createMailer, type Mailer, type OutgoingMail } from './mailer.js';
 import { composeMail } from './email.js';
 import { createEngine, type OutboxDoc } from './engine.js';
+import { createOrgHandler } from './orgs.js';
 import { notificationRoutes } from './routes.js';
 import { C, collections, loadKeys, type ServiceKeys } from './store.js';
 
@@ -87,6 +88,8 @@ export function createNotificationService(opts: NotificationOptions) {
     clock,
     retryBaseMs: opts.webhookRetryBaseMs,
   });
+
+  const onOrgEvent = createOrgHandler(cols, engine);
 
   /** Who users are and the account mails identity asks for (user-events). */
   async function onUserEvent(event: ReturnType<typeof decodeEnvelope>): Promise<void> {
@@ -197,6 +200,8 @@ export function createNotificationService(opts: NotificationOptions) {
       [C.deliveries]: [{ status: 1, next_attempt_at: 1 }, { webhook_id: 1, created_at: -1 }],
       [C.webhooks]: [{ user_id: 1, created_at: 1 }],
       [C.pushSubscriptions]: [{ user_id: 1 }],
+      [C.orgMembers]: [{ org_id: 1, role: 1 }],
+      [C.recipients]: [{ email: 1 }],
     },
     tasks: [
       {
@@ -211,6 +216,11 @@ export function createNotificationService(opts: NotificationOptions) {
       {
         name: 'notification:users',
         run: (signal) => runConsumer(bus, 'notification-users', ['user-events'], async (message) => onUserEvent(decodeEnvelope(message.value)), signal, { maxAttempts: 10, retryDelayMs: 500 }),
+      },
+      {
+        // Who manages which organisation, and the invitation mails (issue 28).
+        name: 'notification:orgs',
+        run: (signal) => runConsumer(bus, 'notification-orgs', ['org-events'], async (message) => onOrgEvent(decodeEnvelope(message.value)), signal, { maxAttempts: 10, retryDelayMs: 500 }),
       },
       { name: 'notification:webhooks', run: (signal) => engine.runDispatcher(signal) },
       {

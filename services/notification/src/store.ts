@@ -87,6 +87,14 @@ export interface DeliveryDoc extends Record<string, unknown> {
   delivered_at: string | null;
 }
 
+/** Who belongs to which organisation and with which role (from org-events): managers are told of their members' jobs. */
+export interface OrgMemberDoc extends Record<string, unknown> {
+  /** The user's id. */
+  id: string;
+  org_id: string;
+  role: 'manager' | 'member';
+}
+
 interface KeyDoc extends Record<string, unknown> {
   id: string;
   value: Record<string, string>;
@@ -102,6 +110,7 @@ export const C = {
   webhooks: 'notification_webhooks',
   deliveries: 'notification_webhook_deliveries',
   keys: 'notification_keys',
+  orgMembers: 'notification_org_members',
 } as const;
 
 export function collections(documents: DocumentStore) {
@@ -115,6 +124,7 @@ export function collections(documents: DocumentStore) {
     webhooks: documents.collection<WebhookDoc>(C.webhooks),
     deliveries: documents.collection<DeliveryDoc>(C.deliveries),
     keys: documents.collection<KeyDoc>(C.keys),
+    orgMembers: documents.collection<OrgMemberDoc>(C.orgMembers),
   };
 }
 export type Collections = ReturnType<typeof collections>;

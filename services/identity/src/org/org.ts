@@ -16,7 +16,18 @@ export type OrgInviteCreated = {
   data: { org_id: string; invite_id: string; email: string; role: OrgRole; token_hash: string; invited_by: string; expires_at: string; at: string };
 };
 
-export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated;
+/**
+ * The invitation is to be mailed (issue 28): the notification service mails the link to the
+ * invited address. This event carries the token, as `password_reset_requested` does (docs/adr/0020):
+ * the token is useless once accepted or after 14 days, and only the account registered with the
+ * invited address can accept it. The decisions above (`org_invite_created`) keep only its hash.
+ */
+export type OrgInviteMailRequested = {
+  type: 'org_invite_mail_requested';
+  data: { org_id: string; org_name: string; invite_id: string; email: string; role: OrgRole; invited_by: string; token: string; expires_at: string; at: string };
+};
+
+export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgInviteMailRequested;
 
 export interface Invite {
   email: string;
@@ -49,6 +60,8 @@ export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
         ...state,
         invites: { ...state.invites, [event.data.invite_id]: { email: event.data.email, role: event.data.role, expires_at: event.data.expires_at, accepted_by: null } },
       };
+    case 'org_invite_mail_requested':
+      return state;
     default: {
       const never: never = event;
       return never;

@@ -82,6 +82,7 @@ export const orgsProjection: Projection = {
         break;
       }
       case 'org_member_removed':
+      case 'org_invite_mail_requested':
         break;
       default: {
         const never: never = event;
