@@ -6,13 +6,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeEnvelope } from '@baret/platform';
+import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { eventually, startTestApp, type TestApp } from './helpers/app.js';
+import { submitVideo, waitForJob } from './helpers/jobs.js';
 import { decodeHeader, parseMail, startSmtp, type TestSmtp } from './helpers/notify.js';
 
 let smtp: TestSmtp;
 let app: TestApp;
+let fx: Awaited<ReturnType<typeof videoFixtures>>;
+let video: string;
 
 beforeAll(async () => {
+  fx = await videoFixtures();
+  video = (await fx.photos('ppe.mp4', 4)).path;
   smtp = await startSmtp();
   app = await startTestApp(
     { SMTP_URL: smtp.url, SMTP_FROM: 'Baret <noreply@baret.test>', PUBLIC_URL: 'https://baret.example', BARET_ADMIN_EMAILS: 'admin@baret.test' },
@@ -22,6 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await smtp?.close();
+  await fx?.dispose();
 });
 
 const subjectOf = (m: { raw: string }) => decodeHeader(parseMail(m.raw).headers.subject ?? '');
@@ -90,4 +97,68 @@ describe('invitation e-mails', () => {
     expect(outbox.filter((m) => m.kind === 'org_invite').map((m) => m.to).sort()).toEqual(['Ali@Example.com', 'new.hire@example.com']);
     expect(outbox.filter((m) => m.kind === 'org_invite').every((m) => m.channel === 'smtp')).toBe(true);
   }, 60_000);
+});
+
+describe("the organisation's managers are told too", () => {
+  it('of their members’ jobs and of the organisation’s quota: by each one’s preferences, once per person (a manager who owns the job gets one)', async () => {
+    // The admin signed up in the test above.
+    const adminToken = (await app.request({ method: 'POST', url: '/auth/login', payload: { email: 'admin@baret.test', password: 'correct horse battery' } })).json() as { access_token: string };
+    const mina = await register('mina@example.com', 'en', 'Mina');
+    const kemal = await register('kemal@example.com', 'en', 'Kemal');
+    const alice = await register('alice@example.com', 'en', 'Alice');
+    const org = (await app.request({ method: 'POST', url: '/orgs', token: mina.token, payload: { name: 'Hat Bakım A.Ş.' } })).json() as { id: string };
+    for (const [who, role] of [[kemal, 'manager'], [alice, 'member']] as const) {
+      const { token } = (await app.request({ method: 'POST', url: `/orgs/${org.id}/invites`, token: mina.token, payload: { email: who.email, role } })).json() as { token: string };
+      expect((await app.request({ method: 'POST', url: `/invites/${token}/accept`, token: who.token })).statusCode).toBe(200);
+    }
+    // Kemal wants no report mails, but quota mails (off by default).
+    const prefs = await app.request({ method: 'PUT', url: '/notifications/preferences', token: kemal.token, payload: { preferences: { report_ready: { email: false }, quota: { email: true } } } });
+    expect(prefs.statusCode, prefs.body).toBe(200);
+    // The organisation may run two analyses: the second uses it up.
+    const limits = await app.request({ method: 'PATCH', url: `/admin/orgs/${org.id}/quota`, token: adminToken.access_token, payload: { lifetime_limit: 2 } });
+    expect(limits.statusCode, limits.body).toBe(200);
+    // The notification service knows the managers once the memberships reached it.
+    await eventually(async () => ((await app.notification.cols.orgMembers.count({ org_id: org.id })) === 3 ? true : undefined), 20_000);
+
+    const reportsTo = (email: string, jobId: string) => mailsTo(email, /^\[Baret\] Report ready$/).filter((m) => (parseMail(m.raw).text ?? '').includes(`/dashboard/jobs/${jobId}`));
+    const inApp = async (token: string) => ((await app.request({ method: 'GET', url: '/notifications', token })).json() as { items: Array<{ kind: string; job_id: string | null; title: string; url: string }> }).items;
+
+    // A member's job: the member and Mina are mailed; Kemal (report mails off) sees it in the app.
+    const a = (await submitVideo(app, alice.token, video, { job_type: 'auto' }, 'alice.mp4')).json() as { job_id: string };
+    expect((await waitForJob(app, alice.token, a.job_id)).status).toBe('done');
+    await eventually(async () => (reportsTo('alice@example.com', a.job_id).length === 1 && reportsTo('mina@example.com', a.job_id).length === 1 ? true : undefined), 20_000);
+    await eventually(async () => ((await inApp(kemal.token)).some((i) => i.job_id === a.job_id) ? true : undefined), 20_000);
+    expect(parseMail(reportsTo('mina@example.com', a.job_id)[0]!.raw).text).toContain('alice.mp4');
+
+    // Mina's own job, which uses the organisation's quota up: Mina, owner and manager, gets one report mail.
+    const m = (await submitVideo(app, mina.token, video, { job_type: 'auto' }, 'mina.mp4')).json() as { job_id: string };
+    expect((await waitForJob(app, mina.token, m.job_id)).status).toBe('done');
+    await eventually(async () => ((await inApp(kemal.token)).filter((i) => i.kind === 'report_ready').length === 2 ? true : undefined), 20_000);
+    await eventually(async () => ((await inApp(kemal.token)).some((i) => i.kind === 'quota') ? true : undefined), 20_000);
+    const quotaMail = await eventually(async () => mailsTo('kemal@example.com', /usage limit is reached/)[0], 20_000);
+    expect(parseMail(quotaMail.raw).text).toContain('Your organisation has used all of its lifetime limit (2/2)');
+    await groupDone('notification-events');
+
+    expect(reportsTo('mina@example.com', m.job_id)).toHaveLength(1);
+    expect(reportsTo('alice@example.com', m.job_id)).toHaveLength(0);
+    expect(mailsTo('kemal@example.com', /Report ready/)).toHaveLength(0);
+    // Quota: Kemal by mail and in the app; Mina in the app only (quota mails are off by default); Alice, a member, not at all.
+    expect(mailsTo('mina@example.com', /usage limit/)).toHaveLength(0);
+    expect(mailsTo('alice@example.com', /usage limit/)).toHaveLength(0);
+    const minaItems = await inApp(mina.token);
+    expect(minaItems.filter((i) => i.kind === 'quota')).toEqual([expect.objectContaining({ title: 'Your organisation’s usage limit is reached', url: '/dashboard/organisation' })]);
+    expect(minaItems.filter((i) => i.kind === 'report_ready').map((i) => i.job_id).sort()).toEqual([a.job_id, m.job_id].sort());
+    const aliceItems = await inApp(alice.token);
+    expect(aliceItems.map((i) => [i.kind, i.job_id])).toEqual([['report_ready', a.job_id]]);
+    expect((await inApp(kemal.token)).filter((i) => i.kind === 'quota')).toHaveLength(1);
+
+    // The member's job_completed again on the bus: nobody is told twice.
+    const completed = (await app.infra.eventStore.readStream(`job-${a.job_id}`)).find((e) => e.type === 'job_completed')!;
+    expect(completed.data.org_id).toBe(org.id);
+    await app.infra.bus.publish('job-events', [{ key: `job-${a.job_id}`, value: encodeEnvelope(completed) }]);
+    await groupDone('notification-events');
+    expect(reportsTo('alice@example.com', a.job_id)).toHaveLength(1);
+    expect(reportsTo('mina@example.com', a.job_id)).toHaveLength(1);
+    expect((await inApp(kemal.token)).filter((i) => i.job_id === a.job_id)).toHaveLength(1);
+  }, 180_000);
 });

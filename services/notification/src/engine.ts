@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { composeMail, unsubscribeToken } from './email.js';
 import type { Mailer, OutgoingMail } from './mailer.js';
 import { noticeOf, noticeText, type Notice, type NoticeKind } from './notices.js';
+import { managersOf } from './orgs.js';
 import { safeFetch } from './safeHttp.js';
 import { preferencesOf, type Collections, type DeliveryDoc, type RecipientDoc, type ServiceKeys, type WebhookDoc } from './store.js';
 
@@ -187,6 +188,19 @@ export function createEngine(o: EngineOptions) {
   }
 
   /**
+   * Who is told of a notice: the job's owner and the managers of the job's organisation; for an
+   * organisation's quota, its managers. Each person once, even a manager who owns the job.
+   */
+  async function recipientsOf(notice: Notice): Promise<string[]> {
+    const people = new Set<string>();
+    const orgAccount = /^org_(.+)$/.exec(notice.userId)?.[1];
+    if (!orgAccount) people.add(notice.userId);
+    const orgId = orgAccount ?? (typeof notice.data.org_id === 'string' && notice.data.org_id ? notice.data.org_id : null);
+    if (orgId) for (const m of await managersOf(cols, orgId)) people.add(m);
+    return [...people];
+  }
+
+  /**
    * A job or quota event: at least once from the bus, exactly once to the person. An event handled
    * to the end is marked; one cut off half-way is handled again, and each channel's own record
    * (in-app item, delivery, push log, outbox) keeps what was already sent from being sent twice.
@@ -195,7 +209,7 @@ export function createEngine(o: EngineOptions) {
     const notice = noticeOf(event);
     if (!notice) return;
     if (await cols.handled.get(event.id)) return;
-    await notify(notice);
+    for (const userId of await recipientsOf(notice)) await notify({ ...notice, userId });
     await cols.handled.put(event.id, { id: event.id, type: event.type, handled_at: clock().toISOString() });
   }
 
