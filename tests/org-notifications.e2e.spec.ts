@@ -154,7 +154,7 @@ describe("the organisation's managers are told too", () => {
 
     // The member's job_completed again on the bus: nobody is told twice.
     const completed = (await app.infra.eventStore.readStream(`job-${a.job_id}`)).find((e) => e.type === 'job_completed')!;
-    expect(completed.data.org_id).toBe(org.id);
+    expect((completed.data as { org_id?: string }).org_id).toBe(org.id);
     await app.infra.bus.publish('job-events', [{ key: `job-${a.job_id}`, value: encodeEnvelope(completed) }]);
     await groupDone('notification-events');
     expect(reportsTo('alice@example.com', a.job_id)).toHaveLength(1);

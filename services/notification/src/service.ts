@@ -39,6 +39,8 @@ export interface NotificationOptions {
   allowPrivateHosts?: boolean;
   /** First webhook retry delay (NOTIFY_WEBHOOK_RETRY_BASE_MS); default 30 s. */
   webhookRetryBaseMs?: number;
+  /** A VAPID key pair from the operator (VAPID_PUBLIC_KEY / VAPID_PRIVATE_KEY); default: made once and stored. */
+  vapidKeys?: { publicKey: string; privateKey: string };
 }
 
 /** A delivered (or logged) mail: the store of record, one per source event and person. */
@@ -70,7 +72,7 @@ export function createNotificationService(opts: NotificationOptions) {
   const inbox = documents.collection<InboxDoc>(INBOX);
   const cols = collections(documents);
   let keysLoaded: Promise<ServiceKeys> | null = null;
-  const keys = () => (keysLoaded ??= loadKeys(cols.keys).catch((e: unknown) => {
+  const keys = () => (keysLoaded ??= loadKeys(cols.keys, opts.vapidKeys).catch((e: unknown) => {
     keysLoaded = null;
     throw e;
   }));

@@ -146,10 +146,11 @@ export interface ServiceKeys {
  * The VAPID key pair and the unsubscribe secret: made at the first start and kept in the
  * service's store, so push subscriptions and mailed links stay valid across restarts. Two
  * processes starting at once for the very first time may each make one; the one read back is
- * used by both from then on.
+ * used by both from then on. A pair given by the operator (VAPID_PUBLIC_KEY / VAPID_PRIVATE_KEY, from
+ * a secret) is used instead of the stored one.
  */
-export async function loadKeys(keys: Collection<KeyDoc>): Promise<ServiceKeys> {
-  let vapid = await keys.get('vapid');
+export async function loadKeys(keys: Collection<KeyDoc>, pinned?: { publicKey: string; privateKey: string }): Promise<ServiceKeys> {
+  let vapid = pinned ? { id: 'vapid', value: pinned } : await keys.get('vapid');
   if (!vapid) {
     const pair = webPush.generateVAPIDKeys();
     await keys.put('vapid', { id: 'vapid', value: { publicKey: pair.publicKey, privateKey: pair.privateKey } });

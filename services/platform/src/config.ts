@@ -50,6 +50,8 @@ export const ConfigSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_FROM: Type.String({ default: 'Baret <no-reply@baret.app>' }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$', description: 'where people reach the web app: links in mails, pushes and webhook bodies' }),
+  VAPID_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{80,100}$', description: 'Web Push key pair (base64url) from a secret; unset: made at the first start and kept in the document store' })),
+  VAPID_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{40,50}$', description: 'the private half of VAPID_PUBLIC_KEY' })),
   NOTIFY_ALLOW_PRIVATE_HOSTS: Type.Boolean({ default: false, description: 'webhook and push targets may be private, loopback or link-local addresses (on-prem)' }),
   NOTIFY_WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, default: 30_000, description: 'first retry of a failed webhook delivery (doubling, with jitter, for 24 h)' }),
   UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1, default: 2 * 1024 ** 3 }),
