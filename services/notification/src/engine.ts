@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import webPush from 'web-push';
 import type { Collection, DecodedEnvelope, Lang } from '@baret/platform';
 import type { Logger } from 'pino';
+import type { Claims } from './claims.js';
 import { composeMail, unsubscribeToken } from './email.js';
 import type { Mailer, OutgoingMail } from './mailer.js';
 import { noticeOf, noticeText, type Notice, type NoticeKind } from './notices.js';
@@ -35,6 +36,8 @@ export interface EngineOptions {
   vapidSubject: string;
   log: Logger;
   clock: () => Date;
+  /** Each send (mail, push, webhook attempt) is claimed first: two processes never both send it. */
+  claims: Claims;
   webhookTimeoutMs?: number;
   /** First retry delay of a webhook delivery (doubling, with jitter); default 30 s. */
   retryBaseMs?: number;
@@ -80,6 +83,9 @@ export function createEngine(o: EngineOptions) {
 
   async function mail(id: string, kind: OutboxDoc['kind'], userId: string | null, message: OutgoingMail): Promise<boolean> {
     if (await o.outbox.get(id)) return false;
+    // Only one process sends it; a holder that died is taken over when its lease ends.
+    await o.claims.claimOrWait(`mail:${id}`);
+    if (await o.outbox.get(id)) return false;
     if (o.mailer) await o.mailer.send({ ...message, messageId: `<${id.replace(/[^a-zA-Z0-9.-]/g, '.')}@baret>` });
     await o.outbox.put(id, {
       id,
@@ -107,6 +113,8 @@ export function createEngine(o: EngineOptions) {
     for (const sub of subs) {
       const logId = `${notice.eventId}:${sub.id}`;
       if (await cols.pushLog.get(logId)) continue;
+      await o.claims.claimOrWait(`push:${logId}`);
+      if (await cols.pushLog.get(logId)) continue;
       let status = 0;
       try {
         const details = webPush.generateRequestDetails({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, payload, {
@@ -132,12 +140,14 @@ export function createEngine(o: EngineOptions) {
   async function enqueueWebhooks(notice: Notice): Promise<void> {
     if (!notice.webhookEvent) return;
     const hooks = (await cols.webhooks.find({ where: { user_id: notice.userId, disabled_at: null } })).filter((h) => h.events.includes(notice.webhookEvent!));
+    let queued = 0;
     for (const hook of hooks) {
       const id = stableUuid(`baret:delivery:${notice.eventId}:${hook.id}`);
       if (await cols.deliveries.get(id)) continue;
       const now = clock().toISOString();
       const body = JSON.stringify({ id, event: notice.webhookEvent, created_at: notice.createdAt, data: { ...notice.data, url: link(notice.path) } });
-      await cols.deliveries.put(id, {
+      // insert: of two processes handling the event, one queues it (the other's copy would reset its state)
+      const inserted = await cols.deliveries.insert(id, {
         id,
         webhook_id: hook.id,
         user_id: notice.userId,
@@ -151,8 +161,9 @@ export function createEngine(o: EngineOptions) {
         created_at: now,
         delivered_at: null,
       });
+      if (inserted) queued++;
     }
-    if (hooks.length > 0) kick();
+    if (queued > 0) kick();
   }
 
   /** Everything a notice sends, each channel at most once per event and person. */
@@ -165,7 +176,8 @@ export function createEngine(o: EngineOptions) {
 
     const inAppId = `${notice.eventId}:${notice.userId}`;
     if (wants('in_app') && !(await cols.inApp.get(inAppId))) {
-      await cols.inApp.put(inAppId, { id: inAppId, user_id: notice.userId, kind: notice.kind, job_id: notice.jobId, path: notice.path, data: notice.data, created_at: notice.createdAt, read_at: null });
+      // insert: a copy written again by another process would undo a read mark
+      await cols.inApp.insert(inAppId, { id: inAppId, user_id: notice.userId, kind: notice.kind, job_id: notice.jobId, path: notice.path, data: notice.data, created_at: notice.createdAt, read_at: null });
     }
     await enqueueWebhooks(notice);
     if (wants('email')) await email(notice, recipient, lang);
@@ -232,8 +244,15 @@ export function createEngine(o: EngineOptions) {
     });
   }
 
-  /** One attempt of a delivery: signed POST, then delivered, a retry scheduled, or failed. */
-  async function attempt(d: DeliveryDoc): Promise<void> {
+  /**
+   * One attempt of a delivery: signed POST, then delivered, a retry scheduled, or failed. Each
+   * attempt (by its number) is claimed first, and the delivery read again: of two processes that
+   * found it due, one sends; the other finds it claimed, or already moved on, and leaves it.
+   */
+  async function attempt(due: DeliveryDoc): Promise<void> {
+    if (!(await o.claims.claim(`webhook:${due.id}:${due.attempts + 1}`))) return;
+    const d = await cols.deliveries.get(due.id);
+    if (!d || d.status !== 'pending' || d.attempts !== due.attempts || (d.next_attempt_at ?? '') > clock().toISOString()) return;
     const hook = await cols.webhooks.get(d.webhook_id);
     if (!hook || hook.disabled_at) {
       await cols.deliveries.put(d.id, { ...d, status: 'failed', next_attempt_at: null, last_error: hook ? 'webhook disabled' : 'webhook deleted' });

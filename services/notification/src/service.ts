@@ -16,6 +16,7 @@ import {
 import type { Logger } from 'pino';
 import { INBOX, inboxRoutes, projectInbox, type InboxDoc } from './inbox.js';
 import { createMailer, type Mailer, type OutgoingMail } from './mailer.js';
+import { createClaims, defaultOwner } from './claims.js';
 import { composeMail } from './email.js';
 import { createEngine, type OutboxDoc } from './engine.js';
 import { createOrgHandler } from './orgs.js';
@@ -39,6 +40,10 @@ export interface NotificationOptions {
   allowPrivateHosts?: boolean;
   /** First webhook retry delay (NOTIFY_WEBHOOK_RETRY_BASE_MS); default 30 s. */
   webhookRetryBaseMs?: number;
+  /** This process among the service's replicas, for its claims; default hostname:pid. */
+  instanceId?: string;
+  /** How long a claimed send is this process's alone (NOTIFY_CLAIM_LEASE_MS); default 2 min. */
+  claimLeaseMs?: number;
   /** A VAPID key pair from the operator (VAPID_PUBLIC_KEY / VAPID_PRIVATE_KEY); default: made once and stored. */
   vapidKeys?: { publicKey: string; privateKey: string };
 }
@@ -78,8 +83,10 @@ export function createNotificationService(opts: NotificationOptions) {
   }));
   const publicUrl = opts.publicUrl ?? 'http://localhost:8080';
   const fromAddress = /<([^>]+)>/.exec(opts.smtpFrom)?.[1] ?? opts.smtpFrom;
+  const claims = createClaims(cols.claims, { owner: opts.instanceId ?? defaultOwner(), leaseMs: opts.claimLeaseMs ?? 120_000 });
   const engine = createEngine({
     cols,
+    claims,
     outbox,
     mailer,
     keys,
@@ -147,6 +154,8 @@ export function createNotificationService(opts: NotificationOptions) {
 
   /** Idempotent by source event id: a redelivered message is not mailed twice. */
   async function deliver(id: string, kind: NotificationDoc['kind'], mail: OutgoingMail): Promise<void> {
+    if (await outbox.get(id)) return;
+    await claims.claimOrWait(`mail:${id}`);
     if (await outbox.get(id)) return;
     if (mailer) await mailer.send(mail);
     await outbox.put(id, {

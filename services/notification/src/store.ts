@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import webPush from 'web-push';
 import type { Collection, DocumentStore, Lang } from '@baret/platform';
+import type { ClaimDoc } from './claims.js';
 import { CHANNELS, NOTICE_KINDS, type Channel, type NoticeKind, type WebhookEvent } from './notices.js';
 
 /** The notification service's own copy of who users are (from user-events): where and in which language to write. */
@@ -111,6 +112,7 @@ export const C = {
   deliveries: 'notification_webhook_deliveries',
   keys: 'notification_keys',
   orgMembers: 'notification_org_members',
+  claims: 'notification_claims',
 } as const;
 
 export function collections(documents: DocumentStore) {
@@ -125,6 +127,7 @@ export function collections(documents: DocumentStore) {
     deliveries: documents.collection<DeliveryDoc>(C.deliveries),
     keys: documents.collection<KeyDoc>(C.keys),
     orgMembers: documents.collection<OrgMemberDoc>(C.orgMembers),
+    claims: documents.collection<ClaimDoc>(C.claims),
   };
 }
 export type Collections = ReturnType<typeof collections>;
