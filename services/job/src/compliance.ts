@@ -1,6 +1,6 @@
 /** Compliance over time of an organisation, from the compliance read model (readModels/compliance.ts). */
 import { ValidationError, type Collection, type Filter, type Lang } from '@baret/platform';
-import type { ComplianceDayDoc } from './readModels/compliance.js';
+import { periodBounds, type ComplianceDayDoc, type CompliancePeriodDoc } from './readModels/compliance.js';
 
 export const GROUP_BY = ['site', 'crew', 'job_type'] as const;
 export const INTERVALS = ['day', 'week', 'month'] as const;
@@ -75,8 +75,41 @@ export interface ComplianceQuery {
 export function complianceDays(days: Collection<ComplianceDayDoc>, q: Pick<ComplianceQuery, 'orgId' | 'from' | 'to'>) {
   const first = q.from.slice(0, 10);
   const last = new Date(Date.parse(q.to) - 1).toISOString().slice(0, 10);
-  const where: Filter = { org_id: q.orgId, day: { $gte: first, $lte: last } };
+  return daysBetween(days, q.orgId, first, last);
+}
+
+function daysBetween(days: Collection<ComplianceDayDoc>, orgId: string, first: string, last: string) {
+  const where: Filter = { org_id: orgId, day: { $gte: first, $lte: last } };
   return days.find({ where, orderBy: [{ field: 'day' }] });
+}
+
+const shiftDay = (day: string, by: number): string => new Date(Date.parse(`${day}T00:00:00.000Z`) + by * DAY).toISOString().slice(0, 10);
+
+/**
+ * What a report by week or month reads: each whole week or month inside the range from its period
+ * document (one instead of seven or thirty), the partial ones at either end from their days. By
+ * day: the days. Each document has the shape of a day (`day` is its first day), so
+ * complianceReport sums them alike.
+ */
+export async function complianceDocs(
+  days: Collection<ComplianceDayDoc>,
+  periods: Collection<CompliancePeriodDoc>,
+  q: Pick<ComplianceQuery, 'orgId' | 'from' | 'to' | 'interval'>,
+): Promise<ComplianceDayDoc[]> {
+  const first = q.from.slice(0, 10);
+  const last = new Date(Date.parse(q.to) - 1).toISOString().slice(0, 10);
+  if (q.interval === 'day') return daysBetween(days, q.orgId, first, last);
+  const head = periodBounds(first, q.interval);
+  const tail = periodBounds(last, q.interval);
+  const fullStart = head.start === first ? head.start : shiftDay(head.last, 1);
+  const fullEnd = tail.last === last ? tail.last : shiftDay(tail.start, -1);
+  if (fullStart > fullEnd) return daysBetween(days, q.orgId, first, last);
+  const [before, whole, after] = await Promise.all([
+    first < fullStart ? daysBetween(days, q.orgId, first, shiftDay(fullStart, -1)) : [],
+    periods.find({ where: { org_id: q.orgId, interval: q.interval, day: { $gte: fullStart, $lte: fullEnd } }, orderBy: [{ field: 'day' }] }),
+    fullEnd < last ? daysBetween(days, q.orgId, shiftDay(fullEnd, 1), last) : [],
+  ]);
+  return [...before, ...whole, ...after];
 }
 
 /**

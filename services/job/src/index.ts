@@ -1,2 +1,2 @@
 export { createJobService, jobPrefixes, type JobService, type JobOptions } from './service.js';
-export { rebuildCompliance, COMPLIANCE, COMPLIANCE_DAYS } from './readModels/compliance.js';
+export { rebuildCompliance, COMPLIANCE, COMPLIANCE_DAYS, COMPLIANCE_PERIODS } from './readModels/compliance.js';

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { IdParams, preferredLang, principalOf, problems, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
-import { complianceDays, complianceReport, csvCell, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
-import { COMPLIANCE_DAYS, groupKey, type ComplianceDayDoc } from './readModels/compliance.js';
+import { complianceDocs, complianceReport, csvCell, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
+import { COMPLIANCE_DAYS, COMPLIANCE_PERIODS, groupKey, type ComplianceDayDoc, type CompliancePeriodDoc } from './readModels/compliance.js';
 import type { JobDoc } from './readModels/jobs.js';
 import { CITY_MAX, UNIT_NAME_MAX } from './siteCrew/businessLogic.js';
 import type { UnitKind } from './siteCrew/siteCrew.js';
@@ -77,6 +77,7 @@ export const orgJobRoutes =
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const clock = deps.clock ?? (() => new Date());
     const days = deps.documents.collection<ComplianceDayDoc>(COMPLIANCE_DAYS);
+    const periods = deps.documents.collection<CompliancePeriodDoc>(COMPLIANCE_PERIODS);
 
     for (const kind of ['site', 'crew'] as const satisfies readonly UnitKind[]) {
       const plural = `${kind}s`;
@@ -158,7 +159,7 @@ export const orgJobRoutes =
         const q = request.query;
         const { from, to } = rangeOf(q, clock());
         const [siteNames, crewNames] = await Promise.all([deps.sitesCrews.names(orgId, 'site'), deps.sitesCrews.names(orgId, 'crew')]);
-        return complianceReport(await complianceDays(days, { orgId, from, to }), {
+        return complianceReport(await complianceDocs(days, periods, { orgId, from, to, interval: q.interval }), {
           orgId,
           from,
           to,
