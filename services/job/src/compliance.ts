@@ -1,5 +1,5 @@
 /** Compliance over time of an organisation, from the compliance read model (readModels/compliance.ts). */
-import { ValidationError, type Collection, type Filter, type Lang } from '@baret/platform';
+import { ValidationError, type Collection, type ComplianceRow, type Filter, type Lang } from '@baret/platform';
 import { periodBounds, type ComplianceDayDoc, type CompliancePeriodDoc } from './readModels/compliance.js';
 
 export const GROUP_BY = ['site', 'crew', 'job_type'] as const;
@@ -39,15 +39,7 @@ export function periodStart(iso: string, interval: Interval): string {
   return new Date(day - sinceMonday * DAY).toISOString().slice(0, 10);
 }
 
-export interface ComplianceRow {
-  key: string | null;
-  name: string;
-  period_start: string;
-  jobs: number;
-  jobs_with_violations: number;
-  workers_seen: number;
-  violations: Record<string, number>;
-}
+export type { ComplianceRow };
 
 const NONE: Record<'site' | 'crew', Record<Lang, string>> = {
   site: { tr: 'Saha belirtilmemiş', en: 'No site' },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, preferredLang, principalOf, problems, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
+import { ComplianceRowSchema, IdParams, preferredLang, principalOf, problems, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
 import { complianceDocs, complianceReport, csvCell, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
 import { COMPLIANCE_DAYS, COMPLIANCE_PERIODS, groupKey, type ComplianceDayDoc, type CompliancePeriodDoc } from './readModels/compliance.js';
 import type { JobDoc } from './readModels/jobs.js';
@@ -22,15 +22,6 @@ const Filters = {
   crew_id: Type.Optional(Id),
   job_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 };
-const ComplianceRowSchema = Type.Object({
-  key: NullableStr,
-  name: Str,
-  period_start: Type.String({ description: 'first day of the period (UTC): the day, the Monday of the week, or the 1st of the month' }),
-  jobs: Type.Integer(),
-  jobs_with_violations: Type.Integer(),
-  workers_seen: Type.Integer(),
-  violations: Type.Record(Type.String(), Type.Integer(), { description: 'violations by equipment group (codes joined by commas)' }),
-});
 const ComplianceSchema = Type.Object({
   from: Str,
   to: Str,

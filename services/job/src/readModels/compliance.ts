@@ -9,7 +9,7 @@
  * Rebuildable: drop both and replay the job streams (`npm run admin -- rebuild-compliance`).
  */
 import { randomUUID } from 'node:crypto';
-import { type DocumentStore, type EventStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
+import { type ComplianceCounts, type DocumentStore, type EventStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
 import type { JobEvent, JobStatus } from '../job/job.js';
 
 export interface ComplianceDoc extends Record<string, unknown> {
@@ -39,16 +39,12 @@ export const COMPLIANCE_DAYS = 'job_compliance_days';
 /** The days summed per week and per month: a year by week is 53 documents, not 365 (issue 28's bench). */
 export const COMPLIANCE_PERIODS = 'job_compliance_periods';
 
-/** Sums of one day's finished jobs of one site, crew and job type. */
-export interface DayCombo {
+/** Sums of one day's finished jobs of one site, crew and job type (the counts of a report's row). */
+export interface DayCombo extends ComplianceCounts {
   site_id: string | null;
   crew_id: string | null;
   job_type: string;
   job_type_names: Partial<Record<Lang, string>>;
-  jobs: number;
-  jobs_with_violations: number;
-  workers_seen: number;
-  violations: Record<string, number>;
 }
 
 export interface LatestViolation {
