@@ -96,10 +96,17 @@ export async function complianceDocs(
   const fullStart = head.start === first ? head.start : shiftDay(head.last, 1);
   const fullEnd = tail.last === last ? tail.last : shiftDay(tail.start, -1);
   if (fullStart > fullEnd) return daysBetween(days, q.orgId, first, last);
+  // The cut ends are a few days (at most a month's): each read by its id (`<org>|<day>`), not by a
+  // filter that would look at every day of the organisation.
+  const byId = async (from: string, to: string) => {
+    const ids: string[] = [];
+    for (let d = from; d <= to; d = shiftDay(d, 1)) ids.push(`${q.orgId}|${d}`);
+    return (await Promise.all(ids.map((id) => days.get(id)))).filter((d): d is ComplianceDayDoc => d !== null);
+  };
   const [before, whole, after] = await Promise.all([
-    first < fullStart ? daysBetween(days, q.orgId, first, shiftDay(fullStart, -1)) : [],
+    first < fullStart ? byId(first, shiftDay(fullStart, -1)) : [],
     periods.find({ where: { org_id: q.orgId, interval: q.interval, day: { $gte: fullStart, $lte: fullEnd } }, orderBy: [{ field: 'day' }] }),
-    fullEnd < last ? daysBetween(days, q.orgId, shiftDay(fullEnd, 1), last) : [],
+    fullEnd < last ? byId(shiftDay(fullEnd, 1), last) : [],
   ]);
   return [...before, ...whole, ...after];
 }
