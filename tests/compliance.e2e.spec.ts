@@ -5,7 +5,7 @@
  * the same rows, and the CSV holds one row per job with Turkish letters intact.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rebuildCompliance, COMPLIANCE, COMPLIANCE_DAYS } from '@baret/job';
+import { rebuildCompliance, COMPLIANCE, COMPLIANCE_DAYS, COMPLIANCE_PERIODS } from '@baret/job';
 import { DEMO_MANAGER, DEMO_PASSWORD, seedDemo } from '../services/standalone/src/seedDemo.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
@@ -124,13 +124,48 @@ describe('compliance over time on the seeded organisation', () => {
   });
 
   it('gives the same rows after the read model is rebuilt from the events', async () => {
-    const before = await compliance('by=crew&interval=day');
+    const before = await Promise.all(['by=crew&interval=day', 'by=site&interval=week', 'by=job_type&interval=month'].map(compliance));
     await app.infra.documents.collection(COMPLIANCE).deleteMany({});
     await app.infra.documents.collection(COMPLIANCE_DAYS).deleteMany({});
+    await app.infra.documents.collection(COMPLIANCE_PERIODS).deleteMany({});
     expect((await compliance('by=crew&interval=day')).rows).toEqual([]);
+    expect((await compliance('by=site&interval=week')).rows).toEqual([]);
     const rebuilt = await rebuildCompliance(app.infra.eventStore, app.infra.documents, 'test', app.clock.now());
     expect(rebuilt.jobs).toBe(200);
-    expect(await compliance('by=crew&interval=day')).toEqual(before);
+    expect(await Promise.all(['by=crew&interval=day', 'by=site&interval=week', 'by=job_type&interval=month'].map(compliance))).toEqual(before);
+  });
+
+  it('reads whole weeks and months from their precomputed sums and the cut ones at either end from the days: the same as the days summed', async () => {
+    // A range that starts on a Thursday and ends on a Tuesday cuts a week (and a month) at each end.
+    const start = new Date(Date.parse(from()));
+    const thursday = new Date(start.getTime() + (((4 - start.getUTCDay() + 7) % 7) + 7) * 86_400_000).toISOString().slice(0, 10);
+    const end = new Date(Date.parse(to()) - 86_400_000);
+    const tuesday = new Date(end.getTime() - (((end.getUTCDay() - 2 + 7) % 7) + 7) * 86_400_000).toISOString().slice(0, 10);
+    const range = async (query: string) => {
+      const res = await get(`/orgs/${orgId}/compliance?from=${thursday}&to=${tuesday}&${query}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as Report;
+    };
+    const daily = await range('by=site&interval=day');
+    const weekOf = (day: string) => {
+      const d = new Date(`${day}T00:00:00.000Z`);
+      return new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+    };
+    for (const [interval, bucket] of [['week', weekOf], ['month', (day: string) => `${day.slice(0, 7)}-01`]] as const) {
+      const summed = new Map<string, { jobs: number; with: number; workers: number; violations: Record<string, number> }>();
+      for (const r of daily.rows) {
+        const k = `${bucket(r.period_start)}|${r.key}`;
+        const m = summed.get(k) ?? { jobs: 0, with: 0, workers: 0, violations: {} };
+        m.jobs += r.jobs;
+        m.with += r.jobs_with_violations;
+        m.workers += r.workers_seen;
+        for (const [g, n] of Object.entries(r.violations)) m.violations[g] = (m.violations[g] ?? 0) + n;
+        summed.set(k, m);
+      }
+      const report = await range(`by=site&interval=${interval}`);
+      expect(report.rows.length, interval).toBeGreaterThan(1);
+      expect(Object.fromEntries(report.rows.map((r) => [`${r.period_start}|${r.key}`, { jobs: r.jobs, with: r.jobs_with_violations, workers: r.workers_seen, violations: r.violations }]))).toEqual(Object.fromEntries(summed));
+    }
   });
 
   it('is for managers: a member gets 403', async () => {

@@ -12,6 +12,8 @@ import { api, startBaret, type RunningBaret } from './helpers/process.js';
  * event and acknowledging it — while its report mail is on the wire and the SMTP server has not
  * answered — and started again. The event comes again (the SMTP server sees the mail a second
  * time), yet the person gets exactly one e-mail and the webhook exactly one Baret-Delivery id.
+ * The restarted process is another owner of the dead one's claims: it takes them over when their
+ * lease ends (NOTIFY_CLAIM_LEASE_MS, short here).
  */
 let fx: Awaited<ReturnType<typeof videoFixtures>>;
 let smtp: TestSmtp;
@@ -31,7 +33,7 @@ afterAll(async () => {
 
 describe('the notification service killed between receiving an event and acknowledging it', () => {
   it('still sends one e-mail and one webhook delivery id after the restart', async () => {
-    const env = { BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, SMTP_URL: smtp.url, NOTIFY_ALLOW_PRIVATE_HOSTS: 'true', PUBLIC_URL: 'https://baret.example' };
+    const env = { BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, SMTP_URL: smtp.url, NOTIFY_ALLOW_PRIVATE_HOSTS: 'true', PUBLIC_URL: 'https://baret.example', NOTIFY_CLAIM_LEASE_MS: '2000' };
     let baret: RunningBaret = await startBaret(env);
     try {
       const email = 'night-shift@example.com';
@@ -83,7 +85,7 @@ describe('the notification service killed between receiving an event and acknowl
   it('after the mail was accepted and while the push is on the wire: still one e-mail and one delivery id', async () => {
     const data = mkdtempSync(join(dir, 'push-'));
     const pushService = await startReceiver([0, 201]); // the first push is never answered
-    const env = { BARET_DATA_DIR: data, WEB_DIST_DIR: data, SMTP_URL: smtp.url, NOTIFY_ALLOW_PRIVATE_HOSTS: 'true', PUBLIC_URL: 'https://baret.example' };
+    const env = { BARET_DATA_DIR: data, WEB_DIST_DIR: data, SMTP_URL: smtp.url, NOTIFY_ALLOW_PRIVATE_HOSTS: 'true', PUBLIC_URL: 'https://baret.example', NOTIFY_CLAIM_LEASE_MS: '2000' };
     let baret: RunningBaret = await startBaret(env);
     try {
       const email = 'day-shift@example.com';

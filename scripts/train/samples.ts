@@ -7,6 +7,7 @@
  *   measured on the matches (so small or undetected workers count too).
  * Each training-fold sample is also taken mirrored and with a small random shift and scale (seeded).
  */
+import { seededRandom } from '@baret/platform';
 import sharp from 'sharp';
 import type { RawImage } from '../../services/analysis/src/engine/detector.js';
 import { headGeometry, PPE_THRESHOLDS, torsoRect } from '../../services/analysis/src/engine/ppe.js';
@@ -17,17 +18,8 @@ import { CV_SUBSET, type HeadLabel, type LabelledBox, type TrainingPhoto } from 
 import type { Detections } from './detect.js';
 import { photoKey } from './detect.js';
 
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (mulberry32), shared with the demo seed (services/platform/src/random.ts). */
+export const rng = seededRandom;
 
 function median(v: number[]): number {
   const s = [...v].sort((a, b) => a - b);

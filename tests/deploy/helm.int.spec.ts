@@ -73,6 +73,7 @@ const VALUE_SETS = {
   production: [join(chart, 'ci', 'production-values.yaml')],
   postgres: [join(chart, 'ci', 'postgres-values.yaml')],
   kurrentdb: [join(chart, 'ci', 'kurrentdb-values.yaml')],
+  onprem: [join(chart, 'ci', 'onprem-values.yaml')],
 };
 
 describe.skipIf(!ready)('Helm chart charts/baret', () => {
@@ -211,7 +212,7 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     };
     for (const f of files) walk(parse(readFileSync(f, 'utf8')), '');
     expect(offences).toEqual([]);
-    expect(files.length).toBe(6);
+    expect(files.length).toBe(7);
   });
 
   it('generates the Secret once and keeps it on uninstall; with existingSecret it creates none and reads the operator\'s', () => {
@@ -287,6 +288,33 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
     expect(egress).toContainEqual({ ports: [{ port: 443, protocol: 'TCP' }, { port: 8443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] });
     // An issuer without the client's id, redirect URL or secret is refused.
     await expect(render([], ['--set', 'sso.issuer=https://login.example.com'])).rejects.toThrow(/sso.clientId, sso.redirectUrl/);
+  });
+
+  it('lets the notification service reach webhook and push receivers on 80/443 of the internet (private hosts only when listed) and gives it its settings', () => {
+    const notifyRules = (ms: Manifest[], s: string) => find(ms, 'NetworkPolicy', `rel-baret-${s}`).spec.egress.filter((r: any) => (r.to ?? []).some((p: any) => p.ipBlock) && r.ports.some((p: any) => p.port === 443));
+    const internet = [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8'] } }, { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10', '::1/128'] } }];
+    const web = [{ port: 80, protocol: 'TCP' }, { port: 443, protocol: 'TCP' }];
+    expect(notifyRules(rendered.default!.manifests, 'notification')).toEqual([{ ports: web, to: internet }]);
+    expect(notifyRules(rendered.onprem!.manifests, 'notification')).toEqual([
+      { ports: web, to: internet },
+      { ports: [{ port: 443, protocol: 'TCP' }, { port: 8443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '10.20.0.0/16' } }] },
+    ]);
+    // Only the notification service (and the analysis service's vision endpoint) goes out on 443.
+    for (const s of SERVICES.filter((x) => x !== 'notification' && x !== 'analysis')) expect(notifyRules(rendered.onprem!.manifests, s), s).toEqual([]);
+
+    expect(envOf(rendered.default!.manifests, 'notification')).toMatchObject({ NOTIFY_ALLOW_PRIVATE_HOSTS: 'false', NOTIFY_WEBHOOK_RETRY_BASE_MS: '30000' });
+    expect(envOf(rendered.default!.manifests, 'notification').PUBLIC_URL).toBeUndefined();
+    expect(envOf(rendered.default!.manifests, 'notification').VAPID_PRIVATE_KEY).toBeUndefined();
+    expect(envOf(rendered.production!.manifests, 'notification').PUBLIC_URL).toBe('https://baret.example.com');
+    expect(envOf(rendered.onprem!.manifests, 'notification')).toMatchObject({
+      PUBLIC_URL: 'https://baret.intranet.example',
+      NOTIFY_ALLOW_PRIVATE_HOSTS: 'true',
+      NOTIFY_WEBHOOK_RETRY_BASE_MS: '10000',
+      SMTP_URL: 'secret:baret-smtp/url',
+      VAPID_PUBLIC_KEY: 'secret:baret-vapid/public-key',
+      VAPID_PRIVATE_KEY: 'secret:baret-vapid/private-key',
+    });
+    for (const s of SERVICES.filter((x) => x !== 'notification')) expect(Object.keys(envOf(rendered.onprem!.manifests, s)).filter((k) => /^(VAPID_|NOTIFY_|PUBLIC_URL|SMTP_URL)/.test(k)), s).toEqual([]);
   });
 
   it('trusts X-Forwarded-For at the gateway only behind the Ingress', () => {

@@ -121,6 +121,8 @@ export interface TestReceiver {
   respondWith(statuses: number[]): void;
   /** Called with each request before it is answered. */
   onRequest?: (r: ReceivedRequest) => void;
+  /** Each answer waits this long (a slow receiver). */
+  delayMs?: number;
   close(): Promise<void>;
 }
 
@@ -142,7 +144,9 @@ export async function startReceiver(statuses: number[] = [200]): Promise<TestRec
       receiver.onRequest?.(r);
       const status = script.length > 1 ? script.shift()! : (script[0] ?? 200);
       if (status === 0) return;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      const answer = () => res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+      if (receiver.delayMs) setTimeout(answer, receiver.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

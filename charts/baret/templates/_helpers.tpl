@@ -123,6 +123,16 @@ seccompProfile:
 {{- end -}}
 {{- end -}}
 
+{{/* Where people reach the web app: config.publicUrl, else the Ingress's host, else empty. */}}
+{{- define "baret.publicUrl" -}}
+{{- $v := .Values -}}
+{{- if $v.config.publicUrl -}}
+{{- $v.config.publicUrl -}}
+{{- else if $v.ingress.enabled -}}
+{{- printf "%s://%s" (ternary "https" "http" $v.ingress.tls.enabled) $v.ingress.host -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The non-secret environment of one service (its ConfigMap). */}}
 {{- define "baret.serviceConfig" -}}
 {{- $root := .root -}}
@@ -191,6 +201,13 @@ OIDC_SCOPES: {{ $v.sso.scopes | quote }}
 SMTP_FROM: {{ $v.config.smtpFrom | quote }}
 BARET_TEAM_EMAIL: {{ $v.config.teamEmail | quote }}
 {{- end }}
+{{- if has "webhooks" $svc.uses }}
+{{- with (include "baret.publicUrl" $root) }}
+PUBLIC_URL: {{ . | quote }}
+{{- end }}
+NOTIFY_ALLOW_PRIVATE_HOSTS: {{ $v.notifications.allowPrivateHosts | quote }}
+NOTIFY_WEBHOOK_RETRY_BASE_MS: {{ $v.notifications.webhookRetryBaseMs | int64 | quote }}
+{{- end }}
 {{- if $svc.scratch.enabled }}
 BARET_SCRATCH_DIR: /scratch
 {{- end }}
@@ -254,6 +271,10 @@ BARET_SCRATCH_DIR: /scratch
 {{- end }}
 {{- if and (has "smtp" $svc.uses) $v.secrets.smtpUrl.existingSecret }}
 {{ include "baret.secretEnv" (dict "name" "SMTP_URL" "secret" $v.secrets.smtpUrl.existingSecret "key" $v.secrets.smtpUrl.key) }}
+{{- end }}
+{{- if and (has "webhooks" $svc.uses) $v.secrets.vapid.existingSecret }}
+{{ include "baret.secretEnv" (dict "name" "VAPID_PUBLIC_KEY" "secret" $v.secrets.vapid.existingSecret "key" $v.secrets.vapid.publicKey) }}
+{{ include "baret.secretEnv" (dict "name" "VAPID_PRIVATE_KEY" "secret" $v.secrets.vapid.existingSecret "key" $v.secrets.vapid.privateKey) }}
 {{- end }}
 {{- end -}}
 

@@ -110,7 +110,10 @@ export function createOrgs(opts: OrgsOptions) {
     return org;
   }
 
-  /** A manager invites an address with a role; the token is shown once (only its hash is stored). */
+  /**
+   * A manager invites an address with a role; the token is shown once (the organisation's decisions
+   * keep only its hash) and mailed to the address by the notification service.
+   */
   async function invite(byUserId: string, orgId: string, email: string, role: OrgRole) {
     await requireMember(orgId, byUserId);
     const invitee = await users.byEmail(email);
@@ -119,7 +122,7 @@ export function createOrgs(opts: OrgsOptions) {
     const inviteId = randomUUID();
     const now = clock();
     const expires = new Date(now.getTime() + INVITE_TTL_DAYS * 86_400_000);
-    await onOrg(orgId, { type: 'invite_member', data: { invite_id: inviteId, email, role, token_hash: sha256(token), by: byUserId, expires_at: expires, now } });
+    await onOrg(orgId, { type: 'invite_member', data: { invite_id: inviteId, email, role, token, token_hash: sha256(token), by: byUserId, expires_at: expires, now } });
     log.info({ org_id: orgId, invite_id: inviteId, role }, 'invitation created');
     return { invite_id: inviteId, email: email.trim(), role, expires_at: expires.toISOString(), token, url: inviteUrl(token) };
   }

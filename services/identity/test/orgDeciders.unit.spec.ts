@@ -15,6 +15,10 @@ const invited: OrgEvent = {
   type: 'org_invite_created',
   data: { org_id: 'o1', invite_id: 'i1', email: 'Ali@Example.com', role: 'member', token_hash: 'h', invited_by: 'm1', expires_at: '2026-05-15T08:00:00.000Z', at },
 };
+const mailRequested: OrgEvent = {
+  type: 'org_invite_mail_requested',
+  data: { org_id: 'o1', org_name: 'Baret A.Ş.', invite_id: 'i1', email: 'Ali@Example.com', role: 'member', invited_by: 'm1', token: 't0k3n', expires_at: '2026-05-15T08:00:00.000Z', at },
+};
 const accepted: OrgEvent = { type: 'org_member_added', data: { org_id: 'o1', user_id: 'u1', role: 'member', invite_id: 'i1', at } };
 
 describe('Organisation decider', () => {
@@ -23,9 +27,9 @@ describe('Organisation decider', () => {
     spec.given([]).when({ type: 'create_org', data: { org_id: 'o1', name: '  Baret A.Ş. ', user_id: 'm1', now } }).then(created);
     spec.given([]).when({ type: 'create_org', data: { org_id: 'o1', name: '  ', user_id: 'm1', now } }).thenThrows(ValidationError);
   });
-  it('lets managers invite, not members, not strangers', () => {
-    const cmd = (by: string) => ({ type: 'invite_member' as const, data: { invite_id: 'i1', email: 'Ali@Example.com', role: 'member' as const, token_hash: 'h', by, expires_at: new Date('2026-05-15T08:00:00.000Z'), now } });
-    spec.given(created).when(cmd('m1')).then([invited]);
+  it('lets managers invite, not members, not strangers; the invitation is to be mailed with its token (its decision keeps only the hash)', () => {
+    const cmd = (by: string) => ({ type: 'invite_member' as const, data: { invite_id: 'i1', email: 'Ali@Example.com', role: 'member' as const, token: 't0k3n', token_hash: 'h', by, expires_at: new Date('2026-05-15T08:00:00.000Z'), now } });
+    spec.given(created).when(cmd('m1')).then([invited, mailRequested]);
     spec.given([...created, invited, accepted]).when(cmd('u1')).thenThrows(ForbiddenError);
     spec.given(created).when(cmd('stranger')).thenThrows(NotFoundError);
   });

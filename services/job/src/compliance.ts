@@ -1,6 +1,6 @@
 /** Compliance over time of an organisation, from the compliance read model (readModels/compliance.ts). */
-import { ValidationError, type Collection, type Filter, type Lang } from '@baret/platform';
-import type { ComplianceDayDoc } from './readModels/compliance.js';
+import { ValidationError, type Collection, type ComplianceRow, type Filter, type Lang } from '@baret/platform';
+import { periodBounds, type ComplianceDayDoc, type CompliancePeriodDoc } from './readModels/compliance.js';
 
 export const GROUP_BY = ['site', 'crew', 'job_type'] as const;
 export const INTERVALS = ['day', 'week', 'month'] as const;
@@ -39,15 +39,7 @@ export function periodStart(iso: string, interval: Interval): string {
   return new Date(day - sinceMonday * DAY).toISOString().slice(0, 10);
 }
 
-export interface ComplianceRow {
-  key: string | null;
-  name: string;
-  period_start: string;
-  jobs: number;
-  jobs_with_violations: number;
-  workers_seen: number;
-  violations: Record<string, number>;
-}
+export type { ComplianceRow };
 
 const NONE: Record<'site' | 'crew', Record<Lang, string>> = {
   site: { tr: 'Saha belirtilmemiş', en: 'No site' },
@@ -75,8 +67,48 @@ export interface ComplianceQuery {
 export function complianceDays(days: Collection<ComplianceDayDoc>, q: Pick<ComplianceQuery, 'orgId' | 'from' | 'to'>) {
   const first = q.from.slice(0, 10);
   const last = new Date(Date.parse(q.to) - 1).toISOString().slice(0, 10);
-  const where: Filter = { org_id: q.orgId, day: { $gte: first, $lte: last } };
+  return daysBetween(days, q.orgId, first, last);
+}
+
+function daysBetween(days: Collection<ComplianceDayDoc>, orgId: string, first: string, last: string) {
+  const where: Filter = { org_id: orgId, day: { $gte: first, $lte: last } };
   return days.find({ where, orderBy: [{ field: 'day' }] });
+}
+
+const shiftDay = (day: string, by: number): string => new Date(Date.parse(`${day}T00:00:00.000Z`) + by * DAY).toISOString().slice(0, 10);
+
+/**
+ * What a report by week or month reads: each whole week or month inside the range from its period
+ * document (one instead of seven or thirty), the partial ones at either end from their days. By
+ * day: the days. Each document has the shape of a day (`day` is its first day), so
+ * complianceReport sums them alike.
+ */
+export async function complianceDocs(
+  days: Collection<ComplianceDayDoc>,
+  periods: Collection<CompliancePeriodDoc>,
+  q: Pick<ComplianceQuery, 'orgId' | 'from' | 'to' | 'interval'>,
+): Promise<ComplianceDayDoc[]> {
+  const first = q.from.slice(0, 10);
+  const last = new Date(Date.parse(q.to) - 1).toISOString().slice(0, 10);
+  if (q.interval === 'day') return daysBetween(days, q.orgId, first, last);
+  const head = periodBounds(first, q.interval);
+  const tail = periodBounds(last, q.interval);
+  const fullStart = head.start === first ? head.start : shiftDay(head.last, 1);
+  const fullEnd = tail.last === last ? tail.last : shiftDay(tail.start, -1);
+  if (fullStart > fullEnd) return daysBetween(days, q.orgId, first, last);
+  // The cut ends are a few days (at most a month's): each read by its id (`<org>|<day>`), not by a
+  // filter that would look at every day of the organisation.
+  const byId = async (from: string, to: string) => {
+    const ids: string[] = [];
+    for (let d = from; d <= to; d = shiftDay(d, 1)) ids.push(`${q.orgId}|${d}`);
+    return (await Promise.all(ids.map((id) => days.get(id)))).filter((d): d is ComplianceDayDoc => d !== null);
+  };
+  const [before, whole, after] = await Promise.all([
+    first < fullStart ? byId(first, shiftDay(fullStart, -1)) : [],
+    periods.find({ where: { org_id: q.orgId, interval: q.interval, day: { $gte: fullStart, $lte: fullEnd } }, orderBy: [{ field: 'day' }] }),
+    fullEnd < last ? byId(shiftDay(fullEnd, 1), last) : [],
+  ]);
+  return [...before, ...whole, ...after];
 }
 
 /**

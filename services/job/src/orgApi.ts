@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { auditSourceOf, IdParams, preferredLang, principalOf, problems, type AuditRecorder, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
-import { complianceDays, complianceReport, csvCell, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
-import { COMPLIANCE_DAYS, groupKey, type ComplianceDayDoc } from './readModels/compliance.js';
+import { auditSourceOf, ComplianceRowSchema, IdParams, preferredLang, principalOf, problems, type AuditRecorder, type Collection, type DocumentStore, type Filter, type Lang } from '@baret/platform';
+import { complianceDocs, complianceReport, csvCell, GROUP_BY, INTERVALS, rangeOf } from './compliance.js';
+import { COMPLIANCE_DAYS, COMPLIANCE_PERIODS, groupKey, type ComplianceDayDoc, type CompliancePeriodDoc } from './readModels/compliance.js';
 import type { JobDoc } from './readModels/jobs.js';
 import { CITY_MAX, UNIT_NAME_MAX } from './siteCrew/businessLogic.js';
 import type { UnitKind } from './siteCrew/siteCrew.js';
@@ -22,15 +22,6 @@ const Filters = {
   crew_id: Type.Optional(Id),
   job_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 };
-const ComplianceRowSchema = Type.Object({
-  key: NullableStr,
-  name: Str,
-  period_start: Type.String({ description: 'first day of the period (UTC): the day, the Monday of the week, or the 1st of the month' }),
-  jobs: Type.Integer(),
-  jobs_with_violations: Type.Integer(),
-  workers_seen: Type.Integer(),
-  violations: Type.Record(Type.String(), Type.Integer(), { description: 'violations by equipment group (codes joined by commas)' }),
-});
 const ComplianceSchema = Type.Object({
   from: Str,
   to: Str,
@@ -79,6 +70,7 @@ export const orgJobRoutes =
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const clock = deps.clock ?? (() => new Date());
     const days = deps.documents.collection<ComplianceDayDoc>(COMPLIANCE_DAYS);
+    const periods = deps.documents.collection<CompliancePeriodDoc>(COMPLIANCE_PERIODS);
 
     for (const kind of ['site', 'crew'] as const satisfies readonly UnitKind[]) {
       const plural = `${kind}s`;
@@ -160,7 +152,7 @@ export const orgJobRoutes =
         const q = request.query;
         const { from, to } = rangeOf(q, clock());
         const [siteNames, crewNames] = await Promise.all([deps.sitesCrews.names(orgId, 'site'), deps.sitesCrews.names(orgId, 'crew')]);
-        return complianceReport(await complianceDays(days, { orgId, from, to }), {
+        return complianceReport(await complianceDocs(days, periods, { orgId, from, to, interval: q.interval }), {
           orgId,
           from,
           to,

@@ -39,7 +39,7 @@ import { EmailNotVerifiedError, QuotaExceededError } from './errors.js';
 import { jobDecider, type JobCommand } from './job/businessLogic.js';
 import { isFinished, jobStream, type JobEvent } from './job/job.js';
 import { jobContextOf, parsePayload } from './params.js';
-import { COMPLIANCE, COMPLIANCE_DAYS, complianceProjection } from './readModels/compliance.js';
+import { backfillPeriods, COMPLIANCE, COMPLIANCE_DAYS, COMPLIANCE_PERIODS, complianceProjection } from './readModels/compliance.js';
 import { CREWS, SITES, siteCrewsProjection, unitCollection, type UnitDoc } from './readModels/siteCrews.js';
 import { orgJobRoutes } from './orgApi.js';
 import { createSitesCrews } from './sitesCrews.js';
@@ -372,6 +372,15 @@ export function createJobService(opts: JobOptions) {
           await recordProgress({ job_id: p.jobId, event_id: p.eventId, type: p.type, data: p.data ?? {}, at: p.at });
         }, signal),
     },
+    {
+      // Weeks and months of a compliance read model from before they existed: once, at start.
+      name: 'job:compliance-periods',
+      run: async (signal) => {
+        const n = await backfillPeriods(documents);
+        if (n > 0) log.info({ periods: n }, 'compliance weeks and months computed from the days');
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    },
     // /metrics: jobs by status, from the read model.
     { name: 'job:metrics', run: (signal) => reportJobsByStatus(jobs, signal) },
     {
@@ -438,6 +447,7 @@ export function createJobService(opts: JobOptions) {
       [USAGE]: [{ total_cost: -1, email: 1 }],
       [COMPLIANCE]: [{ org_id: 1, status: 1, created_at: 1 }],
       [COMPLIANCE_DAYS]: [{ org_id: 1, day: 1 }],
+      [COMPLIANCE_PERIODS]: [{ org_id: 1, interval: 1, day: 1 }],
       [SITES]: [{ org_id: 1, name: 1 }],
       [CREWS]: [{ org_id: 1, name: 1 }],
     },

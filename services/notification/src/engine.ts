@@ -2,16 +2,18 @@ import { createHash, createHmac } from 'node:crypto';
 import webPush from 'web-push';
 import type { Collection, DecodedEnvelope, Lang } from '@baret/platform';
 import type { Logger } from 'pino';
+import type { Claims } from './claims.js';
 import { composeMail, unsubscribeToken } from './email.js';
 import type { Mailer, OutgoingMail } from './mailer.js';
 import { noticeOf, noticeText, type Notice, type NoticeKind } from './notices.js';
+import { managersOf } from './orgs.js';
 import { safeFetch } from './safeHttp.js';
 import { preferencesOf, type Collections, type DeliveryDoc, type RecipientDoc, type ServiceKeys, type WebhookDoc } from './store.js';
 
 /** A mail as stored in the outbox: what was sent (or, without SMTP, what would have been). */
 export interface OutboxDoc extends Record<string, unknown> {
   id: string;
-  kind: 'contact' | 'upgrade_request' | NoticeKind | 'webhook_disabled' | 'password_reset' | 'email_verification';
+  kind: 'contact' | 'upgrade_request' | NoticeKind | 'webhook_disabled' | 'password_reset' | 'email_verification' | 'org_invite';
   to: string;
   subject: string;
   text: string;
@@ -34,6 +36,8 @@ export interface EngineOptions {
   vapidSubject: string;
   log: Logger;
   clock: () => Date;
+  /** Each send (mail, push, webhook attempt) is claimed first: two processes never both send it. */
+  claims: Claims;
   webhookTimeoutMs?: number;
   /** First retry delay of a webhook delivery (doubling, with jitter); default 30 s. */
   retryBaseMs?: number;
@@ -79,6 +83,9 @@ export function createEngine(o: EngineOptions) {
 
   async function mail(id: string, kind: OutboxDoc['kind'], userId: string | null, message: OutgoingMail): Promise<boolean> {
     if (await o.outbox.get(id)) return false;
+    // Only one process sends it; a holder that died is taken over when its lease ends.
+    await o.claims.claimOrWait(`mail:${id}`);
+    if (await o.outbox.get(id)) return false;
     if (o.mailer) await o.mailer.send({ ...message, messageId: `<${id.replace(/[^a-zA-Z0-9.-]/g, '.')}@baret>` });
     await o.outbox.put(id, {
       id,
@@ -106,6 +113,8 @@ export function createEngine(o: EngineOptions) {
     for (const sub of subs) {
       const logId = `${notice.eventId}:${sub.id}`;
       if (await cols.pushLog.get(logId)) continue;
+      await o.claims.claimOrWait(`push:${logId}`);
+      if (await cols.pushLog.get(logId)) continue;
       let status = 0;
       try {
         const details = webPush.generateRequestDetails({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }, payload, {
@@ -131,12 +140,14 @@ export function createEngine(o: EngineOptions) {
   async function enqueueWebhooks(notice: Notice): Promise<void> {
     if (!notice.webhookEvent) return;
     const hooks = (await cols.webhooks.find({ where: { user_id: notice.userId, disabled_at: null } })).filter((h) => h.events.includes(notice.webhookEvent!));
+    let queued = 0;
     for (const hook of hooks) {
       const id = stableUuid(`baret:delivery:${notice.eventId}:${hook.id}`);
       if (await cols.deliveries.get(id)) continue;
       const now = clock().toISOString();
       const body = JSON.stringify({ id, event: notice.webhookEvent, created_at: notice.createdAt, data: { ...notice.data, url: link(notice.path) } });
-      await cols.deliveries.put(id, {
+      // insert: of two processes handling the event, one queues it (the other's copy would reset its state)
+      const inserted = await cols.deliveries.insert(id, {
         id,
         webhook_id: hook.id,
         user_id: notice.userId,
@@ -150,8 +161,9 @@ export function createEngine(o: EngineOptions) {
         created_at: now,
         delivered_at: null,
       });
+      if (inserted) queued++;
     }
-    if (hooks.length > 0) kick();
+    if (queued > 0) kick();
   }
 
   /** Everything a notice sends, each channel at most once per event and person. */
@@ -164,7 +176,8 @@ export function createEngine(o: EngineOptions) {
 
     const inAppId = `${notice.eventId}:${notice.userId}`;
     if (wants('in_app') && !(await cols.inApp.get(inAppId))) {
-      await cols.inApp.put(inAppId, { id: inAppId, user_id: notice.userId, kind: notice.kind, job_id: notice.jobId, path: notice.path, data: notice.data, created_at: notice.createdAt, read_at: null });
+      // insert: a copy written again by another process would undo a read mark
+      await cols.inApp.insert(inAppId, { id: inAppId, user_id: notice.userId, kind: notice.kind, job_id: notice.jobId, path: notice.path, data: notice.data, created_at: notice.createdAt, read_at: null });
     }
     await enqueueWebhooks(notice);
     if (wants('email')) await email(notice, recipient, lang);
@@ -187,6 +200,19 @@ export function createEngine(o: EngineOptions) {
   }
 
   /**
+   * Who is told of a notice: the job's owner and the managers of the job's organisation; for an
+   * organisation's quota, its managers. Each person once, even a manager who owns the job.
+   */
+  async function recipientsOf(notice: Notice): Promise<string[]> {
+    const people = new Set<string>();
+    const orgAccount = /^org_(.+)$/.exec(notice.userId)?.[1];
+    if (!orgAccount) people.add(notice.userId);
+    const orgId = orgAccount ?? (typeof notice.data.org_id === 'string' && notice.data.org_id ? notice.data.org_id : null);
+    if (orgId) for (const m of await managersOf(cols, orgId)) people.add(m);
+    return [...people];
+  }
+
+  /**
    * A job or quota event: at least once from the bus, exactly once to the person. An event handled
    * to the end is marked; one cut off half-way is handled again, and each channel's own record
    * (in-app item, delivery, push log, outbox) keeps what was already sent from being sent twice.
@@ -195,7 +221,7 @@ export function createEngine(o: EngineOptions) {
     const notice = noticeOf(event);
     if (!notice) return;
     if (await cols.handled.get(event.id)) return;
-    await notify(notice);
+    for (const userId of await recipientsOf(notice)) await notify({ ...notice, userId });
     await cols.handled.put(event.id, { id: event.id, type: event.type, handled_at: clock().toISOString() });
   }
 
@@ -218,8 +244,15 @@ export function createEngine(o: EngineOptions) {
     });
   }
 
-  /** One attempt of a delivery: signed POST, then delivered, a retry scheduled, or failed. */
-  async function attempt(d: DeliveryDoc): Promise<void> {
+  /**
+   * One attempt of a delivery: signed POST, then delivered, a retry scheduled, or failed. Each
+   * attempt (by its number) is claimed first, and the delivery read again: of two processes that
+   * found it due, one sends; the other finds it claimed, or already moved on, and leaves it.
+   */
+  async function attempt(due: DeliveryDoc): Promise<void> {
+    if (!(await o.claims.claim(`webhook:${due.id}:${due.attempts + 1}`))) return;
+    const d = await cols.deliveries.get(due.id);
+    if (!d || d.status !== 'pending' || d.attempts !== due.attempts || (d.next_attempt_at ?? '') > clock().toISOString()) return;
     const hook = await cols.webhooks.get(d.webhook_id);
     if (!hook || hook.disabled_at) {
       await cols.deliveries.put(d.id, { ...d, status: 'failed', next_attempt_at: null, last_error: hook ? 'webhook disabled' : 'webhook deleted' });

@@ -20,7 +20,8 @@ export interface Mailer {
 
 export function createMailer(smtpUrl: string | undefined, from: string): Mailer | null {
   if (!smtpUrl) return null;
-  const transport: Transporter = nodemailer.createTransport(smtpUrl);
+  // Bounded waits: a send is claimed for a lease (claims.ts), so it must end well within it.
+  const transport: Transporter = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 });
   return {
     send: async (mail) => {
       await transport.sendMail({ from, ...mail });

@@ -14,6 +14,8 @@ await runService(
       smtpFrom: config.SMTP_FROM,
       publicUrl: config.PUBLIC_URL,
       allowPrivateHosts: config.NOTIFY_ALLOW_PRIVATE_HOSTS,
+      claimLeaseMs: config.NOTIFY_CLAIM_LEASE_MS,
+      vapidKeys: config.VAPID_PUBLIC_KEY && config.VAPID_PRIVATE_KEY ? { publicKey: config.VAPID_PUBLIC_KEY, privateKey: config.VAPID_PRIVATE_KEY } : undefined,
       webhookRetryBaseMs: config.NOTIFY_WEBHOOK_RETRY_BASE_MS,
       log,
     });

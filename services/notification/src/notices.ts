@@ -45,7 +45,7 @@ export function noticeOf(event: DecodedEnvelope): Notice | null {
         webhookEvent: 'job.completed',
         jobId: str(d.job_id),
         path: `/dashboard/jobs/${str(d.job_id)}`,
-        data: { job_id: str(d.job_id), status: 'done', input_filename: str(d.input_filename), violation_count: num(d.violation_count) },
+        data: { job_id: str(d.job_id), status: 'done', input_filename: str(d.input_filename), violation_count: num(d.violation_count), ...org(d) },
       };
     case 'job_failed':
       return {
@@ -54,21 +54,27 @@ export function noticeOf(event: DecodedEnvelope): Notice | null {
         webhookEvent: 'job.failed',
         jobId: str(d.job_id),
         path: `/dashboard/jobs/${str(d.job_id)}`,
-        data: { job_id: str(d.job_id), status: 'error', input_filename: str(d.input_filename), error: str(d.error) },
+        data: { job_id: str(d.job_id), status: 'error', input_filename: str(d.input_filename), error: str(d.error), ...org(d) },
       };
-    case 'quota_threshold_reached':
+    case 'quota_threshold_reached': {
+      const orgQuota = /^org_(.+)$/.exec(base.userId)?.[1] ?? null;
       return {
         ...base,
         kind: 'quota',
         webhookEvent: 'quota.low',
         jobId: null,
-        path: '/dashboard/profile',
-        data: { window: str(d.window), level: str(d.level), used: num(d.used), limit: num(d.limit) },
+        path: orgQuota ? '/dashboard/organisation' : '/dashboard/profile',
+        // An organisation's quota account (`org_<id>`): its managers are told, in words for an organisation.
+        data: { window: str(d.window), level: str(d.level), used: num(d.used), limit: num(d.limit), ...(orgQuota ? { org_id: orgQuota } : {}) },
       };
+    }
     default:
       return null;
   }
 }
+
+/** The organisation of a job (job events carry it since issue 29): its managers are told too. */
+const org = (d: Record<string, unknown>): { org_id: string } | Record<string, never> => (typeof d.org_id === 'string' && d.org_id ? { org_id: d.org_id } : {});
 
 const WINDOW: Record<Lang, Record<string, string>> = {
   tr: { daily: 'günlük', monthly: 'aylık', lifetime: 'toplam' },
@@ -100,6 +106,16 @@ export function noticeText(n: Notice, lang: Lang): { title: string; body: string
     case 'quota': {
       const w = WINDOW[lang][String(d.window)] ?? String(d.window);
       const exhausted = d.level === 'exhausted';
+      if (d.org_id) {
+        if (lang === 'tr') {
+          return exhausted
+            ? { title: 'Kuruluşunuzun kullanım limiti doldu', body: `Kuruluşunuz ${w} limitinin tamamını kullandı (${d.used}/${d.limit}). Daha fazla analiz için planı yükseltebilirsiniz.` }
+            : { title: 'Kuruluşunuzun kullanım limiti azalıyor', body: `Kuruluşunuz ${w} limitinin %80'ini kullandı (${d.used}/${d.limit}).` };
+        }
+        return exhausted
+          ? { title: 'Your organisation’s usage limit is reached', body: `Your organisation has used all of its ${w} limit (${d.used}/${d.limit}). Upgrade the plan for more analyses.` }
+          : { title: 'Your organisation’s usage limit is running low', body: `Your organisation has used 80% of its ${w} limit (${d.used}/${d.limit}).` };
+      }
       if (lang === 'tr') {
         return exhausted
           ? { title: 'Kullanım limitiniz doldu', body: `${w} limitinizin tamamını kullandınız (${d.used}/${d.limit}). Daha fazla analiz için planınızı yükseltebilirsiniz.` }

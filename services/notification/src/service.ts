@@ -16,8 +16,10 @@ import {
 import type { Logger } from 'pino';
 import { INBOX, inboxRoutes, projectInbox, type InboxDoc } from './inbox.js';
 import { createMailer, type Mailer, type OutgoingMail } from './mailer.js';
+import { createClaims, defaultOwner } from './claims.js';
 import { composeMail } from './email.js';
 import { createEngine, type OutboxDoc } from './engine.js';
+import { createOrgHandler } from './orgs.js';
 import { notificationRoutes } from './routes.js';
 import { C, collections, loadKeys, type ServiceKeys } from './store.js';
 
@@ -38,6 +40,12 @@ export interface NotificationOptions {
   allowPrivateHosts?: boolean;
   /** First webhook retry delay (NOTIFY_WEBHOOK_RETRY_BASE_MS); default 30 s. */
   webhookRetryBaseMs?: number;
+  /** This process among the service's replicas, for its claims; default hostname:pid. */
+  instanceId?: string;
+  /** How long a claimed send is this process's alone (NOTIFY_CLAIM_LEASE_MS); default 2 min. */
+  claimLeaseMs?: number;
+  /** A VAPID key pair from the operator (VAPID_PUBLIC_KEY / VAPID_PRIVATE_KEY); default: made once and stored. */
+  vapidKeys?: { publicKey: string; privateKey: string };
 }
 
 /** A delivered (or logged) mail: the store of record, one per source event and person. */
@@ -69,14 +77,16 @@ export function createNotificationService(opts: NotificationOptions) {
   const inbox = documents.collection<InboxDoc>(INBOX);
   const cols = collections(documents);
   let keysLoaded: Promise<ServiceKeys> | null = null;
-  const keys = () => (keysLoaded ??= loadKeys(cols.keys).catch((e: unknown) => {
+  const keys = () => (keysLoaded ??= loadKeys(cols.keys, opts.vapidKeys).catch((e: unknown) => {
     keysLoaded = null;
     throw e;
   }));
   const publicUrl = opts.publicUrl ?? 'http://localhost:8080';
   const fromAddress = /<([^>]+)>/.exec(opts.smtpFrom)?.[1] ?? opts.smtpFrom;
+  const claims = createClaims(cols.claims, { owner: opts.instanceId ?? defaultOwner(), leaseMs: opts.claimLeaseMs ?? 120_000 });
   const engine = createEngine({
     cols,
+    claims,
     outbox,
     mailer,
     keys,
@@ -87,6 +97,8 @@ export function createNotificationService(opts: NotificationOptions) {
     clock,
     retryBaseMs: opts.webhookRetryBaseMs,
   });
+
+  const onOrgEvent = createOrgHandler(cols, engine);
 
   /** Who users are and the account mails identity asks for (user-events). */
   async function onUserEvent(event: ReturnType<typeof decodeEnvelope>): Promise<void> {
@@ -143,6 +155,8 @@ export function createNotificationService(opts: NotificationOptions) {
   /** Idempotent by source event id: a redelivered message is not mailed twice. */
   async function deliver(id: string, kind: NotificationDoc['kind'], mail: OutgoingMail): Promise<void> {
     if (await outbox.get(id)) return;
+    await claims.claimOrWait(`mail:${id}`);
+    if (await outbox.get(id)) return;
     if (mailer) await mailer.send(mail);
     await outbox.put(id, {
       id,
@@ -197,6 +211,8 @@ export function createNotificationService(opts: NotificationOptions) {
       [C.deliveries]: [{ status: 1, next_attempt_at: 1 }, { webhook_id: 1, created_at: -1 }],
       [C.webhooks]: [{ user_id: 1, created_at: 1 }],
       [C.pushSubscriptions]: [{ user_id: 1 }],
+      [C.orgMembers]: [{ org_id: 1, role: 1 }],
+      [C.recipients]: [{ email: 1 }],
     },
     tasks: [
       {
@@ -211,6 +227,11 @@ export function createNotificationService(opts: NotificationOptions) {
       {
         name: 'notification:users',
         run: (signal) => runConsumer(bus, 'notification-users', ['user-events'], async (message) => onUserEvent(decodeEnvelope(message.value)), signal, { maxAttempts: 10, retryDelayMs: 500 }),
+      },
+      {
+        // Who manages which organisation, and the invitation mails (issue 28).
+        name: 'notification:orgs',
+        run: (signal) => runConsumer(bus, 'notification-orgs', ['org-events'], async (message) => onOrgEvent(decodeEnvelope(message.value)), signal, { maxAttempts: 10, retryDelayMs: 500 }),
       },
       { name: 'notification:webhooks', run: (signal) => engine.runDispatcher(signal) },
       {

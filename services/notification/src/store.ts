@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import webPush from 'web-push';
 import type { Collection, DocumentStore, Lang } from '@baret/platform';
+import type { ClaimDoc } from './claims.js';
 import { CHANNELS, NOTICE_KINDS, type Channel, type NoticeKind, type WebhookEvent } from './notices.js';
 
 /** The notification service's own copy of who users are (from user-events): where and in which language to write. */
@@ -87,6 +88,14 @@ export interface DeliveryDoc extends Record<string, unknown> {
   delivered_at: string | null;
 }
 
+/** Who belongs to which organisation and with which role (from org-events): managers are told of their members' jobs. */
+export interface OrgMemberDoc extends Record<string, unknown> {
+  /** The user's id. */
+  id: string;
+  org_id: string;
+  role: 'manager' | 'member';
+}
+
 interface KeyDoc extends Record<string, unknown> {
   id: string;
   value: Record<string, string>;
@@ -102,6 +111,8 @@ export const C = {
   webhooks: 'notification_webhooks',
   deliveries: 'notification_webhook_deliveries',
   keys: 'notification_keys',
+  orgMembers: 'notification_org_members',
+  claims: 'notification_claims',
 } as const;
 
 export function collections(documents: DocumentStore) {
@@ -115,6 +126,8 @@ export function collections(documents: DocumentStore) {
     webhooks: documents.collection<WebhookDoc>(C.webhooks),
     deliveries: documents.collection<DeliveryDoc>(C.deliveries),
     keys: documents.collection<KeyDoc>(C.keys),
+    orgMembers: documents.collection<OrgMemberDoc>(C.orgMembers),
+    claims: documents.collection<ClaimDoc>(C.claims),
   };
 }
 export type Collections = ReturnType<typeof collections>;
@@ -136,10 +149,11 @@ export interface ServiceKeys {
  * The VAPID key pair and the unsubscribe secret: made at the first start and kept in the
  * service's store, so push subscriptions and mailed links stay valid across restarts. Two
  * processes starting at once for the very first time may each make one; the one read back is
- * used by both from then on.
+ * used by both from then on. A pair given by the operator (VAPID_PUBLIC_KEY / VAPID_PRIVATE_KEY, from
+ * a secret) is used instead of the stored one.
  */
-export async function loadKeys(keys: Collection<KeyDoc>): Promise<ServiceKeys> {
-  let vapid = await keys.get('vapid');
+export async function loadKeys(keys: Collection<KeyDoc>, pinned?: { publicKey: string; privateKey: string }): Promise<ServiceKeys> {
+  let vapid = pinned ? { id: 'vapid', value: pinned } : await keys.get('vapid');
   if (!vapid) {
     const pair = webPush.generateVAPIDKeys();
     await keys.put('vapid', { id: 'vapid', value: { publicKey: pair.publicKey, privateKey: pair.privateKey } });

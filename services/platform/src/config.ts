@@ -63,7 +63,10 @@ export const ConfigSchema = Type.Object({
     description: 'single sign-on: comma-separated domain=organisation-id pairs; a first sign-in with an address at the domain joins that organisation as a member',
   }),
   OIDC_SCOPES: Type.String({ default: 'openid email profile', description: 'single sign-on: the scopes asked for (openid and email are needed)' }),
+  VAPID_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{80,100}$', description: 'Web Push key pair (base64url) from a secret; unset: made at the first start and kept in the document store' })),
+  VAPID_PRIVATE_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{40,50}$', description: 'the private half of VAPID_PUBLIC_KEY' })),
   NOTIFY_ALLOW_PRIVATE_HOSTS: Type.Boolean({ default: false, description: 'webhook and push targets may be private, loopback or link-local addresses (on-prem)' }),
+  NOTIFY_CLAIM_LEASE_MS: Type.Integer({ minimum: 1000, default: 120_000, description: 'how long a notification process holds a claimed send (mail, push, webhook attempt) before another may take it over' }),
   NOTIFY_WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 10, default: 30_000, description: 'first retry of a failed webhook delivery (doubling, with jitter, for 24 h)' }),
   UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1, default: 2 * 1024 ** 3 }),
   UPLOAD_EXPIRY_HOURS: Type.Number({

@@ -28,6 +28,8 @@ export * from './projection.js';
 export * from './clients.js';
 export * from './paths.js';
 export * from './scratch.js';
+export * from './random.js';
+export * from './contracts/compliance.js';
 export * from './http/schemas.js';
 export * from './http/lang.js';
 export * from './i18n/messages.js';

@@ -93,6 +93,8 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     smtpFrom: config.SMTP_FROM,
     publicUrl: config.PUBLIC_URL,
     allowPrivateHosts: config.NOTIFY_ALLOW_PRIVATE_HOSTS,
+    claimLeaseMs: config.NOTIFY_CLAIM_LEASE_MS,
+    vapidKeys: config.VAPID_PUBLIC_KEY && config.VAPID_PRIVATE_KEY ? { publicKey: config.VAPID_PUBLIC_KEY, privateKey: config.VAPID_PRIVATE_KEY } : undefined,
     webhookRetryBaseMs: config.NOTIFY_WEBHOOK_RETRY_BASE_MS,
     log: log.child({ service: 'notification' }),
     clock,

@@ -6,7 +6,7 @@
  * Deterministic for a given `seed`.
  */
 import { findTask, groupName, offlineCheckableCodes, taskName } from '@baret/analysis';
-import { orgQuotaAccount, type Lang, type Principal } from '@baret/platform';
+import { orgQuotaAccount, seededRandom, type Lang, type Principal } from '@baret/platform';
 import { PRESETS } from '@baret/quota';
 import sharp from 'sharp';
 import type { Standalone } from './compose.js';
@@ -25,18 +25,6 @@ const CREWS = ['Hat Bakım Ekibi', 'Trafo Ekibi', 'Yüksekte Çalışma Ekibi', 
 const JOB_TYPES = JOB_TYPES_LIST;
 const WEEKS = 12;
 const DAY = 86_400_000;
-
-/** mulberry32: a small seeded generator, so the demo is the same every time. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A result as the analysis reports it, with `bare` workers without a hard hat and `noVest` without hi-vis. */
 export function demoResult(jobType: string, workers: number, bare: number[], noVest: number[], rnd: () => number) {
@@ -121,7 +109,7 @@ export interface DemoSummary {
 export async function seedDemo(standalone: Standalone, options: { now?: Date; seed?: number; jobs?: number } = {}): Promise<DemoSummary> {
   const { identity, quota, job } = standalone;
   const now = options.now ?? new Date();
-  const rnd = random(options.seed ?? 28);
+  const rnd = seededRandom(options.seed ?? 28); // the same demo every time
   const total = options.jobs ?? 200;
   if (await identity.users.byEmail(DEMO_MANAGER)) throw new Error(`The demo organisation already exists (${DEMO_MANAGER}); use a fresh data folder to seed it again.`);
 

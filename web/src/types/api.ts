@@ -257,15 +257,9 @@ export interface OrgUnit {
   created_at: string;
 }
 
-export interface ComplianceRow {
-  key: string | null;
-  name: string;
-  period_start: string;
-  jobs: number;
-  jobs_with_violations: number;
-  workers_seen: number;
-  violations: Record<string, number>;
-}
+/** One row of the compliance report: defined once, in the platform's contract (a type only). */
+export type { ComplianceRow } from '../../../services/platform/src/contracts/compliance';
+import type { ComplianceRow } from '../../../services/platform/src/contracts/compliance';
 
 export interface LatestViolation {
   job_id: string;

@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/job.proto.
  */
 export const file_baret_v1_job: GenFile = /*@__PURE__*/
-  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIqECCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMSEwoGb3JnX2lkGAcgASgJSACIAQESFAoHc2l0ZV9pZBgIIAEoCUgBiAEBEhQKB2NyZXdfaWQYCSABKAlIAogBARIXCgp3b3JrX29yZGVyGAogASgJSAOIAQFCCQoHX29yZ19pZEIKCghfc2l0ZV9pZEIKCghfY3Jld19pZEINCgtfd29ya19vcmRlciI6ChJKb2JDYW5jZWxSZXF1ZXN0ZWQSDgoGam9iX2lkGAEgASgJEhQKDHJlcXVlc3RlZF9ieRgCIAEoCSIwCgpKb2JEZWxldGVkEg4KBmpvYl9pZBgBIAEoCRISCgpkZWxldGVkX2J5GAIgASgJInAKC0pvYlByb2dyZXNzEg4KBmpvYl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgoKAmF0GAUgASgJImAKDEpvYkNvbXBsZXRlZBIOCgZqb2JfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIWCg5pbnB1dF9maWxlbmFtZRgDIAEoCRIXCg92aW9sYXRpb25fY291bnQYBCABKAUiUwoJSm9iRmFpbGVkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEg0KBWVycm9yGAQgASgJYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIqECCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMSEwoGb3JnX2lkGAcgASgJSACIAQESFAoHc2l0ZV9pZBgIIAEoCUgBiAEBEhQKB2NyZXdfaWQYCSABKAlIAogBARIXCgp3b3JrX29yZGVyGAogASgJSAOIAQFCCQoHX29yZ19pZEIKCghfc2l0ZV9pZEIKCghfY3Jld19pZEINCgtfd29ya19vcmRlciI6ChJKb2JDYW5jZWxSZXF1ZXN0ZWQSDgoGam9iX2lkGAEgASgJEhQKDHJlcXVlc3RlZF9ieRgCIAEoCSIwCgpKb2JEZWxldGVkEg4KBmpvYl9pZBgBIAEoCRISCgpkZWxldGVkX2J5GAIgASgJInAKC0pvYlByb2dyZXNzEg4KBmpvYl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgoKAmF0GAUgASgJIoABCgxKb2JDb21wbGV0ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgFEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQicwoJSm9iRmFpbGVkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEg0KBWVycm9yGAQgASgJEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWRiBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * What the user asked for when starting an analysis.
@@ -245,6 +245,13 @@ export type JobCompleted = Message<"baret.v1.JobCompleted"> & {
    * @generated from field: int32 violation_count = 4;
    */
   violationCount: number;
+
+  /**
+   * The organisation the job belongs to: its managers are told too (issue 29).
+   *
+   * @generated from field: optional string org_id = 5;
+   */
+  orgId?: string | undefined;
 };
 
 /**
@@ -279,6 +286,13 @@ export type JobFailed = Message<"baret.v1.JobFailed"> & {
    * @generated from field: string error = 4;
    */
   error: string;
+
+  /**
+   * The organisation the job belongs to: its managers are told too (issue 29).
+   *
+   * @generated from field: optional string org_id = 5;
+   */
+  orgId?: string | undefined;
 };
 
 /**

@@ -7,7 +7,7 @@ export const ORG_NAME_MAX = 120;
 export type CreateOrg = { type: 'create_org'; data: { org_id: string; name: string; user_id: string; now: Date } };
 export type InviteMember = {
   type: 'invite_member';
-  data: { invite_id: string; email: string; role: OrgRole; token_hash: string; by: string; expires_at: Date; now: Date };
+  data: { invite_id: string; email: string; role: OrgRole; token: string; token_hash: string; by: string; expires_at: Date; now: Date };
 };
 export type AcceptInvite = { type: 'accept_invite'; data: { invite_id: string; user_id: string; email: string; now: Date } };
 /** `by` removes `user_id`: a manager removes anyone, a member only themselves (leaving); `system` for a deleted account. */
@@ -61,6 +61,20 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
             role: d.role,
             token_hash: d.token_hash,
             invited_by: d.by,
+            expires_at: d.expires_at.toISOString(),
+            at: d.now.toISOString(),
+          },
+        },
+        {
+          type: 'org_invite_mail_requested',
+          data: {
+            org_id: org.id,
+            org_name: org.name,
+            invite_id: d.invite_id,
+            email: d.email.trim(),
+            role: d.role,
+            invited_by: d.by,
+            token: d.token,
             expires_at: d.expires_at.toISOString(),
             at: d.now.toISOString(),
           },

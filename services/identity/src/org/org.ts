@@ -25,7 +25,18 @@ export type OrgMemberRoleChanged = {
   data: { org_id: string; user_id: string; role: OrgRole; previous_role: OrgRole; changed_by: string; at: string };
 };
 
-export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged | OrgMemberRoleChanged;
+/**
+ * The invitation is to be mailed (issue 28): the notification service mails the link to the
+ * invited address. This event carries the token, as `password_reset_requested` does (docs/adr/0020):
+ * the token is useless once accepted or after 14 days, and only the account registered with the
+ * invited address can accept it. The decisions above (`org_invite_created`) keep only its hash.
+ */
+export type OrgInviteMailRequested = {
+  type: 'org_invite_mail_requested';
+  data: { org_id: string; org_name: string; invite_id: string; email: string; role: OrgRole; invited_by: string; token: string; expires_at: string; at: string };
+};
+
+export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged | OrgMemberRoleChanged | OrgInviteMailRequested;
 
 export interface Invite {
   email: string;
@@ -62,6 +73,8 @@ export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
       };
     case 'org_password_login_changed':
       return { ...state, password_login: event.data.enabled };
+    case 'org_invite_mail_requested':
+      return state;
     default: {
       const never: never = event;
       return never;

@@ -85,6 +85,7 @@ export const orgsProjection: Projection = {
       }
       case 'org_member_removed':
       case 'org_member_role_changed':
+      case 'org_invite_mail_requested':
         break;
       case 'org_password_login_changed':
         if (doc) await orgs.put(orgId, { ...doc, revision: recorded.revision, password_login: event.data.enabled });

@@ -15,7 +15,13 @@ function existing(state: JobState): Exclude<JobState, { status: 'none' }> {
   return state;
 }
 
-const ends = (state: Exclude<JobState, { status: 'none' }>) => ({ job_id: state.job_id, user_id: state.user_id, input_filename: state.input_filename });
+const ends = (state: Exclude<JobState, { status: 'none' }>) => ({
+  job_id: state.job_id,
+  user_id: state.user_id,
+  input_filename: state.input_filename,
+  // The organisation's managers are told of its members' jobs (issue 29).
+  ...(state.org_id ? { org_id: state.org_id } : {}),
+});
 
 /**
  * Reports are accepted only where they make sense: a late report about a job that already ended

@@ -53,7 +53,7 @@ export type JobProgressed = E<ProgressEventType, Record<string, unknown>>;
  * The job and its owner travel with its end (job_id, user_id, input_filename, violation_count), so
  * the notification service needs no other event of the job (older events may lack them).
  */
-type JobEnd = { job_id?: string; user_id?: string; input_filename?: string };
+type JobEnd = { job_id?: string; user_id?: string; input_filename?: string; org_id?: string };
 export type JobCompleted = E<'job_completed', JobEnd & { at: string; result: Record<string, unknown>; violation_count?: number }>;
 export type JobFailed = E<'job_failed', JobEnd & { at: string; error: string; refund: boolean }>;
 export type JobCancelRequested = E<'job_cancel_requested', { job_id: string; requested_by: string; at: string }>;

@@ -9,7 +9,7 @@
  * Rebuildable: drop both and replay the job streams (`npm run admin -- rebuild-compliance`).
  */
 import { randomUUID } from 'node:crypto';
-import { type DocumentStore, type EventStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
+import { type ComplianceCounts, type DocumentStore, type EventStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
 import type { JobEvent, JobStatus } from '../job/job.js';
 
 export interface ComplianceDoc extends Record<string, unknown> {
@@ -36,17 +36,15 @@ export interface ComplianceDoc extends Record<string, unknown> {
 
 export const COMPLIANCE = 'job_compliance';
 export const COMPLIANCE_DAYS = 'job_compliance_days';
+/** The days summed per week and per month: a year by week is 53 documents, not 365 (issue 28's bench). */
+export const COMPLIANCE_PERIODS = 'job_compliance_periods';
 
-/** Sums of one day's finished jobs of one site, crew and job type. */
-export interface DayCombo {
+/** Sums of one day's finished jobs of one site, crew and job type (the counts of a report's row). */
+export interface DayCombo extends ComplianceCounts {
   site_id: string | null;
   crew_id: string | null;
   job_type: string;
   job_type_names: Partial<Record<Lang, string>>;
-  jobs: number;
-  jobs_with_violations: number;
-  workers_seen: number;
-  violations: Record<string, number>;
 }
 
 export interface LatestViolation {
@@ -71,11 +69,79 @@ export interface ComplianceDayDoc extends Record<string, unknown> {
   latest: LatestViolation[];
 }
 
+/**
+ * The sums of an organisation's whole week (from Monday) or month (UTC): the same shape as a day
+ * (`day` is the period's first day), recomputed from the period's day documents whenever one of
+ * them changes. `latest` holds every day's latest violations, newest first.
+ */
+export interface CompliancePeriodDoc extends ComplianceDayDoc {
+  interval: PeriodInterval;
+  /** The period's last day, YYYY-MM-DD. */
+  last_day: string;
+}
+export type PeriodInterval = 'week' | 'month';
+export const PERIOD_INTERVALS: readonly PeriodInterval[] = ['week', 'month'];
+
+/** The first and last day (YYYY-MM-DD, UTC) of the week (from Monday) or month holding `day`. */
+export function periodBounds(day: string, interval: PeriodInterval): { start: string; last: string } {
+  const d = new Date(`${day}T00:00:00.000Z`);
+  if (interval === 'month') {
+    const start = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+    const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0));
+    return { start: start.toISOString().slice(0, 10), last: last.toISOString().slice(0, 10) };
+  }
+  const start = d.getTime() - ((d.getUTCDay() + 6) % 7) * DAY_MS;
+  return { start: new Date(start).toISOString().slice(0, 10), last: new Date(start + 6 * DAY_MS).toISOString().slice(0, 10) };
+}
+
+/** Sums day documents (or periods) into one: combos by site × crew × job type, names, latest violations newest first. */
+export function sumDays(docs: readonly ComplianceDayDoc[]): Pick<ComplianceDayDoc, 'combos' | 'group_names' | 'latest'> {
+  const combos = new Map<string, DayCombo>();
+  const groupNames: Record<string, Partial<Record<Lang, string>>> = {};
+  const latest: LatestViolation[] = [];
+  for (const d of docs) {
+    for (const c of d.combos) {
+      const key = `${c.site_id ?? ''}|${c.crew_id ?? ''}|${c.job_type}`;
+      const sum = combos.get(key) ?? { ...c, jobs: 0, jobs_with_violations: 0, workers_seen: 0, violations: {} };
+      sum.jobs += c.jobs;
+      sum.jobs_with_violations += c.jobs_with_violations;
+      sum.workers_seen += c.workers_seen;
+      for (const [g, n] of Object.entries(c.violations)) sum.violations[g] = (sum.violations[g] ?? 0) + n;
+      combos.set(key, sum);
+    }
+    Object.assign(groupNames, d.group_names);
+    latest.push(...d.latest);
+  }
+  latest.sort((a, b) => b.created_at.localeCompare(a.created_at));
+  return { combos: [...combos.values()], group_names: groupNames, latest };
+}
+
+/** Recomputes an organisation's week or month holding `day` from its day documents: removed when none is left. */
+export async function recomputePeriod(documents: DocumentStore, orgId: string, day: string, interval: PeriodInterval): Promise<void> {
+  const { start, last } = periodBounds(day, interval);
+  const periods = documents.collection<CompliancePeriodDoc>(COMPLIANCE_PERIODS);
+  const id = `${orgId}|${interval}|${start}`;
+  const days = await documents.collection<ComplianceDayDoc>(COMPLIANCE_DAYS).find({ where: { org_id: orgId, day: { $gte: start, $lte: last } } });
+  if (days.length === 0) {
+    await periods.delete(id);
+    return;
+  }
+  await periods.put(id, { id, org_id: orgId, interval, day: start, last_day: last, ...sumDays(days) });
+}
+
 export const LATEST_PER_DAY = 8;
 const DAY_MS = 86_400_000;
 
-/** Recomputes an organisation's day from its job documents: removed when no finished job is left. */
-export async function recomputeDay(documents: DocumentStore, orgId: string, day: string): Promise<void> {
+/**
+ * Recomputes an organisation's day from its job documents (removed when no finished job is left),
+ * then its week and month unless `periods` is false (a rebuild does those once at its end).
+ */
+export async function recomputeDay(documents: DocumentStore, orgId: string, day: string, periods = true): Promise<void> {
+  await recomputeDayOnly(documents, orgId, day);
+  if (periods) for (const interval of PERIOD_INTERVALS) await recomputePeriod(documents, orgId, day, interval);
+}
+
+async function recomputeDayOnly(documents: DocumentStore, orgId: string, day: string): Promise<void> {
   const days = documents.collection<ComplianceDayDoc>(COMPLIANCE_DAYS);
   const start = `${day}T00:00:00.000Z`;
   const end = new Date(Date.parse(start) + DAY_MS).toISOString();
@@ -235,6 +301,7 @@ export async function rebuildCompliance(eventStore: EventStore, documents: Docum
   });
   await docs.deleteMany({});
   await documents.collection(COMPLIANCE_DAYS).deleteMany({});
+  await documents.collection(COMPLIANCE_PERIODS).deleteMany({});
   let events = 0;
   // The days are recomputed once each at the end, not after every job.
   const touched = new Map<string, { orgId: string; day: string }>();
@@ -248,7 +315,29 @@ export async function rebuildCompliance(eventStore: EventStore, documents: Docum
     if (e.position >= marker.position) break;
   }
   controller.abort();
-  for (const { orgId, day } of touched.values()) await recomputeDay(documents, orgId, day);
+  const periods = new Map<string, { orgId: string; day: string; interval: PeriodInterval }>();
+  for (const { orgId, day } of touched.values()) {
+    await recomputeDay(documents, orgId, day, false);
+    for (const interval of PERIOD_INTERVALS) periods.set(`${orgId}|${interval}|${periodBounds(day, interval).start}`, { orgId, day, interval });
+  }
+  for (const { orgId, day, interval } of periods.values()) await recomputePeriod(documents, orgId, day, interval);
+  await documents.collection('checkpoints').put(PERIODS_MARK, { done: true });
   await documents.collection('checkpoints').put(`projection:${complianceProjection.name}`, { position: marker.position });
   return { jobs: await docs.count({}), events };
 }
+
+/**
+ * Weeks and months for day documents written before they existed (a read model from before the
+ * periods): computed once (a mark in the checkpoints says so). Idempotent.
+ */
+export async function backfillPeriods(documents: DocumentStore): Promise<number> {
+  const checkpoints = documents.collection('checkpoints');
+  if (await checkpoints.get(PERIODS_MARK)) return 0;
+  const days = await documents.collection<ComplianceDayDoc>(COMPLIANCE_DAYS).find({});
+  const todo = new Map<string, { orgId: string; day: string; interval: PeriodInterval }>();
+  for (const d of days) for (const interval of PERIOD_INTERVALS) todo.set(`${d.org_id}|${interval}|${periodBounds(d.day, interval).start}`, { orgId: d.org_id, day: d.day, interval });
+  for (const { orgId, day, interval } of todo.values()) await recomputePeriod(documents, orgId, day, interval);
+  await checkpoints.put(PERIODS_MARK, { done: true });
+  return todo.size;
+}
+const PERIODS_MARK = 'compliance-periods-backfilled';

@@ -117,6 +117,17 @@ class MongoCollection<T extends Document> implements Collection<T> {
     }
   }
 
+  async insert(id: string, doc: T): Promise<boolean> {
+    // The unique _id decides, on MongoDB and on FerretDB alike (its backend's primary key).
+    try {
+      await this.c.insertOne({ ...(encode(doc) as T), _id: id });
+      return true;
+    } catch (e) {
+      if ((e as { code?: number }).code !== 11000) throw e;
+      return false;
+    }
+  }
+
   async delete(id: string): Promise<boolean> {
     return (await this.c.deleteOne({ _id: id })).deletedCount > 0;
   }

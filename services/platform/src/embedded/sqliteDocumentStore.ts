@@ -88,6 +88,13 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     return Promise.resolve(info.changes > 0);
   }
 
+  insert(id: string, doc: T): Promise<boolean> {
+    const info = this.db
+      .prepare('INSERT INTO docs (collection, id, data) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO NOTHING')
+      .run(this.name, id, JSON.stringify(doc));
+    return Promise.resolve(info.changes > 0);
+  }
+
   delete(id: string): Promise<boolean> {
     const info = this.db.prepare('DELETE FROM docs WHERE collection = ? AND id = ?').run(this.name, id);
     return Promise.resolve(info.changes > 0);

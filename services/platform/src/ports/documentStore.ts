@@ -36,6 +36,12 @@ export interface Collection<T extends Document = Document> {
    * never overwrites the newer. Returns whether the document was written.
    */
   putIfNewer(id: string, doc: T & { revision: number }): Promise<boolean>;
+  /**
+   * Insert only when no document has this id, in one atomic step, across processes: of writers
+   * racing with one id, exactly one inserts. Returns whether this call inserted. (A claim: the
+   * notification service's "this process sends this mail", docs/adr/0020.)
+   */
+  insert(id: string, doc: T): Promise<boolean>;
   /** Returns whether a document was deleted. */
   delete(id: string): Promise<boolean>;
   find(query?: Query): Promise<T[]>;

@@ -46,3 +46,36 @@ export function Field({
     </div>
   );
 }
+
+/**
+ * A select of named items — an organisation's sites or crews, job types — with a first option for
+ * "all" or "none" (the empty value, given to `onChange` as null).
+ */
+export function UnitSelect({
+  label,
+  emptyLabel,
+  value,
+  options,
+  onChange,
+}: {
+  label: ReactNode;
+  emptyLabel: string;
+  value: string | null | undefined;
+  options: ReadonlyArray<{ id: string; name: string }>;
+  onChange: (value: string | null) => void;
+}) {
+  return (
+    <Field label={label}>
+      {(props) => (
+        <select {...props} className="input" value={value ?? ''} onChange={(e) => onChange(e.target.value || null)}>
+          <option value="">{emptyLabel}</option>
+          {options.map((o) => (
+            <option key={o.id} value={o.id}>
+              {o.name}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}

@@ -82,6 +82,19 @@ export function documentStoreContract(name: string, create: () => Promise<Docume
       }
     }));
 
+    it('insert writes only a new id, atomically: of racing inserts exactly one wins and its document stays', withJobs(async (_h, c) => {
+      expect(await c.insert('ins', job(9, { status: 'first' }))).toBe(true);
+      expect(await c.insert('ins', job(9, { status: 'second' }))).toBe(false);
+      expect((await c.get('ins'))?.status).toBe('first');
+      expect(await c.insert('j1', job(1, { status: 'again' }))).toBe(false);
+      for (let round = 0; round < 5; round++) {
+        const id = `ins-race-${round}`;
+        const won = await Promise.all(Array.from({ length: 8 }, (_, i) => c.insert(id, job(9, { status: `w${i}` }))));
+        expect(won.filter(Boolean)).toHaveLength(1);
+        expect((await c.get(id))?.status).toBe(`w${won.indexOf(true)}`);
+      }
+    }));
+
     it('keeps nested arrays and dates of a document as they were', withJobs(async (_h, c) => {
       const result = { required_groups: [['pic1', 'pic2'], ['pic3']], empty: [[]], deep: [[['x']]], list: [{ codes: [['a']] }] };
       await c.put('nested', { ...job(8), result } as unknown as JobDoc);

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { UnitSelect } from '@/components/ui/field';
 import { Modal } from '@/components/ui/modal';
 import type { AnalysisParams } from '@/features/analyze/api/start-analysis';
 import { requestBackgroundSync } from '@/features/analyze/offline/background-sync';
@@ -26,32 +27,8 @@ export function RecordingContextFields({ value, onChange }: { value: RecordingCo
   };
   return (
     <div className="record-context">
-      <div className="field">
-        <label className="field-label" htmlFor={`${ids}-1`}>
-          {t('record.site')}
-        </label>
-        <select id={`${ids}-1`} className="input" value={value.site_id ?? ''} onChange={(e) => set({ site_id: e.target.value || null })}>
-          <option value="">{t('record.noSite')}</option>
-          {(sites.data ?? []).map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label className="field-label" htmlFor={`${ids}-2`}>
-          {t('record.crew')}
-        </label>
-        <select id={`${ids}-2`} className="input" value={value.crew_id ?? ''} onChange={(e) => set({ crew_id: e.target.value || null })}>
-          <option value="">{t('record.noCrew')}</option>
-          {(crews.data ?? []).map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <UnitSelect label={t('record.site')} emptyLabel={t('record.noSite')} value={value.site_id} options={sites.data ?? []} onChange={(v) => set({ site_id: v })} />
+      <UnitSelect label={t('record.crew')} emptyLabel={t('record.noCrew')} value={value.crew_id} options={crews.data ?? []} onChange={(v) => set({ crew_id: v })} />
       <div className="field">
         <label className="field-label" htmlFor={`${ids}-3`}>
           {t('record.workOrder')}

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 
 import { Alert } from '@/components/ui/alert';
 import { Button, ButtonLink } from '@/components/ui/button';
+import { UnitSelect } from '@/components/ui/field';
 import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
 import { downloadJobsCsv } from '@/features/compliance/api/download-csv';
@@ -210,45 +211,15 @@ export function CompliancePage() {
           </label>
           <input id={`${ids}-2`} type="date" className="input" value={filters.to} min={filters.from} onChange={(e) => DATE.test(e.target.value) && setFilters({ to: e.target.value })} />
         </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${ids}-3`}>
-            {t('compliance.site')}
-          </label>
-          <select id={`${ids}-3`} className="input" value={filters.site_id ?? ''} onChange={(e) => setFilters({ site_id: e.target.value || undefined })}>
-            <option value="">{t('compliance.allSites')}</option>
-            {(sites.data ?? []).map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${ids}-4`}>
-            {t('compliance.crew')}
-          </label>
-          <select id={`${ids}-4`} className="input" value={filters.crew_id ?? ''} onChange={(e) => setFilters({ crew_id: e.target.value || undefined })}>
-            <option value="">{t('compliance.allCrews')}</option>
-            {(crews.data ?? []).map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor={`${ids}-5`}>
-            {t('compliance.jobType')}
-          </label>
-          <select id={`${ids}-5`} className="input" value={filters.job_type ?? ''} onChange={(e) => setFilters({ job_type: e.target.value || undefined })}>
-            <option value="">{t('compliance.allJobTypes')}</option>
-            {jobTypes.map(([slug, name]) => (
-              <option key={slug} value={slug}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <UnitSelect label={t('compliance.site')} emptyLabel={t('compliance.allSites')} value={filters.site_id} options={sites.data ?? []} onChange={(v) => setFilters({ site_id: v ?? undefined })} />
+        <UnitSelect label={t('compliance.crew')} emptyLabel={t('compliance.allCrews')} value={filters.crew_id} options={crews.data ?? []} onChange={(v) => setFilters({ crew_id: v ?? undefined })} />
+        <UnitSelect
+          label={t('compliance.jobType')}
+          emptyLabel={t('compliance.allJobTypes')}
+          value={filters.job_type}
+          options={jobTypes.map(([id, name]) => ({ id, name }))}
+          onChange={(v) => setFilters({ job_type: v ?? undefined })}
+        />
       </form>
 
       {bySite.isError ? <Alert tone="error">{t('compliance.loadFailed')}</Alert> : null}

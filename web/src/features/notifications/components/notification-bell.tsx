@@ -28,7 +28,9 @@ export function NotificationBell() {
     };
   }, [open]);
 
-  const label = unread > 0 ? t('notifications.bellUnread', { count: unread }) : t('notifications.bell');
+  // The name says the count as the badge shows it ("99+"): a name without the visible text fails WCAG 2.5.3.
+  const shown = unread > 99 ? '99+' : String(unread);
+  const label = unread > 0 ? t('notifications.bellUnread', { count: unread, shown }) : t('notifications.bell');
   return (
     <div className="bell" ref={root}>
       <button type="button" className="bell-button" aria-label={label} aria-expanded={open} aria-controls="notification-panel" onClick={() => setOpen((o) => !o)}>
@@ -38,7 +40,7 @@ export function NotificationBell() {
         </svg>
         {unread > 0 ? (
           <span className="bell-count" aria-hidden="true">
-            {unread > 99 ? '99+' : unread}
+            {shown}
           </span>
         ) : null}
       </button>
