@@ -22,10 +22,11 @@
  */
 import { execFileSync, spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { mergedComposeFile, startOrder } from './compose-smoke/compose-files.js';
 
 const repo = join(import.meta.dirname, '..');
 const here = join(import.meta.dirname, 'compose-smoke');
@@ -224,19 +225,14 @@ async function baseImage(env: NodeJS.ProcessEnv): Promise<string> {
   return image;
 }
 
-/** Copies (hard links where it can) a file or folder into the build context. */
+/** Puts a file or folder into the build context: hard links where it can (fast, same content), else a copy. */
 function place(from: string, to: string): void {
   mkdirSync(dirname(to), { recursive: true });
   rmSync(to, { recursive: true, force: true });
-  if (statSync(from).isFile()) {
-    try {
-      linkSync(from, to);
-      return;
-    } catch {
-      /* another file system: copied below */
-    }
+  if (spawnSync('cp', ['-al', from, to], { stdio: 'ignore' }).status !== 0) {
+    rmSync(to, { recursive: true, force: true });
+    cpSync(from, to, { recursive: true, preserveTimestamps: true, dereference: true });
   }
-  cpSync(from, to, { recursive: true, preserveTimestamps: true, dereference: true });
 }
 
 function buildContext(): string {
@@ -310,9 +306,36 @@ const env: NodeJS.ProcessEnv = {
   LOG_LEVEL: 'warn',
 };
 const gateway = `http://127.0.0.1:${ports.BARET_PORT}`;
-const composeFiles = engine === 'podman' ? ['-f', 'docker-compose.yml', '-f', 'docker-compose.local-images.yml'] : ['-f', 'docker-compose.yml'];
+const composeLog = join(scratch, 'compose.log');
+let composeFiles = ['-f', 'docker-compose.yml'];
+/** Runs compose; podman-compose's chatter goes to a log, shown when a step fails. */
 const compose = (args: string[], options: SpawnOptions = {}) =>
-  engine === 'podman' ? run('podman-compose', ['--no-ansi', '-p', project, ...composeFiles, ...args], { env, ...options }) : run('docker', ['compose', '-p', project, ...composeFiles, ...args], { env, ...options });
+  engine === 'podman'
+    ? run('sh', ['-c', 'exec "$@" >> "$0" 2>&1', composeLog, 'podman-compose', '--no-ansi', '-p', project, ...composeFiles, ...args], { env, ...options })
+    : run('docker', ['compose', '-p', project, ...composeFiles, ...args], { env, ...options });
+
+/** Waits until each container passes its own healthcheck (podman runs them only when asked: no systemd here). */
+async function waitHealthy(names: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Set(names);
+  const stopped = new Map<string, number>();
+  while (pending.size > 0) {
+    for (const name of [...pending]) {
+      const state = output('podman', ['inspect', '--format', '{{.State.Status}}', name], env)?.trim();
+      if (state !== 'running') {
+        const since = stopped.get(name) ?? Date.now();
+        stopped.set(name, since);
+        if (Date.now() - since > 10_000) throw new Error(`${name} is ${state ?? 'gone'}:\n${(output('podman', ['logs', '--tail', '40', name], env) ?? '').trim()}`);
+        continue;
+      }
+      stopped.delete(name);
+      if (spawnSync('podman', ['healthcheck', 'run', name], { env, stdio: 'ignore' }).status === 0) pending.delete(name);
+    }
+    if (pending.size === 0) break;
+    if (Date.now() > deadline) throw new Error(`not healthy within ${timeoutMs / 1000} s: ${[...pending].join(', ')}`);
+    await sleep(2000);
+  }
+}
 
 /** The project's containers that stopped, with the end of their logs; null while all run. */
 function deadContainers(): string | null {
@@ -331,15 +354,22 @@ function printLogs(): void {
   }
 }
 
+/** The project's containers and volumes, by label (podman-compose 1.0 leaves volumes of containers never created). */
+async function removeLeftovers(): Promise<void> {
+  const list = (what: string[]) => output(engine, [...what, '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}}'], env)?.trim().split('\n').filter(Boolean) ?? [];
+  const containers = list(['ps', '-a']);
+  if (containers.length > 0) await run(engine, ['rm', '-f', '-t', '5', ...containers], { env, stdio: 'ignore' }).catch(() => undefined);
+  const volumes = output(engine, ['volume', 'ls', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Name}}'], env)?.trim().split('\n').filter(Boolean) ?? [];
+  if (volumes.length > 0) await run(engine, ['volume', 'rm', '-f', ...volumes], { env, stdio: 'ignore' }).catch(() => undefined);
+}
+
 let tornDown = false;
 async function teardown(): Promise<void> {
   if (tornDown) return;
   tornDown = true;
   await phase('tear down (containers, volumes)', async () => {
     await compose(['down', '-v'], { stdio: 'ignore' }).catch((e: unknown) => say(`down: ${(e as Error).message}`));
-    // podman-compose 1.0 leaves named volumes when a container was never created: remove the project's.
-    const volumes = output(engine, ['volume', 'ls', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Name}}'], env)?.trim();
-    if (volumes) await run(engine, ['volume', 'rm', '-f', ...volumes.split('\n')], { env, stdio: 'ignore' }).catch(() => undefined);
+    await removeLeftovers();
     const left = [
       ...(output(engine, ['ps', '-a', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}}'], env)?.trim().split('\n') ?? []),
       ...(output(engine, ['volume', 'ls', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Name}}'], env)?.trim().split('\n') ?? []),
@@ -365,10 +395,10 @@ say(`${engine}; gateway on ${gateway}; ports ${JSON.stringify(ports)}`);
 let summary = '';
 try {
   // Whatever an earlier, interrupted run left behind.
-  await compose(['down', '-v'], { stdio: 'ignore' }).catch(() => undefined);
+  await removeLeftovers();
   if (engine === 'podman') {
     const base = await phase('base image (mmdebstrap, cached)', () => baseImage(env), () => 'Debian bookworm from Debian packages');
-    const ctx = buildContext();
+    const ctx = await phase('build context (engines, Node.js)', buildContext);
     await phase('engine and Node.js images', async () => {
       for (const target of ['node', 'postgres', 'kafka', 'ferretdb', 'minio']) {
         await run('podman', ['build', '--quiet', '--network', 'host', '--target', target, '--build-arg', `BASE=${base}`, '-t', `localhost/baret-smoke-${target}:latest`, '-f', join(ctx, 'Containerfile'), ctx], { env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -381,7 +411,19 @@ try {
         { env },
       ),
     );
-    await phase('compose up', () => compose(['up', '-d'], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    const merged = mergedComposeFile(repo, ['docker-compose.yml', 'docker-compose.local-images.yml'], scratch);
+    composeFiles = ['-f', merged.file];
+    // depends_on with condition service_healthy, as Compose does it: a group starts once the groups
+    // before it pass their healthchecks (podman-compose 1.0 starts everything at once).
+    for (const group of startOrder(merged.services)) {
+      await phase(`up and healthy: ${group.join(', ')}`, async () => {
+        await compose(['up', '-d', '--no-build', ...group]);
+        await waitHealthy(
+          group.map((n) => `${project}_${n}_1`),
+          5 * 60_000,
+        );
+      });
+    }
   } else {
     await phase('images (docker compose build)', () => compose(['build']));
     await phase('compose up', () => compose(['up', '-d', '--wait', '--wait-timeout', '600']));
@@ -396,6 +438,7 @@ try {
   }
 } catch (e) {
   process.stdout.write(`\ncompose:smoke FAILED: ${(e as Error).message}\n`);
+  if (existsSync(composeLog)) process.stdout.write(`\n---- compose (last lines) ----\n${readFileSync(composeLog, 'utf8').split('\n').slice(-40).join('\n')}\n`);
   printLogs();
   process.exitCode = 1;
 } finally {
