@@ -407,7 +407,7 @@ try {
     await phase('Baret image (Dockerfile)', () =>
       run(
         'podman',
-        ['build', '--network', 'host', '--build-arg', 'NODE_IMAGE=localhost/baret-smoke-node:latest', '--build-arg', 'RUNTIME_IMAGE=localhost/baret-smoke-node:latest', '-t', env.BARET_IMAGE!, '-f', 'Dockerfile', '.'],
+        ['build', '--format', 'docker', '--network', 'host', '--build-arg', 'NODE_IMAGE=localhost/baret-smoke-node:latest', '--build-arg', 'RUNTIME_IMAGE=localhost/baret-smoke-node:latest', '-t', env.BARET_IMAGE!, '-f', 'Dockerfile', '.'],
         { env },
       ),
     );
