@@ -22,7 +22,7 @@
  */
 import { execFileSync, spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -246,21 +246,36 @@ function buildContext(): string {
   const ferretdb = find('ferretdb-', 'ferretdb');
   const minio = find('minio-', 'minio');
   if (missing.length > 0) throw new Error(`not installed in ${engines}: ${missing.join(', ')}. Run: bash scripts/bootstrap.sh --test`);
-  const ctx = join(cache, 'context');
-  mkdirSync(ctx, { recursive: true });
-  for (const f of ['Containerfile', 'postgres-entrypoint.sh', 'kafka-entrypoint.sh']) place(join(here, f), join(ctx, f));
-  place(kafka, join(ctx, 'kafka', 'libs'));
-  place(ferretdb, join(ctx, 'ferretdb'));
-  place(minio, join(ctx, 'minio'));
   // The Node.js running this script, as an installation under /usr/local of the image.
   const prefix = dirname(dirname(process.execPath));
-  place(process.execPath, join(ctx, 'node', 'bin', 'node'));
-  place(join(prefix, 'include', 'node'), join(ctx, 'node', 'include', 'node'));
-  place(join(prefix, 'lib', 'node_modules', 'npm'), join(ctx, 'node', 'lib', 'node_modules', 'npm'));
   // The certificate authorities this machine trusts, for npm in the image's build.
   const cas = [process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE, '/etc/ssl/certs/ca-certificates.crt'].find((f) => f && existsSync(f));
   if (!cas) throw new Error('no certificate authority bundle found (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE or /etc/ssl/certs/ca-certificates.crt)');
-  place(cas, join(ctx, 'ca-certificates.crt'));
+  const entries: Array<[string, string]> = [
+    ...['Containerfile', 'postgres-entrypoint.sh', 'kafka-entrypoint.sh'].map((f): [string, string] => [join(here, f), f]),
+    [kafka, 'kafka/libs'],
+    [ferretdb, 'ferretdb'],
+    [minio, 'minio'],
+    [process.execPath, 'node/bin/node'],
+    [join(prefix, 'include', 'node'), 'node/include/node'],
+    [join(prefix, 'lib', 'node_modules', 'npm'), 'node/lib/node_modules/npm'],
+    [cas, 'ca-certificates.crt'],
+  ];
+  // An entry is placed again only when its source changed: the build caches a COPY by what it
+  // copies, folders' times included, so an untouched context keeps every layer (a fast second run).
+  const ctx = join(cache, 'context');
+  mkdirSync(ctx, { recursive: true });
+  const stampsFile = join(ctx, '.sources.json');
+  const stamps = (existsSync(stampsFile) ? JSON.parse(readFileSync(stampsFile, 'utf8')) : {}) as Record<string, string>;
+  for (const [from, to] of entries) {
+    const st = statSync(from);
+    const manifest = join(from, 'package.json');
+    const stamp = `${from} ${st.size} ${st.mtimeMs}${existsSync(manifest) ? ` ${statSync(manifest).mtimeMs}` : ''}`;
+    if (stamps[to] === stamp && existsSync(join(ctx, to))) continue;
+    place(from, join(ctx, to));
+    stamps[to] = stamp;
+  }
+  writeFileSync(stampsFile, JSON.stringify(stamps, null, 2));
   return ctx;
 }
 
