@@ -5,15 +5,16 @@
  * everything down (volumes too), also when a step fails or on Ctrl-C. Prints the time of each phase.
  *
  * Where a Docker daemon answers (`docker info`), it runs `docker compose` on docker-compose.yml as it
- * is, with the official images. Otherwise it runs podman (Debian's podman, podman-compose, runc,
- * mmdebstrap) on a machine without an image registry or container network:
+ * is, with the official images. Otherwise it runs podman (Debian's podman, runc, mmdebstrap) on a
+ * machine without an image registry or container network:
  *  - a Debian bookworm root file system made by mmdebstrap from Debian's packages, cached as a
  *    tarball in ~/.cache/baret-engines/compose-smoke (BARET_ENGINES_DIR), imported as the base image;
  *  - from it, local images of the engines (scripts/compose-smoke/Containerfile): PostgreSQL from
  *    Debian, and Kafka, FerretDB and MinIO as `bash scripts/bootstrap.sh --test` installed them, plus
  *    the Node.js running this script, given to the Dockerfile as NODE_IMAGE and RUNTIME_IMAGE;
- *  - docker-compose.yml with docker-compose.local-images.yml on top: the host's network, loopback
- *    addresses, a free port for each process (never 47000–47999, used by other test runs).
+ *  - docker-compose.yml with docker-compose.local-images.yml on top (the host's network, loopback
+ *    addresses, a free port for each process, never 47000–47999, used by other test runs), merged
+ *    and started by this script as Compose would (podmanStart says why not by podman-compose).
  * Images and layers stay cached (podman's store), so a second run only starts and checks.
  *
  *   npm run compose:smoke                  docker if its daemon answers, else podman
@@ -26,7 +27,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { mergedComposeFile, startOrder } from './compose-smoke/compose-files.js';
+import { interpolateAll, mergedComposeFile, startOrder } from './compose-smoke/compose-files.js';
 
 const repo = join(import.meta.dirname, '..');
 const here = join(import.meta.dirname, 'compose-smoke');
@@ -283,9 +284,9 @@ function buildContext(): string {
 const dockerWorks = !process.argv.includes('--podman') && has('docker') && output('docker', ['info', '--format', '{{.ServerVersion}}']) !== null;
 const engine = dockerWorks ? 'docker' : 'podman';
 if (!dockerWorks) {
-  const lacking = ['podman', 'podman-compose', 'runc', 'mmdebstrap'].filter((c) => !has(c));
+  const lacking = ['podman', 'runc', 'mmdebstrap'].filter((c) => !has(c));
   if (lacking.length > 0) {
-    process.stderr.write(`No Docker daemon answers and ${lacking.join(', ')} ${lacking.length > 1 ? 'are' : 'is'} missing: apt-get install -y podman runc podman-compose mmdebstrap\n`);
+    process.stderr.write(`No Docker daemon answers and ${lacking.join(', ')} ${lacking.length > 1 ? 'are' : 'is'} missing: apt-get install -y podman runc mmdebstrap\n`);
     process.exit(2);
   }
 }
@@ -321,30 +322,68 @@ const env: NodeJS.ProcessEnv = {
   LOG_LEVEL: 'warn',
 };
 const gateway = `http://127.0.0.1:${ports.BARET_PORT}`;
-const composeLog = join(scratch, 'compose.log');
-let composeFiles = ['-f', 'docker-compose.yml'];
-/** Runs compose; podman-compose's chatter goes to a log, shown when a step fails. */
-const compose = (args: string[], options: SpawnOptions = {}) =>
-  engine === 'podman'
-    ? run('sh', ['-c', 'exec "$@" >> "$0" 2>&1', composeLog, 'podman-compose', '--no-ansi', '-p', project, ...composeFiles, ...args], { env, ...options })
-    : run('docker', ['compose', '-p', project, ...composeFiles, ...args], { env, ...options });
+/** docker compose (where Docker answers). */
+const compose = (args: string[], options: SpawnOptions = {}) => run('docker', ['compose', '-p', project, '-f', 'docker-compose.yml', ...args], { env, ...options });
 
-/** Waits until each container passes its own healthcheck (podman runs them only when asked: no systemd here). */
-async function waitHealthy(names: string[], timeoutMs: number): Promise<void> {
+interface Service {
+  image: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  restart?: string;
+  init?: boolean;
+  network_mode?: string;
+  healthcheck?: { test?: string[] | string };
+}
+const label = [`--label`, `com.docker.compose.project=${project}`];
+const containerName = (service: string) => `${project}_${service}_1`;
+
+/**
+ * Starts one service of the merged compose file with podman, as Compose would: its named volumes
+ * (created once, labelled with the project), environment, command, restart policy, init and network
+ * mode. podman-compose 1.0 (Debian 12) cannot run these files: with `network_mode: host` it still adds
+ * `--net <project>_default` ("cannot set multiple networks without bridge network mode, selected mode
+ * host"), it appends an override's command and healthcheck to the base's, and it starts every service
+ * at once whatever `depends_on` says.
+ */
+async function podmanStart(name: string, s: Service, volumes: Set<string>): Promise<void> {
+  const args = ['run', '-d', '--name', containerName(name), ...label, '--label', `com.docker.compose.service=${name}`];
+  if (s.network_mode) args.push('--network', s.network_mode);
+  if (s.restart) args.push('--restart', s.restart);
+  if (s.init) args.push('--init');
+  for (const [k, v] of Object.entries(s.environment ?? {})) args.push('-e', `${k}=${v}`);
+  for (const v of s.volumes ?? []) {
+    const [source, target] = v.split(':');
+    if (volumes.has(source!)) {
+      const volume = `${project}_${source}`;
+      if (output('podman', ['volume', 'exists', volume], env) === null) await run('podman', ['volume', 'create', ...label, volume], { env, stdio: 'ignore' });
+      args.push('-v', `${volume}:${target}`);
+    } else args.push('-v', v);
+  }
+  args.push(s.image, ...(s.command ?? []));
+  await run('podman', args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** Waits until each service passes its compose healthcheck, run in its container (podman runs them only when asked: no systemd here). */
+async function waitHealthy(services: Record<string, Service>, names: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(names);
   const stopped = new Map<string, number>();
   while (pending.size > 0) {
     for (const name of [...pending]) {
-      const state = output('podman', ['inspect', '--format', '{{.State.Status}}', name], env)?.trim();
+      const container = containerName(name);
+      const state = output('podman', ['inspect', '--format', '{{.State.Status}}', container], env)?.trim();
       if (state !== 'running') {
+        // restart: unless-stopped brings a crashed process back; one that stays down fails the run
         const since = stopped.get(name) ?? Date.now();
         stopped.set(name, since);
-        if (Date.now() - since > 10_000) throw new Error(`${name} is ${state ?? 'gone'}:\n${(output('podman', ['logs', '--tail', '40', name], env) ?? '').trim()}`);
+        if (Date.now() - since > 15_000) throw new Error(`${container} is ${state ?? 'gone'}:\n${(output('podman', ['logs', '--tail', '40', container], env) ?? '').trim()}`);
         continue;
       }
       stopped.delete(name);
-      if (spawnSync('podman', ['healthcheck', 'run', name], { env, stdio: 'ignore' }).status === 0) pending.delete(name);
+      const test = services[name]!.healthcheck?.test;
+      const argv = !test || test[0] === 'NONE' ? null : typeof test === 'string' ? ['sh', '-c', test] : test[0] === 'CMD-SHELL' ? ['sh', '-c', test[1]!] : test.slice(1);
+      if (!argv || spawnSync('podman', ['exec', container, ...argv], { env, stdio: 'ignore', timeout: 30_000 }).status === 0) pending.delete(name);
     }
     if (pending.size === 0) break;
     if (Date.now() > deadline) throw new Error(`not healthy within ${timeoutMs / 1000} s: ${[...pending].join(', ')}`);
@@ -369,13 +408,15 @@ function printLogs(): void {
   }
 }
 
-/** The project's containers and volumes, by label (podman-compose 1.0 leaves volumes of containers never created). */
+/** The project's containers and volumes, by label. */
 async function removeLeftovers(): Promise<void> {
   const list = (what: string[]) => output(engine, [...what, '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}}'], env)?.trim().split('\n').filter(Boolean) ?? [];
   const containers = list(['ps', '-a']);
   if (containers.length > 0) await run(engine, ['rm', '-f', '-t', '5', ...containers], { env, stdio: 'ignore' }).catch(() => undefined);
   const volumes = output(engine, ['volume', 'ls', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Name}}'], env)?.trim().split('\n').filter(Boolean) ?? [];
   if (volumes.length > 0) await run(engine, ['volume', 'rm', '-f', ...volumes], { env, stdio: 'ignore' }).catch(() => undefined);
+  const networks = output(engine, ['network', 'ls', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Name}}'], env)?.trim().split('\n').filter(Boolean) ?? [];
+  if (networks.length > 0) await run(engine, ['network', 'rm', '-f', ...networks], { env, stdio: 'ignore' }).catch(() => undefined);
 }
 
 let tornDown = false;
@@ -383,7 +424,7 @@ async function teardown(): Promise<void> {
   if (tornDown) return;
   tornDown = true;
   await phase('tear down (containers, volumes)', async () => {
-    await compose(['down', '-v'], { stdio: 'ignore' }).catch((e: unknown) => say(`down: ${(e as Error).message}`));
+    if (engine === 'docker') await compose(['down', '-v'], { stdio: 'ignore' }).catch((e: unknown) => say(`down: ${(e as Error).message}`));
     await removeLeftovers();
     const left = [
       ...(output(engine, ['ps', '-a', '--filter', `label=com.docker.compose.project=${project}`, '--format', '{{.Names}}'], env)?.trim().split('\n') ?? []),
@@ -426,17 +467,16 @@ try {
         { env },
       ),
     );
+    // docker-compose.yml with docker-compose.local-images.yml on top, merged and interpolated as
+    // Compose does; depends_on (service_healthy) honoured: a group starts once the groups before it
+    // pass their healthchecks. The gateway's published port needs no mapping on the host network.
     const merged = mergedComposeFile(repo, ['docker-compose.yml', 'docker-compose.local-images.yml'], scratch);
-    composeFiles = ['-f', merged.file];
-    // depends_on with condition service_healthy, as Compose does it: a group starts once the groups
-    // before it pass their healthchecks (podman-compose 1.0 starts everything at once).
+    const doc = interpolateAll(JSON.parse(readFileSync(merged.file, 'utf8')) as { services: Record<string, Service>; volumes?: Record<string, unknown> }, env);
+    const volumes = new Set(Object.keys(doc.volumes ?? {}));
     for (const group of startOrder(merged.services)) {
       await phase(`up and healthy: ${group.join(', ')}`, async () => {
-        await compose(['up', '-d', '--no-build', ...group]);
-        await waitHealthy(
-          group.map((n) => `${project}_${n}_1`),
-          5 * 60_000,
-        );
+        for (const name of group) await podmanStart(name, doc.services[name]!, volumes);
+        await waitHealthy(doc.services, group, 5 * 60_000);
       });
     }
   } else {
@@ -448,12 +488,13 @@ try {
   summary = await phase('register, log in, one analysis', () => analyseOnce(gateway, clip));
   say(summary);
   if (keep) {
-    process.stdout.write(`\nThe stack keeps running on ${gateway}. Stop it with:\n  ${engine === 'podman' ? `podman-compose -p ${project} ${composeFiles.join(' ')} down -v` : `docker compose -p ${project} down -v`}\n`);
+    process.stdout.write(
+      `\nThe stack keeps running on ${gateway}. Stop it with:\n  ${engine === 'podman' ? `podman rm -f $(podman ps -aq --filter label=com.docker.compose.project=${project}) && podman volume prune -f --filter label=com.docker.compose.project=${project}` : `docker compose -p ${project} down -v`}\n`,
+    );
     tornDown = true;
   }
 } catch (e) {
   process.stdout.write(`\ncompose:smoke FAILED: ${(e as Error).message}\n`);
-  if (existsSync(composeLog)) process.stdout.write(`\n---- compose (last lines) ----\n${readFileSync(composeLog, 'utf8').split('\n').slice(-40).join('\n')}\n`);
   printLogs();
   process.exitCode = 1;
 } finally {

@@ -58,3 +58,27 @@ export function startOrder(services: ComposeServices): string[][] {
   return groups;
 }
 
+
+/**
+ * Compose's interpolation of one value: `${VAR}`, `${VAR:-default}`, `${VAR-default}`,
+ * `${VAR:?message}` (an error when unset or empty), `$VAR`, and `$$` for a dollar sign.
+ */
+export function interpolate(value: string, env: Record<string, string | undefined>): string {
+  return value.replace(/\$\$|\$\{(\w+)(?:(:?)([-?])([^}]*))?\}|\$(\w+)/g, (whole, braced?: string, colon?: string, op?: string, arg?: string, bare?: string) => {
+    if (whole === '$$') return '$';
+    const name = (braced ?? bare)!;
+    const v = env[name];
+    const missing = v === undefined || (colon === ':' && v === '');
+    if (op === '-' && missing) return arg ?? '';
+    if (op === '?' && missing) throw new Error(`${name}: ${arg || 'required'}`);
+    return v ?? '';
+  });
+}
+
+/** Every string of a compose document interpolated (keys stay as they are). */
+export function interpolateAll<T>(doc: T, env: Record<string, string | undefined>): T {
+  if (typeof doc === 'string') return interpolate(doc, env) as T;
+  if (Array.isArray(doc)) return doc.map((d: unknown) => interpolateAll(d, env)) as T;
+  if (isMap(doc)) return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, interpolateAll(v, env)])) as T;
+  return doc;
+}
