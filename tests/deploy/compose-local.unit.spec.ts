@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { mergeCompose, mergeComposeFiles, startOrder } from '../../scripts/compose-smoke/compose-files.js';
+import { interpolate as composeInterpolate, interpolateAll, mergeCompose, mergeComposeFiles, startOrder } from '../../scripts/compose-smoke/compose-files.js';
 import { readRepoFile } from './adr.js';
 
 interface Service {
@@ -97,5 +97,21 @@ describe('docker-compose.local-images.yml (compose:smoke with podman)', () => {
     });
     expect(startOrder(merged.services as never)).toEqual([['kafka', 'postgres', 'mongodb', 'minio'], ['identity', 'quota', 'job', 'analysis', 'notification'], ['gateway']]);
     expect(() => startOrder({ a: { depends_on: ['b'] }, b: { depends_on: ['a'] } })).toThrow(/cycle/);
+  });
+
+  it('interpolates as Compose does: defaults, required variables, $$', () => {
+    expect(composeInterpolate('a${X:-d}b', {})).toBe('adb');
+    expect(composeInterpolate('${X:-d}', { X: '' })).toBe('d');
+    expect(composeInterpolate('${X-d}', { X: '' })).toBe('');
+    expect(composeInterpolate('${X}/$X', { X: 'v' })).toBe('v/v');
+    expect(composeInterpolate('$${X}', { X: 'v' })).toBe('${X}');
+    expect(() => composeInterpolate('${X:?set X in .env}', {})).toThrow('X: set X in .env');
+    expect(() => composeInterpolate('${X:?set X}', { X: '' })).toThrow(/set X/);
+    // the whole merged file with the secrets given: no variable left, the ports' defaults taken
+    const env = { JWT_SECRET: 'j', SERVICE_SECRET: 's', S3_SECRET_KEY: 'k', POSTGRES_PASSWORD: 'p' };
+    const done = interpolateAll(merged, env);
+    expect(JSON.stringify(done)).not.toMatch(/\$\{/);
+    expect(done.services.job!.environment!.POSTGRES_URL).toBe('postgres://baret:p@127.0.0.1:5432/baret');
+    expect(() => interpolateAll(merged, { ...env, POSTGRES_PASSWORD: undefined })).toThrow(/POSTGRES_PASSWORD/);
   });
 });
