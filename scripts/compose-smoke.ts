@@ -50,7 +50,8 @@ async function phase<T>(name: string, work: () => Promise<T> | T, note?: () => s
   }
 }
 function printTimings(outcome: string): void {
-  const rows = timings.map((t) => `  ${t.phase.padEnd(34)} ${t.seconds.toFixed(1).padStart(7)} s${t.note ? `  (${t.note})` : ''}`);
+  const width = Math.max(...timings.map((t) => t.phase.length));
+  const rows = timings.map((t) => `  ${t.phase.padEnd(width)} ${t.seconds.toFixed(1).padStart(7)} s${t.note ? `  (${t.note})` : ''}`);
   process.stdout.write(`\ncompose:smoke ${outcome} in ${((Date.now() - started) / 1000).toFixed(1)} s\n${rows.join('\n')}\n`);
 }
 
@@ -351,6 +352,9 @@ async function podmanStart(name: string, s: Service, volumes: Set<string>): Prom
   if (s.network_mode) args.push('--network', s.network_mode);
   if (s.restart) args.push('--restart', s.restart);
   if (s.init) args.push('--init');
+  // The compose healthcheck runs from waitHealthy; podman's own scheduling needs systemd, absent here
+  // ("unable to get systemd connection to add healthchecks" on every start).
+  args.push('--no-healthcheck');
   for (const [k, v] of Object.entries(s.environment ?? {})) args.push('-e', `${k}=${v}`);
   for (const v of s.volumes ?? []) {
     const [source, target] = v.split(':');
