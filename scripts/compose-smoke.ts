@@ -19,7 +19,7 @@
  *
  *   npm run compose:smoke                  docker if its daemon answers, else podman
  *   npm run compose:smoke -- --podman      podman even where docker answers
- *   npm run compose:smoke -- --keep        leave the stack running after a successful check (say how to stop it)
+ *   npm run compose:smoke -- --keep        leave the stack running after a successful check (prints how to stop it)
  */
 import { execFileSync, spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
