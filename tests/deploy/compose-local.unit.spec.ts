@@ -37,7 +37,7 @@ describe('docker-compose.local-images.yml (compose:smoke with podman)', () => {
     const hostNames = new RegExp(`(^|//|@)(${names.join('|')}):\\d`);
     for (const [name, s] of Object.entries(merged.services)) {
       expect(s.network_mode, name).toBe('host');
-      for (const [k, v] of Object.entries(s.environment ?? {})) expect(String(v), `${name} ${k}`).not.toMatch(hostNames);
+      for (const [k, v] of Object.entries(s.environment ?? {})) expect(interpolate(String(v)), `${name} ${k}`).not.toMatch(hostNames);
       for (const arg of s.command ?? []) expect(arg, `${name} command`).not.toMatch(/^:\d/);
     }
   });
