@@ -29,8 +29,9 @@ COPY services/standalone/package.json services/standalone/
 COPY web/package.json web/
 RUN npm ci
 COPY . .
-# `npm run build` compiles every service to services/<name>/dist (ADR 0011); the PWA goes to web/dist.
-RUN npm run build && npm run build -w web
+# `npm run build:services` compiles every service to services/<name>/dist (ADR 0011); the PWA goes to
+# web/dist (once: `npm run build` would build it twice here).
+RUN npm run build:services && npm run build -w web
 
 # ---- runtime: Node, ffmpeg (job and analysis probe and decode videos), the built workspace ----------
 FROM ${RUNTIME_IMAGE} AS runtime
