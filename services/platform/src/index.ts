@@ -42,3 +42,4 @@ export * from './telemetry.js';
 export * from './metrics.js';
 export * from './unavailable.js';
 export * from './supervise.js';
+export * from './shredding.js';
