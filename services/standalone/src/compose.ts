@@ -1,4 +1,5 @@
 import {
+  clockOf,
   createEmbeddedInfrastructure,
   prepareScratchDir,
   scratchDirOf,
@@ -55,7 +56,9 @@ export interface StandaloneOptions {
  * @baret/platform, wired here.
  */
 export async function createStandalone(opts: StandaloneOptions): Promise<Standalone> {
-  const { config, logger: log, clock } = opts;
+  const { config, logger: log } = opts;
+  // BARET_CLOCK_OFFSET moves the clock for tests and drills (retention); a test may pass its own.
+  const clock = opts.clock ?? (config.BARET_CLOCK_OFFSET ? clockOf(config) : undefined);
   const scratchDir = scratchDirOf(config);
   // Whatever a killed process left in the scratch folder (partial uploads, copies of videos) goes now.
   const swept = prepareScratchDir(scratchDir);
@@ -119,6 +122,8 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     scratchDir,
     log: log.child({ service: 'job' }),
     clock,
+    retentionDays: config.RETENTION_DAYS,
+    retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
   });
 
   const modules: ServiceModule[] = [identity.module, quota.module, notification.module, job.module, analysis.module];
