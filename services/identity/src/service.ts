@@ -5,8 +5,11 @@ import {
   aggregateStream,
   csv,
   handleCommand,
+  DomainError,
+  NotFoundError,
   PrincipalChanges,
   projectInline,
+  shredderOf,
   quotaAccountOf,
   UnauthorizedError,
   ValidationError,
@@ -62,6 +65,15 @@ interface SettingsDoc extends IdentitySettings, Record<string, unknown> {
 export const SETTINGS = 'identity_settings';
 
 export { API_KEY_PREFIX };
+
+/** An account without a password may be erased within this long of signing in (issue 30). */
+export const RECENT_LOGIN_MS = 5 * 60_000;
+
+/** Erasing an account needs the password (or a fresh sign-in): a wrong or missing one is refused. */
+export class ReauthenticationError extends DomainError {
+  readonly status = 403;
+  readonly code = 'reauthentication_required';
+}
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 export interface PublicUser {
@@ -175,13 +187,34 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, apiKeyStream(keyId), apiKeyDecider, { type: 'delete_api_key', data: { by_user: userId, now: clock() } });
   }
 
-  async function deleteUser(userId: string, by: string): Promise<void> {
+  async function deleteUser(userId: string, by: string, erasure = false): Promise<void> {
     const user = await users.byId(userId);
-    await run(eventStore, userStream(userId), userDecider, { type: 'delete_user', data: { deleted_by: by, now: clock() } });
+    await run(eventStore, userStream(userId), userDecider, { type: 'delete_user', data: { deleted_by: by, now: clock(), erasure } });
     for (const key of await keys.ofUser(userId)) await deleteApiKey(null, key.id);
     await orgs.userDeleted(userId);
     if (user) await run(eventStore, emailStream(user.email), emailDecider, { type: 'release_email', data: { user_id: userId } });
-    log.info({ user_id: userId, deleted_by: by }, 'user deleted');
+    // Every personal field of the user's events (address, name, password hash, tokens) unreadable from now on (docs/adr/0025).
+    await shredderOf(eventStore)?.shred(`user:${userId}`);
+    log.info({ user_id: userId, deleted_by: by, erasure }, 'user deleted');
+  }
+
+  /**
+   * A user erases their own account (issue 30, `DELETE /me`) after proving it is them: their
+   * password, or, for an account without one (single sign-on), a sign-in within the last
+   * RECENT_LOGIN_MS (a login token issued that recently). Then as an admin's deletion: sessions and
+   * API keys end, the membership goes, their events are shredded; the other services erase the
+   * rest on `user_deleted` (jobs of an organisation stay, anonymised).
+   */
+  async function eraseAccount(principal: Principal, password: string | undefined): Promise<void> {
+    const user = await users.byId(principal.userId);
+    if (!user) throw new NotFoundError('This user does not exist.');
+    if (password !== undefined) {
+      if (!user.password_hash || !(await verifyPassword(password, user.password_hash))) throw new ReauthenticationError('The password is not correct.');
+    } else {
+      const recent = principal.via === 'jwt' && principal.authTime !== undefined && clock().getTime() - principal.authTime <= RECENT_LOGIN_MS;
+      if (user.password_hash || !recent) throw new ReauthenticationError('Please confirm with your password to delete your account.');
+    }
+    await deleteUser(principal.userId, principal.userId, true);
   }
 
   async function promote(email: string): Promise<UserDoc> {
@@ -306,7 +339,7 @@ export function createIdentityService(opts: IdentityOptions) {
     listOrgs: () => orgs.listOrgs(),
   };
 
-  const commands = { register, login, createApiKey, deleteApiKey, deleteUser, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
+  const commands = { register, login, createApiKey, deleteApiKey, deleteUser, eraseAccount, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
 
   const module: ServiceModule = {
     name: 'identity',

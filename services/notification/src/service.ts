@@ -99,10 +99,15 @@ export function createNotificationService(opts: NotificationOptions) {
         return;
       }
       case 'user_deleted': {
+        // Erasure (issue 30): nothing of the person stays here — a tombstone without address or
+        // name keeps a redelivered user_registered from bringing them back.
         const r = await cols.recipients.get(userId);
-        if (r) await cols.recipients.put(userId, { ...r, deleted: true });
+        if (r) await cols.recipients.put(userId, { ...r, email: '', full_name: null, deleted: true });
         await cols.webhooks.deleteMany({ user_id: userId });
+        await cols.deliveries.deleteMany({ user_id: userId });
         await cols.pushSubscriptions.deleteMany({ user_id: userId });
+        await cols.inApp.deleteMany({ user_id: userId });
+        await cols.preferences.delete(userId);
         return;
       }
       case 'password_reset_requested':

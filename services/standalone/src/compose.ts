@@ -13,6 +13,7 @@ import {
   type Projection,
   type QuotaClient,
   type ServiceModule,
+  type SqliteMessageBus,
 } from '@baret/platform';
 import { createAnalysisService, type AnalysisOptions } from '@baret/analysis';
 import { buildGateway } from '@baret/gateway';
@@ -32,6 +33,8 @@ export interface Standalone {
   notification: ReturnType<typeof createNotificationService>;
   job: ReturnType<typeof createJobService>;
   analysis: ReturnType<typeof createAnalysisService>;
+  /** Deletes the bus log's messages every consumer has handled; returns how many (issue 30). */
+  pruneBus(): number;
   /** Stops background work and closes the stores. The app is closed separately. */
   stop(): Promise<void>;
 }
@@ -65,6 +68,14 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
   if (swept.length > 0) log.info({ count: swept.length, dir: scratchDir }, 'removed temporary files left by an earlier run');
   const infra = await createEmbeddedInfrastructure(config, log, clock);
   const { eventStore, documents, bus } = infra;
+  const pruneBus = (): number => {
+    try {
+      return (bus as SqliteMessageBus).prune();
+    } catch (err) {
+      log.warn({ err }, 'could not prune the bus log');
+      return 0;
+    }
+  };
 
   // identity needs quota (for /auth/me) and quota needs identity's user directory: bind late.
   const late: { quota?: QuotaClient } = {};
@@ -134,6 +145,20 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
       run: (signal) =>
         runRelay({ name: 'relay:embedded', eventStore, bus, checkpoints: documents.collection<Checkpoint>('checkpoints'), log, signal }),
     },
+    {
+      // The embedded bus log keeps no message every consumer has handled (issue 30: an erased
+      // person's data must not stay behind in it).
+      name: 'bus:prune',
+      run: async (signal) => {
+        while (!signal.aborted) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 10 * 60_000);
+            signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          });
+          if (!signal.aborted) pruneBus();
+        }
+      },
+    },
     ...projections.map((projection) => ({
       name: `projection:${projection.name}`,
       run: (signal: AbortSignal) => runProjection({ projection, eventStore, documents, signal, log }),
@@ -166,6 +191,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     notification,
     job,
     analysis,
+    pruneBus,
     stop: async () => {
       controller.abort();
       await Promise.all(running);
