@@ -297,6 +297,18 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, userStream(userId), userDecider, { type: 'verify_email', data: { token_hash: sha256(token), now: clock() } });
   }
 
+  /** What identity keeps about a person, for their export (issue 30): the profile, organisation and API keys (never their hashes). */
+  async function personalData(userId: string) {
+    const user = await users.byId(userId);
+    if (!user) return null;
+    const membership = await orgs.queries.membershipOf(userId);
+    return {
+      ...publicUser(user),
+      organisation: membership ? { org_id: membership.org_id, role: membership.role } : null,
+      api_keys: (await keys.ofUser(userId)).map(publicKey),
+    };
+  }
+
   /** Who a user is now, with the organisation they belong to (read on every request, so a removal takes effect at once). */
   const toPrincipal = async (u: UserDoc): Promise<Omit<Principal, 'via'>> => {
     const membership = await orgs.queries.membershipOf(u.id);
@@ -362,7 +374,7 @@ export function createIdentityService(opts: IdentityOptions) {
     },
   };
 
-  return { module, auth, directory, commands, users, keys, orgs, projections, changes, promoteConfiguredAdmins };
+  return { module, auth, directory, commands, users, keys, orgs, projections, changes, promoteConfiguredAdmins, personalData };
 }
 
 /** The user an identity event concerns: the stream's user, or the owner of an API key. */

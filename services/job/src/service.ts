@@ -25,6 +25,7 @@ import {
   type EventStore,
   type MessageBus,
   type ObjectStore,
+  type PersonalDataSource,
   type Principal,
   type QuotaClient,
   type ServiceModule,
@@ -48,6 +49,7 @@ import { cleanFilename, type ReceivedUpload } from './upload.js';
 import { recordFinishedJob, reportJobsByStatus } from './metrics.js';
 import { COMPLIANCE as COMPLIANCE_JOBS } from './readModels/compliance.js';
 import { createRetention, retentionRoutes } from './retention.js';
+import { exportRoutes } from './export.js';
 
 
 export interface JobOptions {
@@ -67,6 +69,8 @@ export interface JobOptions {
   clock?: () => Date;
   /** RETENTION_DAYS: the global retention period until an admin sets another; default 365. */
   retentionDays?: number;
+  /** Other services' parts of a person's export (profile, notifications, audit entries), by file. */
+  exportSources?: readonly PersonalDataSource[];
   /** RETENTION_SWEEP_MINUTES: how often jobs past their period are looked for (and at start); default 60. */
   retentionSweepMinutes?: number;
 }
@@ -438,6 +442,7 @@ export function createJobService(opts: JobOptions) {
       );
       await app.register(orgJobRoutes({ sitesCrews, documents, jobs, clock }));
       await app.register(retentionRoutes(retention));
+      await app.register(exportRoutes({ jobs, objects, sources: opts.exportSources ?? [], clock, log }));
       // Resumable (tus) uploads at /uploads, kept through the object store port.
       const uploads = { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) };
       await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });
