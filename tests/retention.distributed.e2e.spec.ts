@@ -4,10 +4,11 @@
  * the job service is started again with its clock moved 2 days (BARET_CLOCK_OFFSET), its sweep at
  * start purges the job, and the job, its objects in MinIO, its rows in the job service's MongoDB
  * database and the readable personal payload of its events in PostgreSQL are gone; `job_purged`
- * is recorded once. The embedded run: tests/retention.e2e.spec.ts.
+ * is recorded once. Before that, the person's export through the gateway. The embedded run: tests/retention.e2e.spec.ts.
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { unzipSync } from 'fflate';
 import { MongoDocumentStore, PostgresEventStore, S3ObjectStore, ShreddingEventStore } from '@baret/platform';
 import { engineInstalled } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +70,16 @@ describe.skipIf(!installed)('retention on the distributed run', () => {
       expect(i).toBeLessThan(600);
       await new Promise((r) => setTimeout(r, 200));
     }
+
+    // The export through the gateway: the job service writes the ZIP with identity's and notification's parts.
+    const exported = await fetch(`${gateway}/me/export`, { headers: { authorization: `Bearer ${token}` } });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toBe('application/zip');
+    const files = unzipSync(new Uint8Array(await exported.arrayBuffer()));
+    const profile = JSON.parse(new TextDecoder().decode(files['profile.json'])) as Record<string, unknown>;
+    expect(profile).toMatchObject({ email, organisation: { org_id: org.body.id, role: 'manager' } });
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(['notifications.json', 'jobs.json', `jobs/${jobId}/job.json`]));
+    expect(Object.keys(files).some((f) => f.startsWith(`jobs/${jobId}/`) && f.endsWith('.jpg'))).toBe(true);
 
     const objects = await S3ObjectStore.connect({ ...stack.s3, prefix: 'media/' });
     const mongo = await MongoDocumentStore.connect(stack.env.MONGODB_URL!, `${stack.env.MONGODB_DATABASE ?? 'baret'}_job`);

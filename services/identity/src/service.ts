@@ -365,7 +365,7 @@ export function createIdentityService(opts: IdentityOptions) {
       await app.register(orgRoutes(orgs));
     },
     tasks: [],
-    internal: identityInternalRoutes({ auth, directory, changes }),
+    internal: identityInternalRoutes({ auth, directory, changes, personalData: (id) => personalData(id) }),
     indexes: {
       [USERS]: [{ email_lower: 1, deleted: 1 }, { deleted: 1, created_at: 1 }],
       [API_KEYS]: [{ token_hash: 1 }, { user_id: 1, created_at: -1 }],

@@ -19,6 +19,7 @@ await runService(
       scratchDir,
       log,
       clock: clockOf(config),
+      exportSources: clients.personalData(),
       retentionDays: config.RETENTION_DAYS,
       retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
     });

@@ -211,6 +211,10 @@ export function createNotificationService(opts: NotificationOptions) {
       { name: 'webhooks', description: 'Signed callbacks for API users' },
     ],
     routes,
+    // A person's notifications for their export (issue 30; the job service writes the ZIP).
+    internal: async (app) => {
+      app.get<{ Params: { id: string } }>('/personal-data/:id', async (request) => personalData(request.params.id));
+    },
     indexes: {
       [C.inApp]: [{ user_id: 1, created_at: -1 }, { user_id: 1, read_at: 1 }],
       [C.deliveries]: [{ status: 1, next_attempt_at: 1 }, { webhook_id: 1, created_at: -1 }],
