@@ -13,6 +13,7 @@ import { useAuth } from '@/lib/auth';
 import { formatDateTime, formatNumber } from '@/lib/format';
 import { useCurrentOrg, useOrgUnits, type UnitKind } from '@/lib/org';
 import type { CreatedInvite, Org, OrgMember, OrgRole } from '@/types/api';
+import { RetentionSetting } from '@/components/retention-setting';
 
 function CreateOrg() {
   const { t } = useTranslation();
@@ -265,6 +266,7 @@ export function OrganisationPage() {
           </section>
           <Members org={org} />
           {org.role === 'manager' ? <Invites org={org} /> : null}
+          {org.role === 'manager' ? <RetentionSetting orgId={org.id} /> : null}
           <Units org={org} kind="site" />
           <Units org={org} kind="crew" />
         </div>
