@@ -132,15 +132,18 @@ export function createJobService(opts: JobOptions) {
   const shredder = shredderOf(eventStore);
 
   /**
-   * Erases a finished job (retention, or its owner's erasure): `job_purged` recorded once (the
-   * stream decides, so two replicas purging at once record it once), then its objects, its key
-   * (every event payload of the job reads redacted from then on) and its read-model rows. Each step
-   * is idempotent: a purge cut off half-way is finished by the next sweep.
+   * Erases a finished job (retention, or its owner's erasure): its objects, its key (every event
+   * payload of the job reads redacted from then on), then `job_purged` recorded once (the stream
+   * decides, so two replicas purging at once record it once) and its read-model rows. Each step is
+   * idempotent: a purge cut off half-way is finished by the next sweep (the row is still there).
    */
   async function purge(jobId: string, reason: 'retention' | 'erasure') {
-    await run(jobId, { type: 'purge_job', data: { reason, now: clock() } });
+    const state = fold(jobDecider, await eventStore.readStream(jobStream(jobId)));
+    if (state.status === 'queued' || state.status === 'running') throw new IllegalStateError('Only finished jobs can be purged.');
+    // Objects and key first: once the job's row is gone (the event's projection), nothing of it is left.
     await deleteObjects(jobId);
     await shredder?.shred(`job:${jobId}`);
+    await run(jobId, { type: 'purge_job', data: { reason, now: clock() } });
     await documents.collection(COMPLIANCE_JOBS).delete(jobId);
     await jobs.delete(jobId);
     log.info({ job_id: jobId, reason }, 'job purged');
