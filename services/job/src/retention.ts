@@ -32,7 +32,8 @@ export interface RetentionDeps {
   /** RETENTION_DAYS: the global period until an admin sets another. */
   defaultDays: number;
   clock: () => Date;
-  purge: (jobId: string, reason: 'retention') => Promise<void>;
+  /** Purges a finished job; true when this call recorded it (false: another replica did first). */
+  purge: (jobId: string, reason: 'retention') => Promise<boolean>;
   log: Logger;
 }
 
@@ -50,7 +51,7 @@ export function createRetention(deps: RetentionDeps) {
     deps.log.info({ setting: id, days, by }, 'retention period changed');
   }
 
-  /** Purges every finished job past its period; returns how many. */
+  /** Purges every finished job past its period; returns how many this sweep recorded. */
   async function sweep(): Promise<number> {
     const now = deps.clock().getTime();
     const global = await globalDays();
@@ -71,8 +72,7 @@ export function createRetention(deps: RetentionDeps) {
           continue;
         }
         try {
-          await deps.purge(job.id, 'retention');
-          purged++;
+          if (await deps.purge(job.id, 'retention')) purged++;
         } catch (err) {
           kept++;
           deps.log.warn({ err, job_id: job.id }, 'could not purge a job past its retention period; trying again at the next sweep');

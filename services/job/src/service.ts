@@ -136,6 +136,7 @@ export function createJobService(opts: JobOptions) {
    * payload of the job reads redacted from then on), then `job_purged` recorded once (the stream
    * decides, so two replicas purging at once record it once) and its read-model rows. Each step is
    * idempotent: a purge cut off half-way is finished by the next sweep (the row is still there).
+   * Returns whether this call recorded the purge (of two replicas racing, one does).
    */
   async function purge(jobId: string, reason: 'retention' | 'erasure') {
     const state = fold(jobDecider, await eventStore.readStream(jobStream(jobId)));
@@ -143,10 +144,12 @@ export function createJobService(opts: JobOptions) {
     // Objects and key first: once the job's row is gone (the event's projection), nothing of it is left.
     await deleteObjects(jobId);
     await shredder?.shred(`job:${jobId}`);
-    await run(jobId, { type: 'purge_job', data: { reason, now: clock() } });
+    const recorded = await run(jobId, { type: 'purge_job', data: { reason, now: clock() } });
     await documents.collection(COMPLIANCE_JOBS).delete(jobId);
     await jobs.delete(jobId);
-    log.info({ job_id: jobId, reason }, 'job purged');
+    const won = recorded.newEvents.length > 0;
+    if (won) log.info({ job_id: jobId, reason }, 'job purged');
+    return won;
   }
   const retention = createRetention({ documents, jobs, defaultDays: opts.retentionDays ?? 365, clock, purge: (id, reason) => purge(id, reason), log });
 
