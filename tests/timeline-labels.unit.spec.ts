@@ -17,6 +17,7 @@ const LIFECYCLE: Record<Exclude<JobEvent['type'], (typeof PROGRESS_EVENTS)[numbe
   job_cancel_requested: true,
   job_cancelled: true,
   job_deleted: true,
+  job_purged: true,
 };
 
 describe('timeline labels', () => {

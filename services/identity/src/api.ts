@@ -243,6 +243,28 @@ export const identityRoutes =
     );
 
     app.delete(
+      '/me',
+      {
+        preHandler: app.requireUser,
+        // Each try checks a password: a stolen session cannot guess it at speed.
+        config: { rateLimit: { max: 5, timeWindow: '15 minutes' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Erase your account: your profile, sessions, API keys, notifications and your own jobs; jobs of your organisation stay, anonymised. Cannot be undone',
+          description:
+            'Needs your password in the body. An account without a password (single sign-on) may leave it out within 5 minutes of signing in (the login token must be that fresh); otherwise 403 `reauthentication_required`.',
+          security: bearer,
+          body: Type.Object({ password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })) }, { additionalProperties: false }),
+          response: { 204: Type.Null(), ...problems(400, 401, 403, 429) },
+        },
+      },
+      async (request, reply) => {
+        await deps.commands.eraseAccount(principalOf(request), request.body.password);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.delete(
       '/admin/users/:id',
       {
         preHandler: app.requireAdmin,

@@ -6,7 +6,7 @@ import { NotFoundError, principalChangesRoute, type AuthResolvers, type Principa
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 
 /** What the gateway and the quota service ask identity at once (docs/adr/0011). */
-export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: UserDirectory; changes: PrincipalChanges }) {
+export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: UserDirectory; changes: PrincipalChanges; personalData: (userId: string) => Promise<unknown> }) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     // The public keys of the access tokens identity signs: the gateway verifies tokens with them (docs/adr/0019).
@@ -14,6 +14,8 @@ export function identityInternalRoutes(deps: { auth: AuthResolvers; directory: U
     // Which users' principals changed, as it happens: the gateway drops what it cached of them.
     await app.register(principalChangesRoute(deps.changes));
     app.get('/users', async () => deps.directory.listUsers());
+    // A person's profile for their export (issue 30; the job service writes the ZIP).
+    app.get('/personal-data/:id', { schema: { params: Type.Object({ id: Id }) } }, async (request) => deps.personalData(request.params.id));
     app.get('/orgs', async () => deps.directory.listOrgs());
     app.post('/users/lookup', { schema: { body: Type.Object({ ids: Type.Array(Id, { maxItems: 1000 }) }) } }, async (request) =>
       deps.directory.getUsers(request.body.ids),

@@ -8,8 +8,10 @@ import {
   csv,
   DomainError,
   handleCommand,
+  NotFoundError,
   PrincipalChanges,
   projectInline,
+  shredderOf,
   quotaAccountOf,
   UnauthorizedError,
   ValidationError,
@@ -126,6 +128,15 @@ interface SettingsDoc extends IdentitySettings, Record<string, unknown> {
 export const SETTINGS = 'identity_settings';
 
 export { API_KEY_PREFIX };
+
+/** An account without a password may be erased within this long of signing in (issue 30). */
+export const RECENT_LOGIN_MS = 5 * 60_000;
+
+/** Erasing an account needs the password (or a fresh sign-in): a wrong or missing one is refused. */
+export class ReauthenticationError extends DomainError {
+  readonly status = 403;
+  readonly code = 'reauthentication_required';
+}
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 export interface PublicUser {
@@ -415,13 +426,34 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, apiKeyStream(keyId), apiKeyDecider, { type: 'delete_api_key', data: { by_user: userId, now: clock() } });
   }
 
-  async function deleteUser(userId: string, by: string): Promise<void> {
+  async function deleteUser(userId: string, by: string, erasure = false): Promise<void> {
     const user = await users.byId(userId);
-    await run(eventStore, userStream(userId), userDecider, { type: 'delete_user', data: { deleted_by: by, now: clock() } });
+    await run(eventStore, userStream(userId), userDecider, { type: 'delete_user', data: { deleted_by: by, now: clock(), erasure } });
     for (const key of await keys.ofUser(userId)) await deleteApiKey(null, key.id);
     await orgs.userDeleted(userId);
     if (user) await run(eventStore, emailStream(user.email), emailDecider, { type: 'release_email', data: { user_id: userId } });
-    log.info({ user_id: userId, deleted_by: by }, 'user deleted');
+    // Every personal field of the user's events (address, name, password hash, tokens) unreadable from now on (docs/adr/0025).
+    await shredderOf(eventStore)?.shred(`user:${userId}`);
+    log.info({ user_id: userId, deleted_by: by, erasure }, 'user deleted');
+  }
+
+  /**
+   * A user erases their own account (issue 30, `DELETE /me`) after proving it is them: their
+   * password, or, for an account without one (single sign-on), a sign-in within the last
+   * RECENT_LOGIN_MS (a login token issued that recently). Then as an admin's deletion: sessions and
+   * API keys end, the membership goes, their events are shredded; the other services erase the
+   * rest on `user_deleted` (jobs of an organisation stay, anonymised).
+   */
+  async function eraseAccount(principal: Principal, password: string | undefined): Promise<void> {
+    const user = await users.byId(principal.userId);
+    if (!user) throw new NotFoundError('This user does not exist.');
+    if (password !== undefined) {
+      if (!user.password_hash || !(await verifyPassword(password, user.password_hash))) throw new ReauthenticationError('The password is not correct.');
+    } else {
+      const recent = principal.via === 'jwt' && principal.authTime !== undefined && clock().getTime() - principal.authTime <= RECENT_LOGIN_MS;
+      if (user.password_hash || !recent) throw new ReauthenticationError('Please confirm with your password to delete your account.');
+    }
+    await deleteUser(principal.userId, principal.userId, true);
   }
 
   async function promote(email: string): Promise<UserDoc> {
@@ -519,6 +551,20 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, userStream(userId), userDecider, { type: 'verify_email', data: { token_hash: sha256(token), now: clock() } });
   }
 
+  /** What identity keeps about a person, for their export (issue 30): the profile, organisation and API keys (never their hashes). */
+  async function personalData(userId: string) {
+    const user = await users.byId(userId);
+    if (!user) return null;
+    const membership = await orgs.queries.membershipOf(userId);
+    return {
+      ...publicUser(user),
+      organisation: membership ? { org_id: membership.org_id, role: membership.role } : null,
+      api_keys: (await keys.ofUser(userId)).map(publicKey),
+      // What the audit log holds about them: what they did and what was done to their account (ADR 0023).
+      audit_entries: await audit.about(userId),
+    };
+  }
+
   /** Who a user is now, with the organisation they belong to (read on every request, so a removal takes effect at once). */
   const toPrincipal = async (u: UserDoc): Promise<Omit<Principal, 'via'>> => {
     const membership = await orgs.queries.membershipOf(u.id);
@@ -561,7 +607,7 @@ export function createIdentityService(opts: IdentityOptions) {
     listOrgs: () => orgs.listOrgs(),
   };
 
-  const commands = { register, login, ssoStart, signInWithSso, ssoEnabled: () => oidc !== null, createApiKey, deleteApiKey, deleteUser, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
+  const commands = { register, login, ssoStart, signInWithSso, ssoEnabled: () => oidc !== null, createApiKey, deleteApiKey, deleteUser, eraseAccount, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
 
   const module: ServiceModule = {
     name: 'identity',
@@ -578,7 +624,7 @@ export function createIdentityService(opts: IdentityOptions) {
       await app.register(auditRoutes(audit));
     },
     tasks: audit.tasks,
-    internal: identityInternalRoutes({ auth, directory, changes }),
+    internal: identityInternalRoutes({ auth, directory, changes, personalData: (id) => personalData(id) }),
     indexes: {
       [USERS]: [{ email_lower: 1, deleted: 1 }, { deleted: 1, created_at: 1 }],
       [API_KEYS]: [{ token_hash: 1 }, { user_id: 1, created_at: -1 }],
@@ -588,7 +634,7 @@ export function createIdentityService(opts: IdentityOptions) {
     },
   };
 
-  return { module, auth, directory, commands, users, keys, orgs, projections, changes, promoteConfiguredAdmins, audit };
+  return { module, auth, directory, commands, users, keys, orgs, projections, changes, promoteConfiguredAdmins, audit, personalData };
 }
 
 /** The user an identity event concerns: the stream's user, or the owner of an API key. */

@@ -162,6 +162,9 @@ function jobTypeName(job: JobDoc, lang: Lang): string | null {
 }
 
 /** A job as lists show it; its error text in the reader's language. */
+/** How an organisation's job shows an owner who erased their account (issue 30). */
+const DELETED_USER: Record<Lang, string> = { tr: 'silinmiş kullanıcı', en: 'deleted user' };
+
 function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
   return {
     job_id: job.id,
@@ -175,7 +178,7 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
     // The task the job ran as (the chosen one, or the one found once classified), named in the reader's language.
     job_type: typeof job.result?.job_type === 'string' ? job.result.job_type : job.params.job_type,
     job_display_name: jobTypeName(job, lang),
-    ...(withUser ? { user_email: job.user_email, user_full_name: job.user_full_name } : {}),
+    ...(withUser ? (job.owner_deleted ? { user_email: '', user_full_name: DELETED_USER[lang] } : { user_email: job.user_email, user_full_name: job.user_full_name }) : {}),
     site_id: job.site_id ?? null,
     crew_id: job.crew_id ?? null,
     work_order: job.work_order ?? null,

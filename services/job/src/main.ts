@@ -1,4 +1,4 @@
-import { baretVersion, runService } from '@baret/platform';
+import { baretVersion, clockOf, runService } from '@baret/platform';
 import { probeVideo } from '@baret/platform/probe';
 import { createJobService } from './service.js';
 
@@ -18,6 +18,10 @@ await runService(
       uploadExpiryHours: config.UPLOAD_EXPIRY_HOURS,
       scratchDir,
       log,
+      clock: clockOf(config),
+      exportSources: clients.personalData(),
+      retentionDays: config.RETENTION_DAYS,
+      retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
     });
     return { modules: [job.module], projections: job.projections };
   },

@@ -18,6 +18,7 @@ import {
   PROGRESS_TOPIC,
   quotaAccountOf,
   runConsumer,
+  shredderOf,
   ValidationError,
   createAuditRecorder,
   type AuditSource,
@@ -26,6 +27,7 @@ import {
   type EventStore,
   type MessageBus,
   type ObjectStore,
+  type PersonalDataSource,
   type Principal,
   type QuotaClient,
   type ServiceModule,
@@ -47,6 +49,9 @@ import { ObjectStoreDataStore } from './resumable/tusStore.js';
 import { JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
 import { cleanFilename, type ReceivedUpload } from './upload.js';
 import { recordFinishedJob, reportJobsByStatus } from './metrics.js';
+import { COMPLIANCE as COMPLIANCE_JOBS } from './readModels/compliance.js';
+import { createRetention, retentionRoutes } from './retention.js';
+import { exportRoutes } from './export.js';
 
 
 export interface JobOptions {
@@ -64,6 +69,12 @@ export interface JobOptions {
   uploadExpiryHours?: number;
   log: Logger;
   clock?: () => Date;
+  /** RETENTION_DAYS: the global retention period until an admin sets another; default 365. */
+  retentionDays?: number;
+  /** Other services' parts of a person's export (profile, notifications, audit entries), by file. */
+  exportSources?: readonly PersonalDataSource[];
+  /** RETENTION_SWEEP_MINUTES: how often jobs past their period are looked for (and at start); default 60. */
+  retentionSweepMinutes?: number;
 }
 
 /** The events that end a job (counted in /metrics). */
@@ -120,6 +131,35 @@ export function createJobService(opts: JobOptions) {
   async function deleteObjects(jobId: string) {
     for (const prefix of jobPrefixes(jobId)) for (const key of await objects.list(prefix)) await objects.delete(key);
   }
+
+  /** Crypto-shredding (docs/adr/0025): the store's keys, when it seals personal data (every Baret composition's does). */
+  const shredder = shredderOf(eventStore);
+
+  /**
+   * Erases a finished job (retention, or its owner's erasure): its objects, its key (every event
+   * payload of the job reads redacted from then on), then `job_purged` recorded once (the stream
+   * decides, so two replicas purging at once record it once) and its read-model rows. Each step is
+   * idempotent: a purge cut off half-way is finished by the next sweep (the row is still there).
+   * Returns whether this call recorded the purge (of two replicas racing, one does).
+   */
+  async function purge(jobId: string, reason: 'retention' | 'erasure') {
+    const state = fold(jobDecider, await eventStore.readStream(jobStream(jobId)));
+    if (state.status === 'queued' || state.status === 'running') throw new IllegalStateError('Only finished jobs can be purged.');
+    // Objects and key first: once the job's row is gone (the event's projection), nothing of it is left.
+    const before = await jobs.get(jobId);
+    await deleteObjects(jobId);
+    await shredder?.shred(`job:${jobId}`);
+    const recorded = await run(jobId, { type: 'purge_job', data: { reason, now: clock() } });
+    await documents.collection(COMPLIANCE_JOBS).delete(jobId);
+    await jobs.delete(jobId);
+    const won = recorded.newEvents.length > 0;
+    if (won) log.info({ job_id: jobId, reason }, 'job purged');
+    // The audit log keeps the deletion (ADR 0023): once, keyed by the purge event, with no actor.
+    const made = recorded.recorded.find((e) => e.type === 'job_purged');
+    if (made) await audit.record({ action: 'job.deleted', actorId: null, orgId: before?.org_id ?? null, objectType: 'job', objectId: jobId, details: { by: reason }, key: made.id });
+    return won;
+  }
+  const retention = createRetention({ documents, jobs, defaultDays: opts.retentionDays ?? 365, clock, purge: (id, reason) => purge(id, reason), log });
 
   /** The job a principal already has under `jobId`, if any (an upload submitted again). */
   async function existingJob(principal: Principal, jobId: string) {
@@ -294,6 +334,8 @@ export function createJobService(opts: JobOptions) {
     const result = await run(jobId, { type: 'delete_job', data: { deleted_by: by, now: clock() } });
     await auditJobChange('job.deleted', before, jobId, by, result.recorded, from);
     await deleteObjects(jobId);
+    // A deleted job's personal data goes from its events too.
+    await shredder?.shred(`job:${jobId}`);
   }
 
   /**
@@ -348,18 +390,26 @@ export function createJobService(opts: JobOptions) {
     return jobId;
   }
 
-  /** A deleted user's jobs go with them: streams closed, read models and objects removed. */
+  /**
+   * A deleted (or erased, issue 30) user's jobs: their own jobs are stopped and purged; jobs of an
+   * organisation stay with it, anonymised (the owner's name and address gone from the read model,
+   * and from the job's events with the user's key). Their usage row goes.
+   */
   async function removeUserJobs(userId: string) {
     for (const job of await jobs.find({ where: { user_id: userId } })) {
       if (!isFinished(job.status)) await run(job.id, { type: 'cancel_job', data: { requested_by: 'system:user-deleted', now: clock() } }).catch(() => undefined);
-      await deleteObjects(job.id);
       const current = await jobs.get(job.id);
-      if (current && isFinished(current.status)) {
-        const result = await run(job.id, { type: 'delete_job', data: { deleted_by: 'system:user-deleted', now: clock() } });
-        await auditJobChange('job.deleted', current, job.id, 'system:user-deleted', result.recorded, {});
+      if (!current) continue;
+      if (current.org_id) {
+        await jobs.put(job.id, { ...current, user_email: '', user_full_name: null, owner_deleted: true });
+      } else if (isFinished(current.status)) {
+        await purge(job.id, 'erasure');
+      } else {
+        await deleteObjects(job.id);
+        await jobs.delete(job.id);
       }
-      await jobs.delete(job.id);
     }
+    await shredder?.shred(`user:${userId}`);
     await usage.delete(userId);
   }
 
@@ -390,6 +440,22 @@ export function createJobService(opts: JobOptions) {
           const event = decodeEnvelope(message.value);
           if (event.type === 'user_deleted') await removeUserJobs(String(event.data.user_id));
         }, signal),
+    },
+    {
+      name: 'job:retention',
+      run: async (signal) => {
+        // At start, then every RETENTION_SWEEP_MINUTES.
+        const every = (opts.retentionSweepMinutes ?? 60) * 60_000;
+        setMaxListeners(Math.max(getMaxListeners(signal), 50), signal);
+        while (!signal.aborted) {
+          await retention.sweep().catch((err: unknown) => log.warn({ err }, 'retention sweep failed'));
+          await new Promise<void>((resolve) => {
+            const stop = () => (clearTimeout(timer), resolve());
+            const timer = setTimeout(() => (signal.removeEventListener('abort', stop), resolve()), every);
+            signal.addEventListener('abort', stop, { once: true });
+          });
+        }
+      },
     },
     {
       name: 'job:upload-expiry',
@@ -437,6 +503,8 @@ export function createJobService(opts: JobOptions) {
         }),
       );
       await app.register(orgJobRoutes({ sitesCrews, documents, jobs, audit, clock }));
+      await app.register(retentionRoutes(retention));
+      await app.register(exportRoutes({ jobs, objects, sources: opts.exportSources ?? [], clock, log }));
       // Resumable (tus) uploads at /uploads, kept through the object store port.
       const uploads = { datastore: resumable, withOwner: resumable.withOwner.bind(resumable), ownerOf: resumable.ownerOf.bind(resumable) };
       await app.register(tusPlugin, { uploads, maxBytes: opts.maxUploadBytes });
@@ -453,7 +521,7 @@ export function createJobService(opts: JobOptions) {
     },
   };
 
-  return { module, projections: [jobsProjection, usageProjection, complianceProjection, siteCrewsProjection], sitesCrews, recordFinishedJobWithoutVideo, jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable };
+  return { module, projections: [jobsProjection, usageProjection, complianceProjection, siteCrewsProjection], sitesCrews, recordFinishedJobWithoutVideo, jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable, retention, purge, removeUserJobs };
 }
 
 export type JobService = ReturnType<typeof createJobService>;

@@ -111,10 +111,18 @@ export function createNotificationService(opts: NotificationOptions) {
         return;
       }
       case 'user_deleted': {
+        // Erasure (issue 30): nothing of the person stays here — a tombstone without address or
+        // name keeps a redelivered user_registered from bringing them back.
         const r = await cols.recipients.get(userId);
-        if (r) await cols.recipients.put(userId, { ...r, deleted: true });
+        // The mails sent to them (the outbox is a log of mails, not an archive of people).
+        await outbox.deleteMany({ user_id: userId });
+        if (r?.email) await outbox.deleteMany({ to: r.email });
+        if (r) await cols.recipients.put(userId, { ...r, email: '', full_name: null, deleted: true });
         await cols.webhooks.deleteMany({ user_id: userId });
+        await cols.deliveries.deleteMany({ user_id: userId });
         await cols.pushSubscriptions.deleteMany({ user_id: userId });
+        await cols.inApp.deleteMany({ user_id: userId });
+        await cols.preferences.delete(userId);
         return;
       }
       case 'password_reset_requested':
@@ -130,6 +138,17 @@ export function createNotificationService(opts: NotificationOptions) {
       }
       default:
     }
+  }
+
+  /** What this service keeps about a person, for their export (issue 30): notifications, preferences, webhooks (without their secrets), push subscriptions. */
+  async function personalData(userId: string) {
+    const strip = <T extends Record<string, unknown>>(docs: T[], ...keys: string[]) => docs.map((d) => Object.fromEntries(Object.entries(d).filter(([k]) => !keys.includes(k))));
+    return {
+      notifications: await cols.inApp.find({ where: { user_id: userId }, orderBy: [{ field: 'created_at' }] }),
+      preferences: (await cols.preferences.get(userId))?.preferences ?? null,
+      webhooks: strip(await cols.webhooks.find({ where: { user_id: userId } }), 'secret'),
+      push_subscriptions: strip(await cols.pushSubscriptions.find({ where: { user_id: userId } }), 'p256dh', 'auth'),
+    };
   }
 
   async function submitContact(input: { name?: string | null; email: string; subject?: string | null; message: string }, userId: string | null) {
@@ -206,6 +225,10 @@ export function createNotificationService(opts: NotificationOptions) {
       { name: 'webhooks', description: 'Signed callbacks for API users' },
     ],
     routes,
+    // A person's notifications for their export (issue 30; the job service writes the ZIP).
+    internal: async (app) => {
+      app.get<{ Params: { id: string } }>('/personal-data/:id', async (request) => personalData(request.params.id));
+    },
     indexes: {
       [C.inApp]: [{ user_id: 1, created_at: -1 }, { user_id: 1, read_at: 1 }],
       [C.deliveries]: [{ status: 1, next_attempt_at: 1 }, { webhook_id: 1, created_at: -1 }],
@@ -261,7 +284,7 @@ export function createNotificationService(opts: NotificationOptions) {
     ],
   };
 
-  return { module, submitContact, outbox, inbox, cols, engine, keys, close: () => mailer?.close() };
+  return { module, submitContact, outbox, inbox, cols, engine, keys, personalData, close: () => mailer?.close() };
 }
 
 export type NotificationService = ReturnType<typeof createNotificationService>;

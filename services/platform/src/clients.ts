@@ -1,3 +1,5 @@
+import type { Principal } from './http/auth.js';
+
 /**
  * What one service asks of another synchronously. The interfaces live here so that no service
  * imports another: the composition root wires an implementation (a direct call in the embedded
@@ -53,6 +55,18 @@ export const orgQuotaAccount = (orgId: string): string => `org_${orgId}`;
 export const quotaAccountOf = (who: { userId: string; orgId?: string | null }): string => (who.orgId ? orgQuotaAccount(who.orgId) : who.userId);
 
 export type Lang = 'tr' | 'en';
+
+/**
+ * A service's part of a person's data for their export (`GET /me/export`, issue 30): one JSON file
+ * of the ZIP. The composition root hands the job service (which writes the ZIP) one per service
+ * that keeps personal data: identity (profile.json), notification (notifications.json), and the
+ * audit log (audit.json) once it exists.
+ */
+export interface PersonalDataSource {
+  /** The file's name in the ZIP, e.g. "notifications.json". */
+  file: string;
+  collect(principal: Principal): Promise<unknown>;
+}
 
 /** The task catalogue, owned by the analysis service. */
 export interface TaskCatalogClient {

@@ -74,6 +74,16 @@ export const ConfigSchema = Type.Object({
     default: 24,
     description: 'hours after which an unfinished or unused resumable (tus) upload is deleted',
   }),
+  RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 36500,
+    default: 365,
+    description: 'days a job (results, evidence, reports) is kept before it is erased, unless an admin or an organisation sets another period (issue 30)',
+  }),
+  RETENTION_SWEEP_MINUTES: Type.Integer({ minimum: 1, default: 60, description: 'how often the job service looks for jobs past their retention period (also at start)' }),
+  BARET_CLOCK_OFFSET: Type.Optional(
+    Type.String({ pattern: '^-?[0-9]+(ms|s|m|h|d)$', description: 'tests and drills only: this process runs with its clock moved by this much (e.g. 2d), e.g. to see retention act' }),
+  ),
   WEB_DIST_DIR: Type.Optional(Type.String()),
   OPENAI_BASE_URL: Type.Optional(Type.String({ minLength: 1 })),
   OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -216,6 +226,16 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
     process.stderr.write(`${e.message}\n`);
     process.exit(2);
   }
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+
+/** The process's clock: the system's, moved by BARET_CLOCK_OFFSET when a test or drill sets it. */
+export function clockOf(config: Pick<RawConfig, 'BARET_CLOCK_OFFSET'>): () => Date {
+  const m = /^(-?[0-9]+)(ms|s|m|h|d)$/.exec(config.BARET_CLOCK_OFFSET ?? '');
+  if (!m) return () => new Date();
+  const offset = Number(m[1]) * UNIT_MS[m[2]!]!;
+  return () => new Date(Date.now() + offset);
 }
 
 /** The scratch folder: `BARET_SCRATCH_DIR`, or `tmp` in the data dir. */

@@ -45,3 +45,4 @@ export * from './metrics.js';
 export * from './unavailable.js';
 export * from './supervise.js';
 export * from './audit.js';
+export * from './shredding.js';

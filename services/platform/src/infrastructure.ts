@@ -11,6 +11,7 @@ import type { DocumentStore } from './ports/documentStore.js';
 import type { EventStore } from './ports/eventStore.js';
 import type { MessageBus } from './ports/messageBus.js';
 import type { ObjectStore } from './ports/objectStore.js';
+import { ShreddingEventStore, SqliteSubjectKeyStore } from './shredding.js';
 
 /** The ports a service is written against; which adapters fill them is the composition root's choice. */
 export interface Infrastructure {
@@ -79,7 +80,8 @@ export async function createEmbeddedInfrastructure(
   clock?: () => Date,
 ): Promise<Infrastructure> {
   const db = openSqlite(join(config.BARET_DATA_DIR, 'baret.db'));
-  const eventStore = new SqliteEventStore(db, clock);
+  // Personal data in events sealed with a key per job and per user, the keys in the same file (docs/adr/0025).
+  const eventStore = new ShreddingEventStore(new SqliteEventStore(db, clock), new SqliteSubjectKeyStore(db));
   const bus = new SqliteMessageBus(db, log);
   const documents = new SqliteDocumentStore(db);
   const objects = await new FsObjectStore(join(config.BARET_DATA_DIR, 'objects')).init();

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
-import type { QuotaClient, TaskCatalogClient, UserDirectory } from './clients.js';
+import type { PersonalDataSource, QuotaClient, TaskCatalogClient, UserDirectory } from './clients.js';
 import { loadConfigOrExit, scratchDirOf, type Config, type ServiceName } from './config.js';
 import { createDistributedInfrastructure, OWNED_CATEGORIES } from './distributed/infrastructure.js';
 import type { Infrastructure } from './infrastructure.js';
@@ -9,7 +9,7 @@ import type { MongoDocumentStore } from './distributed/mongoDocumentStore.js';
 import { createHttpApp } from './http/app.js';
 import { authPlugin, OPEN_PATHS, type AuthResolvers } from './http/auth.js';
 import { healthPlugin } from './http/health.js';
-import { httpAuthResolvers, httpQuotaClient, httpTaskCatalog, httpUserDirectory, INTERNAL_PREFIX, internalRoutes, ServiceClient } from './http/internal.js';
+import { httpAuthResolvers, httpPersonalDataSource, httpQuotaClient, httpTaskCatalog, httpUserDirectory, INTERNAL_PREFIX, internalRoutes, ServiceClient } from './http/internal.js';
 import { serve } from './http/serve.js';
 import { notFoundProblem } from './http/problem.js';
 import { rateLimitError, type RouteLimit } from './http/limits.js';
@@ -45,6 +45,8 @@ export interface ServiceClients {
   directory(): UserDirectory;
   auth(): AuthResolvers;
   tasks(): TaskCatalogClient;
+  /** The parts of a person's export identity and notification keep (issue 30), for the services whose URLs are set. */
+  personalData(): PersonalDataSource[];
 }
 
 export interface ServiceContext {
@@ -74,6 +76,10 @@ export function serviceClients(config: Config, caller: string): ServiceClients {
     directory: () => httpUserDirectory(client('identity', config.IDENTITY_URL)),
     auth: () => httpAuthResolvers(client('identity', config.IDENTITY_URL)),
     tasks: () => httpTaskCatalog(client('analysis', config.ANALYSIS_URL)),
+    personalData: () => [
+      ...(config.IDENTITY_URL ? [httpPersonalDataSource(client('identity', config.IDENTITY_URL), 'profile.json')] : []),
+      ...(config.NOTIFICATION_URL ? [httpPersonalDataSource(client('notification', config.NOTIFICATION_URL), 'notifications.json')] : []),
+    ],
   };
 }
 

@@ -23,15 +23,15 @@ describe('access tokens (EdDSA, keys by kid)', () => {
       { now: () => now, refreshMs: 600_000 },
     );
     const old = accessTokenKeys(A).sign('u1', 3600);
-    expect(await verifier.verify(old)).toEqual({ sub: 'u1' });
+    expect(await verifier.verify(old)).toEqual({ sub: 'u1', iat: expect.any(Number) as number });
     expect(fetches).toBe(1);
 
     // The signer rotates to B and publishes both: the new token's kid is fetched once.
     set = accessTokenKeys(B, A).jwks;
     const fresh = accessTokenKeys(B).sign('u2', 3600);
     now += 1_000;
-    expect(await verifier.verify(fresh)).toEqual({ sub: 'u2' });
-    expect(await verifier.verify(old)).toEqual({ sub: 'u1' });
+    expect(await verifier.verify(fresh)).toMatchObject({ sub: 'u2' });
+    expect(await verifier.verify(old)).toEqual({ sub: 'u1', iat: expect.any(Number) as number });
     expect(fetches).toBe(2);
 
     // A token of a key nobody publishes: refused, and the set is not fetched again within the second.
@@ -44,7 +44,7 @@ describe('access tokens (EdDSA, keys by kid)', () => {
     set = accessTokenKeys(B).jwks;
     now += 600_001;
     await expect(verifier.verify(old)).rejects.toBeInstanceOf(InvalidTokenError);
-    expect(await verifier.verify(fresh)).toEqual({ sub: 'u2' });
+    expect(await verifier.verify(fresh)).toMatchObject({ sub: 'u2' });
   });
 
   it('refuses a remembered token once it expires', async () => {
@@ -52,7 +52,7 @@ describe('access tokens (EdDSA, keys by kid)', () => {
     let now = real;
     const verifier = new AccessTokenVerifier(() => accessTokenKeys(A).jwks, { now: () => now });
     const token = accessTokenKeys(A).sign('u1', 60);
-    expect(await verifier.verify(token)).toEqual({ sub: 'u1' });
+    expect(await verifier.verify(token)).toEqual({ sub: 'u1', iat: expect.any(Number) as number });
     now = real + 61_000;
     await expect(verifier.verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
   });

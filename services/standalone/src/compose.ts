@@ -1,4 +1,5 @@
 import {
+  clockOf,
   createEmbeddedInfrastructure,
   prepareScratchDir,
   scratchDirOf,
@@ -12,6 +13,7 @@ import {
   type Projection,
   type QuotaClient,
   type ServiceModule,
+  type SqliteMessageBus,
 } from '@baret/platform';
 import { createAnalysisService, type AnalysisOptions } from '@baret/analysis';
 import { buildGateway } from '@baret/gateway';
@@ -31,6 +33,8 @@ export interface Standalone {
   notification: ReturnType<typeof createNotificationService>;
   job: ReturnType<typeof createJobService>;
   analysis: ReturnType<typeof createAnalysisService>;
+  /** Deletes the bus log's messages every consumer has handled; returns how many (issue 30). */
+  pruneBus(): number;
   /** Stops background work and closes the stores. The app is closed separately. */
   stop(): Promise<void>;
 }
@@ -55,13 +59,23 @@ export interface StandaloneOptions {
  * @baret/platform, wired here.
  */
 export async function createStandalone(opts: StandaloneOptions): Promise<Standalone> {
-  const { config, logger: log, clock } = opts;
+  const { config, logger: log } = opts;
+  // BARET_CLOCK_OFFSET moves the clock for tests and drills (retention); a test may pass its own.
+  const clock = opts.clock ?? (config.BARET_CLOCK_OFFSET ? clockOf(config) : undefined);
   const scratchDir = scratchDirOf(config);
   // Whatever a killed process left in the scratch folder (partial uploads, copies of videos) goes now.
   const swept = prepareScratchDir(scratchDir);
   if (swept.length > 0) log.info({ count: swept.length, dir: scratchDir }, 'removed temporary files left by an earlier run');
   const infra = await createEmbeddedInfrastructure(config, log, clock);
   const { eventStore, documents, bus } = infra;
+  const pruneBus = (): number => {
+    try {
+      return (bus as SqliteMessageBus).prune();
+    } catch (err) {
+      log.warn({ err }, 'could not prune the bus log');
+      return 0;
+    }
+  };
 
   // identity needs quota (for /auth/me) and quota needs identity's user directory: bind late.
   const late: { quota?: QuotaClient } = {};
@@ -123,6 +137,13 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     scratchDir,
     log: log.child({ service: 'job' }),
     clock,
+    // The export's other parts, straight from the services that keep them; the audit log adds its own (audit.json).
+    exportSources: [
+      { file: 'profile.json', collect: (p) => identity.personalData(p.userId) },
+      { file: 'notifications.json', collect: (p) => notification.personalData(p.userId) },
+    ],
+    retentionDays: config.RETENTION_DAYS,
+    retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
   });
 
   const modules: ServiceModule[] = [identity.module, quota.module, notification.module, job.module, analysis.module];
@@ -132,6 +153,20 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
       name: 'relay',
       run: (signal) =>
         runRelay({ name: 'relay:embedded', eventStore, bus, checkpoints: documents.collection<Checkpoint>('checkpoints'), log, signal }),
+    },
+    {
+      // The embedded bus log keeps no message every consumer has handled (issue 30: an erased
+      // person's data must not stay behind in it).
+      name: 'bus:prune',
+      run: async (signal) => {
+        while (!signal.aborted) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 10 * 60_000);
+            signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          });
+          if (!signal.aborted) pruneBus();
+        }
+      },
     },
     ...projections.map((projection) => ({
       name: `projection:${projection.name}`,
@@ -165,6 +200,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     notification,
     job,
     analysis,
+    pruneBus,
     stop: async () => {
       controller.abort();
       await Promise.all(running);

@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/job.proto.
  */
 export const file_baret_v1_job: GenFile = /*@__PURE__*/
-  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIqECCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMSEwoGb3JnX2lkGAcgASgJSACIAQESFAoHc2l0ZV9pZBgIIAEoCUgBiAEBEhQKB2NyZXdfaWQYCSABKAlIAogBARIXCgp3b3JrX29yZGVyGAogASgJSAOIAQFCCQoHX29yZ19pZEIKCghfc2l0ZV9pZEIKCghfY3Jld19pZEINCgtfd29ya19vcmRlciI6ChJKb2JDYW5jZWxSZXF1ZXN0ZWQSDgoGam9iX2lkGAEgASgJEhQKDHJlcXVlc3RlZF9ieRgCIAEoCSIwCgpKb2JEZWxldGVkEg4KBmpvYl9pZBgBIAEoCRISCgpkZWxldGVkX2J5GAIgASgJInAKC0pvYlByb2dyZXNzEg4KBmpvYl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgoKAmF0GAUgASgJIoABCgxKb2JDb21wbGV0ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgFEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQicwoJSm9iRmFpbGVkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEg0KBWVycm9yGAQgASgJEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWRiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIqECCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMSEwoGb3JnX2lkGAcgASgJSACIAQESFAoHc2l0ZV9pZBgIIAEoCUgBiAEBEhQKB2NyZXdfaWQYCSABKAlIAogBARIXCgp3b3JrX29yZGVyGAogASgJSAOIAQFCCQoHX29yZ19pZEIKCghfc2l0ZV9pZEIKCghfY3Jld19pZEINCgtfd29ya19vcmRlciI6ChJKb2JDYW5jZWxSZXF1ZXN0ZWQSDgoGam9iX2lkGAEgASgJEhQKDHJlcXVlc3RlZF9ieRgCIAEoCSIwCgpKb2JEZWxldGVkEg4KBmpvYl9pZBgBIAEoCRISCgpkZWxldGVkX2J5GAIgASgJInAKC0pvYlByb2dyZXNzEg4KBmpvYl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgoKAmF0GAUgASgJIoABCgxKb2JDb21wbGV0ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgFEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQicwoJSm9iRmFpbGVkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEg0KBWVycm9yGAQgASgJEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQiVwoJSm9iUHVyZ2VkEg4KBmpvYl9pZBgBIAEoCRITCgZvcmdfaWQYAiABKAlIAIgBARIOCgZyZWFzb24YAyABKAkSCgoCYXQYBCABKAlCCQoHX29yZ19pZGIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * What the user asked for when starting an analysis.
@@ -301,4 +301,41 @@ export type JobFailed = Message<"baret.v1.JobFailed"> & {
  */
 export const JobFailedSchema: GenMessage<JobFailed> = /*@__PURE__*/
   messageDesc(file_baret_v1_job, 6);
+
+/**
+ * A job's data was erased (issue 30, docs/adr/0025): its results, evidence, read-model rows and the
+ * key of its personal event data. `reason` is "retention" (older than the organisation's or the
+ * global retention period) or "erasure" (its owner erased their account). Nothing personal: the
+ * audit log keeps it.
+ *
+ * @generated from message baret.v1.JobPurged
+ */
+export type JobPurged = Message<"baret.v1.JobPurged"> & {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+
+  /**
+   * @generated from field: optional string org_id = 2;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string at = 4;
+   */
+  at: string;
+};
+
+/**
+ * Describes the message baret.v1.JobPurged.
+ * Use `create(JobPurgedSchema)` to create a new message.
+ */
+export const JobPurgedSchema: GenMessage<JobPurged> = /*@__PURE__*/
+  messageDesc(file_baret_v1_job, 7);
 

@@ -8,7 +8,7 @@ import { demoVideoPath } from './media.js';
 
 /** API prefixes: an unknown path under them is a 404 problem, never the web app. */
 // `/contact` is both a page (GET) and an API route (POST): a page load gets the app.
-const API_PREFIXES = ['/internal', '/metrics', '/auth', '/admin', '/jobs', '/analyze', '/tasks', '/usage', '/docs', '/openapi', '/media', '/uploads'];
+const API_PREFIXES = ['/internal', '/metrics', '/auth', '/admin', '/jobs', '/analyze', '/tasks', '/usage', '/docs', '/openapi', '/media', '/uploads', '/me'];
 
 /** Long-lived for content-hashed files (a new build has new names), revalidated for everything else. */
 export function cacheControlFor(filePath: string, root: string): string {

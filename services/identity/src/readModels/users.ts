@@ -53,14 +53,23 @@ function evolveUserDoc(doc: UserDoc | null, event: RecordedEvent): UserDoc | nul
     : { status: 'none' };
   const next = evolveUser(state, { type: event.type, data: event.data } as UserEvent);
   if (next.status === 'none') return null;
+  // A deleted user keeps a tombstone with nothing personal in it (issue 30: erasure).
+  if (next.status === 'deleted') {
+    return {
+      id: next.id, revision: event.revision, email: '', email_lower: '', full_name: null, is_admin: false, deleted: true, password_hash: '',
+      created_at: next.created_at, last_login_at: null, email_verified: false, session_version: next.session_version + 1,
+      reset_token_hash: null, reset_expires_at: null, verify_token_hash: null,
+    };
+  }
   return {
     id: next.id,
     revision: event.revision,
-    email: next.email,
-    email_lower: normaliseEmail(next.email),
+    // Both read as null in a replay after the user's key was shredded (docs/adr/0025).
+    email: next.email ?? '',
+    email_lower: normaliseEmail(next.email ?? ''),
     full_name: next.full_name,
     is_admin: next.is_admin,
-    deleted: next.status === 'deleted',
+    deleted: false,
     password_hash: next.password_hash,
     created_at: next.created_at,
     last_login_at: next.last_login_at,

@@ -19,7 +19,8 @@ export type RegisterUser = {
 export type LinkSso = { type: 'link_sso'; data: { issuer: string; subject: string; now: Date } };
 export type RecordLogin = { type: 'record_login'; data: { now: Date } };
 export type PromoteUser = { type: 'promote_user'; data: Record<string, never> };
-export type DeleteUser = { type: 'delete_user'; data: { deleted_by: string; now: Date } };
+/** `erasure`: the user erases their own account (issue 30), the only way one deletes oneself. */
+export type DeleteUser = { type: 'delete_user'; data: { deleted_by: string; now: Date; erasure?: boolean } };
 
 export type RequestPasswordReset = { type: 'request_password_reset'; data: { token: string; token_hash: string; language: string; now: Date } };
 export type CompletePasswordReset = { type: 'complete_password_reset'; data: { token_hash: string; password_hash: string; now: Date } };
@@ -67,7 +68,7 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
       return state.is_admin ? [] : [{ type: 'user_promoted', data: { user_id: state.id } }];
     case 'delete_user':
       requireActive(state);
-      if (command.data.deleted_by === state.id) throw new ForbiddenError('You cannot delete your own account.');
+      if (command.data.deleted_by === state.id && !command.data.erasure) throw new ForbiddenError('You cannot delete your own account.');
       return [
         { type: 'user_deleted', data: { user_id: state.id, deleted_by: command.data.deleted_by, at: command.data.now.toISOString() } },
       ];

@@ -6,12 +6,14 @@ export type QueueJob = { type: 'queue_job'; data: JobQueuedData };
 export type RecordProgress = { type: 'record_progress'; data: { event: string; data: Record<string, unknown>; at: Date } };
 export type CancelJob = { type: 'cancel_job'; data: { requested_by: string; now: Date } };
 export type DeleteJob = { type: 'delete_job'; data: { deleted_by: string; now: Date } };
-export type JobCommand = QueueJob | RecordProgress | CancelJob | DeleteJob;
+/** Erases a finished (or deleted) job's data: once; a job already purged gives no event. */
+export type PurgeJob = { type: 'purge_job'; data: { reason: 'retention' | 'erasure'; now: Date } };
+export type JobCommand = QueueJob | RecordProgress | CancelJob | DeleteJob | PurgeJob;
 
 const isProgress = (t: string): t is (typeof PROGRESS_EVENTS)[number] => (PROGRESS_EVENTS as readonly string[]).includes(t);
 
 function existing(state: JobState): Exclude<JobState, { status: 'none' }> {
-  if (state.status === 'none' || state.status === 'deleted') throw new NotFoundError('This job does not exist.');
+  if (state.status === 'none' || state.status === 'deleted' || state.status === 'purged') throw new NotFoundError('This job does not exist.');
   return state;
 }
 
@@ -28,7 +30,7 @@ const ends = (state: Exclude<JobState, { status: 'none' }>) => ({
  * (or a redelivered one) changes nothing, so the timeline stays true.
  */
 function decideProgress(cmd: RecordProgress['data'], state: JobState): JobEvent[] {
-  if (state.status === 'none' || state.status === 'deleted' || isFinished(state.status)) return [];
+  if (state.status === 'none' || state.status === 'deleted' || state.status === 'purged' || isFinished(state.status)) return [];
   const at = cmd.at.toISOString();
   const d = cmd.data;
   switch (cmd.event) {
@@ -74,6 +76,11 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       const job = existing(state);
       if (!isFinished(job.status)) throw new IllegalStateError('Only finished jobs can be deleted. Cancel the job first.');
       return [{ type: 'job_deleted', data: { job_id: job.job_id, deleted_by: command.data.deleted_by, at: command.data.now.toISOString() } }];
+    }
+    case 'purge_job': {
+      if (state.status === 'none' || state.status === 'purged') return [];
+      if (state.status === 'queued' || state.status === 'running') throw new IllegalStateError('Only finished jobs can be purged.');
+      return [{ type: 'job_purged', data: { job_id: state.job_id, org_id: state.org_id, reason: command.data.reason, at: command.data.now.toISOString() } }];
     }
     default: {
       const never: never = command;

@@ -59,12 +59,17 @@ export type JobFailed = E<'job_failed', JobEnd & { at: string; error: string; re
 export type JobCancelRequested = E<'job_cancel_requested', { job_id: string; requested_by: string; at: string }>;
 export type JobCancelled = E<'job_cancelled', { at: string; reason: string }>;
 export type JobDeleted = E<'job_deleted', { job_id: string; deleted_by: string; at: string }>;
+/**
+ * The job's data was erased (issue 30): by the retention period (`retention`) or its owner's erasure
+ * (`erasure`). Nothing personal: the audit log keeps it (docs/adr/0025).
+ */
+export type JobPurged = E<'job_purged', { job_id: string; org_id: string | null; reason: 'retention' | 'erasure'; at: string }>;
 
-export type JobEvent = JobQueued | JobStarted | JobProgressed | JobCompleted | JobFailed | JobCancelRequested | JobCancelled | JobDeleted;
+export type JobEvent = JobQueued | JobStarted | JobProgressed | JobCompleted | JobFailed | JobCancelRequested | JobCancelled | JobDeleted | JobPurged;
 
 export type JobState =
   | { status: 'none' }
-  | { status: JobStatus | 'deleted'; job_id: string; user_id: string; org_id: string | null; video_key: string; input_filename: string; cancel_requested: boolean; refunded: boolean };
+  | { status: JobStatus | 'deleted' | 'purged'; job_id: string; user_id: string; org_id: string | null; video_key: string; input_filename: string; cancel_requested: boolean; refunded: boolean };
 
 export const initialJobState = (): JobState => ({ status: 'none' });
 
@@ -88,6 +93,8 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
       return { ...state, status: 'cancelled', refunded: true };
     case 'job_deleted':
       return { ...state, status: 'deleted' };
+    case 'job_purged':
+      return { ...state, status: 'purged' };
     default:
       return state; // progress events leave the state as it is
   }

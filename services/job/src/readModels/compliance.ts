@@ -272,6 +272,7 @@ async function applyToJob(recorded: RecordedEvent, documents: DocumentStore): Pr
       await docs.put(jobId, { ...doc, revision: recorded.revision, status: 'cancelled' });
       return null;
     case 'job_deleted':
+    case 'job_purged':
       await docs.delete(jobId);
       return doc.status === 'done' ? dayOf : null;
     default:

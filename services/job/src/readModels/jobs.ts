@@ -40,6 +40,8 @@ export interface JobDoc extends Record<string, unknown> {
   work_order: string | null;
   /** Whether the finished job's result has violations; null until it is done. */
   has_violations: boolean | null;
+  /** The owner erased their account (issue 30): the job stays with the organisation, anonymised. */
+  owner_deleted?: boolean;
 }
 
 export const JOBS = 'job_jobs';
@@ -63,6 +65,7 @@ function logData(event: JobEvent): Record<string, unknown> | undefined {
       return undefined;
     case 'job_cancel_requested':
     case 'job_deleted':
+    case 'job_purged':
       return undefined;
     default:
       return Object.keys(rest).length ? rest : undefined;
@@ -77,13 +80,15 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
       id: d.job_id,
       revision: recorded.revision,
       user_id: d.user_id,
-      user_email: d.user_email,
-      user_full_name: d.user_full_name,
+      // Both read as null once the owner's key is shredded (docs/adr/0025).
+      user_email: d.user_email ?? '',
+      user_full_name: d.user_full_name ?? null,
+      ...(d.user_email === null ? { owner_deleted: true } : {}),
       status: 'queued',
       created_at: d.queued_at,
       started_at: null,
       completed_at: null,
-      input_filename: d.input_filename,
+      input_filename: d.input_filename ?? '',
       video_key: d.video_key,
       params: d.params,
       model_used: null,
@@ -103,7 +108,7 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
     };
   }
   if (!doc) return null;
-  if (event.type === 'job_deleted') return null;
+  if (event.type === 'job_deleted' || event.type === 'job_purged') return null;
   const next: JobDoc = { ...doc, revision: recorded.revision, logs: [...doc.logs, { event: event.type, timestamp, ...(logData(event) ? { data: logData(event) } : {}) }] };
   const data = event.data as Record<string, unknown>;
   switch (event.type) {

@@ -9,6 +9,7 @@ import { MongoDocumentStore } from './mongoDocumentStore.js';
 import { PostgresEventStore } from './postgresEventStore.js';
 import { S3ObjectStore } from './s3ObjectStore.js';
 import { backoffMs } from '../unavailable.js';
+import { DocumentSubjectKeyStore, ShreddingEventStore } from '../shredding.js';
 
 /** Services that keep objects: the job media (raw videos, evidence) is handed from job to analysis. */
 const USES_OBJECTS: Record<ServiceName, boolean> = { gateway: false, identity: false, quota: false, job: true, analysis: true, notification: false };
@@ -61,13 +62,18 @@ export async function connectWithRetry<T>(what: string, connect: () => Promise<T
  * it. Each engine is waited for at start.
  */
 export async function createDistributedInfrastructure(config: Config, service: ServiceName, log?: Logger): Promise<Infrastructure> {
-  const eventStore: EventStore = !HAS_EVENT_STORE[service]
-    ? absent<EventStore>(service, 'event store')
-    : config.EVENT_STORE === 'postgres'
-      ? await connectWithRetry('PostgreSQL', () => PostgresEventStore.connect(config.POSTGRES_URL!, { schema: `baret_${service}` }), log)
-      : await connectWithRetry('KurrentDB', () => KurrentEventStore.connect(config.EVENTSTORE_URL!), log);
   const bus = await connectWithRetry('Kafka', () => KafkaMessageBus.connect({ brokers: csv(config.KAFKA_BROKERS!), clientId: `baret-${service}`, log, sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS }), log);
   const documents = await connectWithRetry('MongoDB', () => MongoDocumentStore.connect(config.MONGODB_URL!, `${config.MONGODB_DATABASE}_${service}`), log);
+  // Personal data in events sealed with a key per job and per user (docs/adr/0025): the keys in a
+  // table of the service's PostgreSQL schema, or (KurrentDB, which has no tables) in its MongoDB database.
+  let eventStore: EventStore;
+  if (!HAS_EVENT_STORE[service]) eventStore = absent<EventStore>(service, 'event store');
+  else if (config.EVENT_STORE === 'postgres') {
+    const pg = await connectWithRetry('PostgreSQL', () => PostgresEventStore.connect(config.POSTGRES_URL!, { schema: `baret_${service}` }), log);
+    eventStore = new ShreddingEventStore(pg, pg.subjectKeys());
+  } else {
+    eventStore = new ShreddingEventStore(await connectWithRetry('KurrentDB', () => KurrentEventStore.connect(config.EVENTSTORE_URL!), log), new DocumentSubjectKeyStore(documents));
+  }
   const objects: ObjectStore = USES_OBJECTS[service]
     ? await connectWithRetry(
         'S3',

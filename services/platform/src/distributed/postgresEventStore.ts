@@ -3,6 +3,7 @@ import pg from 'pg';
 import { checkExpectedRevision, type AppendResult, type EventData, type EventStore, type ExpectedRevision, type RecordedEvent, type SubscribeOptions } from '../ports/eventStore.js';
 import { Notifier } from '../embedded/notifier.js';
 import { backoffMs, isUnavailable, pause } from '../unavailable.js';
+import { PostgresSubjectKeyStore } from '../shredding.js';
 
 interface EventRow {
   position: string;
@@ -106,6 +107,11 @@ export class PostgresEventStore implements EventStore {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`baret-migrate-${this.schema}`]).catch(() => undefined);
       client.release();
     }
+  }
+
+  /** The crypto-shredding keys of this store's events, in a table of the same schema (docs/adr/0025). */
+  subjectKeys(): PostgresSubjectKeyStore {
+    return new PostgresSubjectKeyStore(this.pool, this.schema);
   }
 
   private get channel(): string {

@@ -181,6 +181,23 @@ export class SqliteMessageBus implements MessageBus {
     return Promise.resolve(subscription);
   }
 
+  /**
+   * Deletes the messages every consumer group of their topic has committed (the log is an outbox,
+   * not an archive: issue 30 — a person's data must not outlive its erasure in it). A topic no group
+   * ever consumed keeps its messages. Deleted rows are overwritten on disk when the database runs
+   * with secure_delete (the embedded composition's does). Returns how many went.
+   */
+  prune(): number {
+    const result = this.db
+      .prepare(
+        `DELETE FROM bus_log WHERE "offset" <= (
+           SELECT MIN(o."offset") FROM bus_offsets o WHERE o.topic = bus_log.topic
+         )`,
+      )
+      .run();
+    return result.changes;
+  }
+
   /** Messages not yet committed by each group consuming in this process. */
   lag(): Promise<ConsumerLag[]> {
     const out: ConsumerLag[] = [];

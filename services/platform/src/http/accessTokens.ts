@@ -12,6 +12,8 @@ export interface TokenClaims {
   sub: string;
   /** The user's session version at sign-in (absent: 0); a password reset ends older sessions. */
   sv?: number;
+  /** When the token was issued (seconds): a recent sign-in is proof enough for erasing an account without a password (issue 30). */
+  iat?: number;
 }
 
 /** A public key of the set, RFC 8037 (OKP, Ed25519). */
@@ -141,7 +143,11 @@ export class AccessTokenVerifier {
     }
     if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.now()) throw new InvalidTokenError('expired');
     if (this.verified.size >= 10_000) this.verified.clear();
-    const kept: TokenClaims = typeof claims.sv === 'number' ? { sub: claims.sub, sv: claims.sv } : { sub: claims.sub };
+    const kept: TokenClaims = {
+      sub: claims.sub,
+      ...(typeof claims.sv === 'number' ? { sv: claims.sv } : {}),
+      ...(typeof claims.iat === 'number' ? { iat: claims.iat } : {}),
+    };
     this.verified.set(token, { claims: kept, kid: header.kid, expiresAt: claims.exp * 1000 });
     return kept;
   }

@@ -14,6 +14,8 @@ export interface Principal {
   orgId?: string | null;
   orgRole?: OrgRole | null;
   via: 'jwt' | 'api_key';
+  /** For a login token: when it was issued (ms since the epoch), i.e. when the user last signed in. */
+  authTime?: number;
   /** The user's session version: access tokens of an older one (before a password reset) are refused. */
   sessionVersion?: number;
   /** Whether the user confirmed their e-mail address. */
@@ -139,7 +141,7 @@ export const authPlugin = fp<AuthPluginOptions>(
       const user = await resolvers.userById(claims.sub);
       // A token from before the user's last password reset ended with that reset.
       if (!user || (claims.sv ?? 0) !== (user.sessionVersion ?? 0)) throw new UnauthorizedError('Your session is no longer valid. Please log in again.');
-      request.principal = { ...user, via: 'jwt' };
+      request.principal = { ...user, via: 'jwt', ...(typeof claims.iat === 'number' ? { authTime: claims.iat * 1000 } : {}) };
     });
 
     app.decorate('requireUser', async (request: FastifyRequest) => {

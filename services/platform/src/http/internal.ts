@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { OrgSummary, QuotaClient, QuotaView, ReservationOutcome, TaskCatalogClient, UserDirectory, UserSummary } from '../clients.js';
+import type { OrgSummary, PersonalDataSource, QuotaClient, QuotaView, ReservationOutcome, TaskCatalogClient, UserDirectory, UserSummary } from '../clients.js';
 import { UnauthorizedError } from '../errors.js';
 import type { AuthResolvers, Principal } from './auth.js';
 import { SERVICE_HEADER, signServiceToken } from './serviceToken.js';
@@ -139,6 +139,11 @@ export function httpAuthResolvers(c: ServiceClient): AuthResolvers {
 }
 
 /** The analysis service's task catalogue, asked over HTTP. */
+/** Another service's part of a person's export (issue 30): `GET /internal/personal-data/{userId}` of that service. */
+export function httpPersonalDataSource(c: ServiceClient, file: string): PersonalDataSource {
+  return { file, collect: async (principal) => c.call('GET', `/internal/personal-data/${enc(principal.userId)}`, undefined, { allow404: true }) };
+}
+
 export function httpTaskCatalog(c: ServiceClient): TaskCatalogClient {
   return { isTask: async (slug) => (await c.call('GET', `/internal/tasks/${enc(slug)}`, undefined, { allow404: true })) !== null };
 }

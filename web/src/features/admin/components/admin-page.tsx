@@ -11,6 +11,7 @@ import { useOrgQuotas, useUpdateOrgQuota } from '@/features/admin/api/org-quotas
 import { InboxSection } from '@/features/admin/components/inbox-section';
 import { QuotaEditor } from '@/features/admin/components/quota-editor';
 import { SettingsSection } from '@/features/admin/components/settings-section';
+import { RetentionSetting } from '@/components/retention-setting';
 import { useAuth } from '@/lib/auth';
 import { formatCost, formatNumber } from '@/lib/format';
 import { PLAN_IDS, planLabel } from '@/lib/plans';
@@ -231,6 +232,7 @@ export function AdminPage({ auditLog }: { auditLog?: ReactNode } = {}) {
           <InboxSection />
           <QuotaSection />
           <SettingsSection />
+          <RetentionSetting />
           <OrgQuotaSection />
           {auditLog}
         </div>

@@ -14,6 +14,7 @@ import { useAuth } from '@/lib/auth';
 import { formatDateTime, formatNumber } from '@/lib/format';
 import { useCurrentOrg, useOrgUnits, type UnitKind } from '@/lib/org';
 import type { CreatedInvite, Org, OrgMember, OrgRole } from '@/types/api';
+import { RetentionSetting } from '@/components/retention-setting';
 
 function CreateOrg() {
   const { t } = useTranslation();
@@ -283,6 +284,7 @@ export function OrganisationPage({ auditLog }: { auditLog?: (orgId: string) => R
           <Members org={org} />
           {org.role === 'manager' ? <Invites org={org} /> : null}
           {org.role === 'manager' ? <SignInSettings org={org} /> : null}
+          {org.role === 'manager' ? <RetentionSetting orgId={org.id} /> : null}
           <Units org={org} kind="site" />
           <Units org={org} kind="crew" />
           {org.role === 'manager' && auditLog ? auditLog(org.id) : null}

@@ -9,6 +9,8 @@ import { useAuth } from '@/lib/auth';
 import { planLabel } from '@/lib/plans';
 import { formatNumber, formatUtcDate } from '@/lib/format';
 
+import { YourData } from './your-data';
+
 function limitText(limit: number | null | undefined, unlimited: string, lang: string): string {
   return limit === null || limit === undefined ? unlimited : formatNumber(limit, lang);
 }
@@ -95,6 +97,7 @@ export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: 
           </dl>
         </section>
         {notificationsSlot}
+        <YourData />
         {upgradeSlot ? (
           <section className="card profile-upgrade" aria-labelledby="profile-upgrade-title">
             <h2 id="profile-upgrade-title" className="card-title">

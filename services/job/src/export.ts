@@ -1,0 +1,135 @@
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { principalOf, problems, type Collection, type ObjectStore, type PersonalDataSource, type Principal } from '@baret/platform';
+import type { Logger } from 'pino';
+import type { JobDoc } from './readModels/jobs.js';
+
+/**
+ * `GET /me/export` (issue 30, docs/adr/0025): a ZIP of everything Baret keeps about the caller —
+ * profile, jobs with their results and timelines, the evidence images of each, and what the other
+ * services hand in through `PersonalDataSource`s (notifications; the audit log's entries about
+ * them). Streamed with fflate as it is written: one image at a time in memory, never the archive.
+ */
+export interface ExportDeps {
+  jobs: Collection<JobDoc>;
+  objects: ObjectStore;
+  /** Other services' parts of the person's data, by file name (profile.json, notifications.json, audit.json …). */
+  sources: readonly PersonalDataSource[];
+  clock: () => Date;
+  log: Logger;
+}
+
+const README = `Baret — kişisel verileriniz / your personal data
+
+profile.json         hesabınız / your account
+jobs.json            analizleriniz / your analyses (list)
+jobs/<id>/job.json   bir analiz: sonuç ve zaman çizelgesi / one analysis: result and timeline
+jobs/<id>/...        kanıt görüntüleri (kareler, kompozitler, ihlal kırpımları) / evidence images (frames, composites, violation crops)
+notifications.json   bildirimleriniz, tercihleriniz, webhook'larınız / your notifications, preferences, webhooks
+audit.json           sizinle ilgili denetim kayıtları / audit log entries about you (when the audit log is enabled)
+`;
+
+/** What of a job document goes out (no storage keys). */
+function jobOut(job: JobDoc): Record<string, unknown> {
+  const { video_key: _key, revision: _revision, ...rest } = job;
+  return rest;
+}
+
+export function writeExport(deps: ExportDeps, principal: Principal): Readable {
+  const out = new PassThrough();
+  let failed = false;
+  const zip = new Zip((err, chunk, final) => {
+    if (err) {
+      failed = true;
+      out.destroy(err);
+      return;
+    }
+    out.write(chunk);
+    if (final) out.end();
+  });
+  const drained = async () => {
+    if (out.writableNeedDrain) await once(out, 'drain');
+  };
+  const addJson = async (name: string, value: unknown) => {
+    const file = new ZipDeflate(name, { level: 6 });
+    zip.add(file);
+    file.push(new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`), true);
+    await drained();
+  };
+  const addObject = async (name: string, key: string) => {
+    const file = new ZipPassThrough(name); // JPEGs do not compress further
+    zip.add(file);
+    for await (const chunk of await deps.objects.get(key)) {
+      file.push(new Uint8Array(chunk as Buffer));
+      await drained();
+      if (failed) return;
+    }
+    file.push(new Uint8Array(0), true);
+  };
+
+  void (async () => {
+    try {
+      const readme = new ZipDeflate('README.txt', { level: 6 });
+      zip.add(readme);
+      readme.push(new TextEncoder().encode(README), true);
+      await addJson('export.json', { user_id: principal.userId, exported_at: deps.clock().toISOString(), format: 1 });
+      const sourced = new Set<string>();
+      for (const source of deps.sources) {
+        await addJson(source.file, await source.collect(principal));
+        sourced.add(source.file);
+      }
+      if (!sourced.has('profile.json')) {
+        await addJson('profile.json', { id: principal.userId, email: principal.email, full_name: principal.fullName, org_id: principal.orgId ?? null, org_role: principal.orgRole ?? null });
+      }
+      const jobs = await deps.jobs.find({ where: { user_id: principal.userId }, orderBy: [{ field: 'created_at' }] });
+      await addJson('jobs.json', jobs.map((j) => ({ job_id: j.id, status: j.status, created_at: j.created_at, input_filename: j.input_filename, org_id: j.org_id })));
+      for (const job of jobs) {
+        if (failed) return;
+        await addJson(`jobs/${job.id}/job.json`, jobOut(job));
+        for (const key of await deps.objects.list(`jobs/${job.id}/`)) {
+          if (failed) return;
+          await addObject(key, key);
+        }
+      }
+      zip.end();
+    } catch (err) {
+      deps.log.warn({ err, user_id: principal.userId }, 'the export could not be completed');
+      out.destroy(err instanceof Error ? err : new Error(String(err)));
+    }
+  })();
+  return out;
+}
+
+export const exportRoutes =
+  (deps: ExportDeps): FastifyPluginAsync =>
+  async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    app.get(
+      '/me/export',
+      {
+        preHandler: app.requireUser,
+        // Each export reads every job's images: a few an hour are plenty.
+        config: { rateLimit: { max: 10, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['auth'],
+          summary: 'Download everything Baret keeps about you as a ZIP (profile, jobs, results, evidence images, notifications, audit entries)',
+          security: [{ bearer: [] }],
+          produces: ['application/zip'],
+          response: { 200: Type.Any({ description: 'application/zip, streamed' }), ...problems(401, 429) },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const day = deps.clock().toISOString().slice(0, 10);
+        return reply
+          .type('application/zip')
+          .header('content-disposition', `attachment; filename="baret-export-${day}.zip"`)
+          .header('cache-control', 'private, no-store')
+          .send(writeExport(deps, principal));
+      },
+    );
+  };
