@@ -7,7 +7,7 @@ import { JobCancelRequestedSchema, JobCompletedSchema, JobDeletedSchema, JobFail
 import { EmailVerificationRequestedSchema, PasswordResetRequestedSchema, UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
 import { ContactMessageSubmittedSchema, UpgradeRequestedSchema } from './gen/baret/v1/notification_pb.js';
 import { QuotaReleasedSchema, QuotaReservedSchema, QuotaThresholdReachedSchema } from './gen/baret/v1/quota_pb.js';
-import { OrgCreatedSchema, OrgInviteCreatedSchema, OrgMemberAddedSchema, OrgMemberRemovedSchema, UnitArchivedSchema, UnitCreatedSchema } from './gen/baret/v1/organisation_pb.js';
+import { OrgCreatedSchema, OrgInviteCreatedSchema, OrgMemberAddedSchema, OrgMemberRemovedSchema, OrgSettingsChangedSchema, UnitArchivedSchema, UnitCreatedSchema } from './gen/baret/v1/organisation_pb.js';
 
 export * from './gen/baret/v1/envelope_pb.js';
 export * from './gen/baret/v1/identity_pb.js';
@@ -40,6 +40,7 @@ export const eventSchemas: Record<string, DescMessage> = {
   org_member_added: OrgMemberAddedSchema,
   org_member_removed: OrgMemberRemovedSchema,
   org_invite_created: OrgInviteCreatedSchema,
+  org_settings_changed: OrgSettingsChangedSchema,
   site_created: UnitCreatedSchema,
   site_archived: UnitArchivedSchema,
   crew_created: UnitCreatedSchema,

@@ -16,13 +16,17 @@
  * `--relabel FILE` applies label corrections (scripts/eval/relabel-safety-vest-v4.json: the hi-vis
  * rule of issue 26) before measuring.
  * `BARET_PPE_MODEL` points the analyzer at another model file (a cross-validation fold's, train.ts).
+ * `--blur` measures twice, as the photos are and with their faces blurred as a job stores its
+ * frames (issue 30, ADR 0024), prints both tables and how many points each measure drops, and adds
+ * `"blurred": {measures, workers, faces: {faceRegions, headRegions, remaining, imagesWithRemaining}},
+ * "blur_drop": {"worst": points, "drops": {…}}` to the JSON line.
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds } from './eval/measure.js';
+import { blurDrop, formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
 
-const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N]';
+const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
         vest: { type: 'string' },
         'no-vest': { type: 'string' },
         limit: { type: 'string' },
+        blur: { type: 'boolean' },
       },
       strict: true,
     }));
@@ -82,24 +87,55 @@ async function main(): Promise<void> {
   const relabel = values.relabel === undefined ? undefined : await readRelabel(values.relabel).catch((err: unknown) => fail(`--relabel: ${(err as Error).message}`));
   process.stderr.write('loading the detector…\n');
   await warmUpDetector();
-  const result = await measureFolder({
-    imagesDir: values.images,
-    labelsDir: values.labels,
-    classes,
-    limit,
-    relabel,
-    onProgress: (done, total, file) => process.stderr.write(progressBar(done, total, file)),
-  });
+  const measure = (blur: boolean) =>
+    measureFolder({
+      imagesDir: values.images!,
+      labelsDir: values.labels!,
+      classes,
+      limit,
+      relabel,
+      blur,
+      onProgress: (done, total, file) => process.stderr.write(progressBar(done, total, `${blur ? '(faces blurred) ' : ''}${file}`)),
+    });
+  const result = await measure(false);
+  let blurred: FolderResult | undefined;
+  if (values.blur) {
+    process.stderr.write('\n');
+    blurred = await measure(true);
+  }
   process.stderr.write('\n\n' + formatTable(result.measures, `${result.images.length} images`) + '\n');
   if (Object.keys(result.workers).length > 0) process.stderr.write('\n' + formatWorkerTable(result.workers) + '\n\n');
   if (result.heads) process.stderr.write(formatConfusion(result.heads) + '\n\n');
   process.stderr.write(`${result.msPerImage.toFixed(0)} ms per image (detector + PPE classifier)\n`);
+  const drop = blurred ? blurDrop(result.measures, blurred.measures) : undefined;
+  if (blurred && drop) {
+    process.stderr.write('\n' + formatTable(blurred.measures, 'faces blurred') + '\n');
+    if (Object.keys(blurred.workers).length > 0) process.stderr.write('\n' + formatWorkerTable(blurred.workers, 'per worker, faces blurred') + '\n');
+    const f = blurred.blur!;
+    process.stderr.write(
+      `\nblurred ${f.faceRegions} face regions (BlazeFace) and ${f.headRegions} head regions (head detector); ` +
+        `BlazeFace still finds ${f.remaining} faces at its default score on ${f.imagesWithRemaining} of ${blurred.images.length} blurred photos\n` +
+        `largest drop of a measure with faces blurred: ${drop.worst.toFixed(1)} points (acceptance: at most 2)\n`,
+    );
+  }
   const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 10000) / 10000);
-  const measures = Object.fromEntries(Object.entries(result.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }]));
-  const workers = Object.fromEntries(
-    Object.entries(result.workers).map(([k, f]) => [k, { precision: round(f.precision), recall: round(f.recall), tp: f.confirmed, fp: f.falseAlarms, fn: f.labelled - f.confirmed }]),
+  const figures = (r: FolderResult) => ({
+    measures: Object.fromEntries(Object.entries(r.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }])),
+    workers: Object.fromEntries(
+      Object.entries(r.workers).map(([k, f]) => [k, { precision: round(f.precision), recall: round(f.recall), tp: f.confirmed, fp: f.falseAlarms, fn: f.labelled - f.confirmed }]),
+    ),
+  });
+  const { measures, workers } = figures(result);
+  process.stdout.write(
+    JSON.stringify({
+      measures,
+      workers,
+      ...(result.heads ? { heads: result.heads } : {}),
+      images: result.images.length,
+      ms_per_image: Math.round(result.msPerImage * 10) / 10,
+      ...(blurred && drop ? { blurred: { ...figures(blurred), faces: blurred.blur }, blur_drop: drop } : {}),
+    }) + '\n',
   );
-  process.stdout.write(JSON.stringify({ measures, workers, ...(result.heads ? { heads: result.heads } : {}), images: result.images.length, ms_per_image: Math.round(result.msPerImage * 10) / 10 }) + '\n');
 }
 
 await main();

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/organisation.proto.
  */
 export const file_baret_v1_organisation: GenFile = /*@__PURE__*/
-  fileDesc("ChtiYXJldC92MS9vcmdhbmlzYXRpb24ucHJvdG8SCGJhcmV0LnYxIkoKCk9yZ0NyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKY3JlYXRlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSJxCg5PcmdNZW1iZXJBZGRlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJEhYKCWludml0ZV9pZBgEIAEoCUgAiAEBEgoKAmF0GAUgASgJQgwKCl9pbnZpdGVfaWQiUwoQT3JnTWVtYmVyUmVtb3ZlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpyZW1vdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJIoYBChBPcmdJbnZpdGVDcmVhdGVkEg4KBm9yZ19pZBgBIAEoCRIRCglpbnZpdGVfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCRISCgppbnZpdGVkX2J5GAUgASgJEhIKCmV4cGlyZXNfYXQYBiABKAkSCgoCYXQYByABKAkicwoLVW5pdENyZWF0ZWQSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoEY2l0eRgEIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYnkYBSABKAkSCgoCYXQYBiABKAlCBwoFX2NpdHkiSwoMVW5pdEFyY2hpdmVkEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRITCgthcmNoaXZlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCWIGcHJvdG8z");
+  fileDesc("ChtiYXJldC92MS9vcmdhbmlzYXRpb24ucHJvdG8SCGJhcmV0LnYxIkoKCk9yZ0NyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKY3JlYXRlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSJxCg5PcmdNZW1iZXJBZGRlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJEhYKCWludml0ZV9pZBgEIAEoCUgAiAEBEgoKAmF0GAUgASgJQgwKCl9pbnZpdGVfaWQiUwoQT3JnTWVtYmVyUmVtb3ZlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpyZW1vdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJIoYBChBPcmdJbnZpdGVDcmVhdGVkEg4KBm9yZ19pZBgBIAEoCRIRCglpbnZpdGVfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCRISCgppbnZpdGVkX2J5GAUgASgJEhIKCmV4cGlyZXNfYXQYBiABKAkSCgoCYXQYByABKAkicwoLVW5pdENyZWF0ZWQSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoEY2l0eRgEIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYnkYBSABKAkSCgoCYXQYBiABKAlCBwoFX2NpdHkiSwoMVW5pdEFyY2hpdmVkEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRITCgthcmNoaXZlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSK4AQoST3JnU2V0dGluZ3NDaGFuZ2VkEg4KBm9yZ19pZBgBIAEoCRISCgpjaGFuZ2VkX2J5GAIgASgJEgoKAmF0GAMgASgJEh0KEGJsdXJfdGhpcmRfcGFydHkYBCABKAhIAIgBARIjChZtYW5hZ2Vyc19zZWVfdW5ibHVycmVkGAUgASgISAGIAQFCEwoRX2JsdXJfdGhpcmRfcGFydHlCGQoXX21hbmFnZXJzX3NlZV91bmJsdXJyZWRiBnByb3RvMw");
 
 /**
  * A user created an organisation and became its manager.
@@ -245,4 +245,46 @@ export type UnitArchived = Message<"baret.v1.UnitArchived"> & {
  */
 export const UnitArchivedSchema: GenMessage<UnitArchived> = /*@__PURE__*/
   messageDesc(file_baret_v1_organisation, 5);
+
+/**
+ * A manager changed settings of the organisation (issue 30); only the settings changed are set.
+ * blur_third_party: frames sent to a third-party vision model have their faces blurred (default true).
+ * managers_see_unblurred: an unblurred copy of the evidence is kept for the managers (default false:
+ * unblurred frames are never stored).
+ *
+ * @generated from message baret.v1.OrgSettingsChanged
+ */
+export type OrgSettingsChanged = Message<"baret.v1.OrgSettingsChanged"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string changed_by = 2;
+   */
+  changedBy: string;
+
+  /**
+   * @generated from field: string at = 3;
+   */
+  at: string;
+
+  /**
+   * @generated from field: optional bool blur_third_party = 4;
+   */
+  blurThirdParty?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool managers_see_unblurred = 5;
+   */
+  managersSeeUnblurred?: boolean | undefined;
+};
+
+/**
+ * Describes the message baret.v1.OrgSettingsChanged.
+ * Use `create(OrgSettingsChangedSchema)` to create a new message.
+ */
+export const OrgSettingsChangedSchema: GenMessage<OrgSettingsChanged> = /*@__PURE__*/
+  messageDesc(file_baret_v1_organisation, 6);
 
