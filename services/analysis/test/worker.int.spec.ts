@@ -5,6 +5,7 @@ import { create, fromBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobProgressSchema, JobQueuedSchema } from '@baret/proto';
 import { createEmbeddedInfrastructure, createLogger, PROGRESS_TOPIC, type Infrastructure } from '@baret/platform';
+import { blurFaces } from '../src/engine/faceBlur.js';
 import { ModelPricing } from '../src/engine/pricing.js';
 import type { DetectFn } from '../src/engine/frames.js';
 import type { CompositeAnalysis, VisionAnalyzer } from '../src/engine/types.js';
@@ -56,6 +57,7 @@ async function runJob(
     analyzer: seesHats,
     pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
     detect: opts.detect ?? (async () => ({ width: 1, height: 1, persons: [] })),
+    blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
     log: createLogger('silent'),
     clock: () => new Date(),
   });
@@ -203,7 +205,8 @@ describe('a job interrupted mid-analysis', () => {
         analyzer: analyzer(run),
         pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
         detect: async () => ({ width: 1, height: 1, persons: [] }),
-        log: createLogger('silent'),
+        blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+    log: createLogger('silent'),
         clock: () => new Date(),
         cancelPollMs: 60_000,
         alive: { everyMs: 100, forMs: 1000 },
@@ -268,7 +271,8 @@ describe('an engine outage mid-job (issue 27)', () => {
       analyzer: seesHats,
       pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
       detect: async () => ({ width: 1, height: 1, persons: [] }),
-      log: createLogger('silent'),
+      blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+    log: createLogger('silent'),
       clock: () => new Date(),
     });
     try {

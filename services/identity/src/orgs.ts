@@ -22,7 +22,8 @@ import { membershipDecider, type MembershipCommand } from './membership/business
 import { membershipStream } from './membership/membership.js';
 import { orgDecider, type OrgCommand } from './org/businessLogic.js';
 import { orgStream } from './org/org.js';
-import { membershipsProjection, orgQueries, orgsProjection, type OrgDoc } from './readModels/orgs.js';
+import { membershipsProjection, orgQueries, orgsProjection, settingsOf, type OrgDoc } from './readModels/orgs.js';
+import type { OrgSettings } from './org/org.js';
 import type { UserQueries } from './readModels/users.js';
 
 /** How long an invitation can be accepted. */
@@ -185,11 +186,27 @@ export function createOrgs(opts: OrgsOptions) {
     if (m) await removeMember('system', m.org_id, userId);
   }
 
+  /** The organisation's settings (issue 30): every member may read them, so workers know who sees their faces. */
+  async function settings(byUserId: string, orgId: string): Promise<OrgSettings> {
+    const { org } = await requireMember(orgId, byUserId);
+    return settingsOf(org);
+  }
+
+  /** A manager changes settings; the answer is the settings after the change. */
+  async function changeSettings(byUserId: string, orgId: string, patch: Partial<OrgSettings>): Promise<OrgSettings> {
+    await requireMember(orgId, byUserId);
+    const result = await onOrg(orgId, { type: 'change_org_settings', data: { by: byUserId, settings: patch, now: clock() } });
+    if (result.newEvents.length > 0) log.info({ org_id: orgId, by: byUserId, changed: Object.keys(patch) }, 'organisation settings changed');
+    const org = await queries.org(orgId);
+    if (!org) throw new NotFoundError('This organisation does not exist.');
+    return settingsOf(org);
+  }
+
   async function listOrgs() {
     return (await queries.allOrgs()).map((o) => ({ id: o.id, name: o.name, member_count: o.member_count }));
   }
 
-  return { createOrg, current, currentOrNull, invite, pendingInvites, previewInvite, accept, members, removeMember, userDeleted, listOrgs, queries };
+  return { createOrg, current, currentOrNull, invite, pendingInvites, previewInvite, accept, members, removeMember, userDeleted, listOrgs, settings, changeSettings, queries };
 }
 
 export type Orgs = ReturnType<typeof createOrgs>;

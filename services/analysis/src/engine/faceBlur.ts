@@ -273,8 +273,14 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
   return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining };
 }
 
+/** What {@link blurFaces} answers. */
+export type FaceBlurResult = FaceBlurReport & { jpeg: Buffer; width: number; height: number };
+
+/** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`). */
+export type FaceBlurFn = (image: Buffer) => Promise<FaceBlurResult>;
+
 /** {@link blurFacesRaw} on a JPEG (or any image sharp reads): the blurred image as JPEG, its size and the report. */
-export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurReport & { jpeg: Buffer; width: number; height: number }> {
+export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
   const { data, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const img: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
   const report = await blurFacesRaw(img, opts);

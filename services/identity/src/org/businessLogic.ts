@@ -1,6 +1,6 @@
 import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, type Decider } from '@baret/platform';
 import { normaliseEmail } from '../user/emailClaim.js';
-import { evolveOrg, initialOrgState, type OrgEvent, type OrgRole, type OrgState } from './org.js';
+import { evolveOrg, initialOrgState, ORG_SETTING_KEYS, type OrgEvent, type OrgRole, type OrgSettings, type OrgState } from './org.js';
 
 export const ORG_NAME_MAX = 120;
 
@@ -12,7 +12,9 @@ export type InviteMember = {
 export type AcceptInvite = { type: 'accept_invite'; data: { invite_id: string; user_id: string; email: string; now: Date } };
 /** `by` removes `user_id`: a manager removes anyone, a member only themselves (leaving); `system` for a deleted account. */
 export type RemoveMember = { type: 'remove_member'; data: { user_id: string; by: string; system?: boolean; now: Date } };
-export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember;
+/** A manager changes settings; settings given with their current value change nothing (no event). */
+export type ChangeOrgSettings = { type: 'change_org_settings'; data: { by: string; settings: Partial<OrgSettings>; now: Date } };
+export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember | ChangeOrgSettings;
 
 function active(state: OrgState): Extract<OrgState, { status: 'active' }> {
   if (state.status !== 'active') throw new NotFoundError('This organisation does not exist.');
@@ -86,6 +88,18 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
         throw new IllegalStateError('An organisation needs a manager: make another member a manager first.');
       }
       return [{ type: 'org_member_removed', data: { org_id: org.id, user_id, removed_by: by, at: now.toISOString() } }];
+    }
+    case 'change_org_settings': {
+      const org = active(state);
+      const { by, settings, now } = command.data;
+      if (roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
+      const changed: Partial<OrgSettings> = {};
+      for (const key of ORG_SETTING_KEYS) {
+        const value = settings[key];
+        if (typeof value === 'boolean' && value !== org.settings[key]) changed[key] = value;
+      }
+      if (Object.keys(changed).length === 0) return [];
+      return [{ type: 'org_settings_changed', data: { org_id: org.id, changed_by: by, at: now.toISOString(), ...changed } }];
     }
     default: {
       const never: never = command;

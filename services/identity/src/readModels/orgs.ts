@@ -1,6 +1,6 @@
 import { isNewer, type DocumentStore, type OrgRole, type Projection, type RecordedEvent } from '@baret/platform';
 import type { MembershipEvent } from '../membership/membership.js';
-import type { OrgEvent } from '../org/org.js';
+import { DEFAULT_ORG_SETTINGS, ORG_SETTING_KEYS, type OrgEvent, type OrgSettings } from '../org/org.js';
 import { normaliseEmail } from '../user/emailClaim.js';
 
 /** One organisation: its name and how many members it has. */
@@ -11,7 +11,12 @@ export interface OrgDoc extends Record<string, unknown> {
   created_by: string;
   created_at: string;
   member_count: number;
+  /** Absent on documents projected before issue 30: the defaults. */
+  settings?: OrgSettings;
 }
+
+/** An organisation's settings as its read model has them (the defaults for what was never changed). */
+export const settingsOf = (org: Pick<OrgDoc, 'settings'>): OrgSettings => ({ ...DEFAULT_ORG_SETTINGS, ...(org.settings ?? {}) });
 
 /** The organisation a user belongs to now (one document per user who ever joined one). */
 export interface MembershipDoc extends Record<string, unknown> {
@@ -83,6 +88,13 @@ export const orgsProjection: Projection = {
       }
       case 'org_member_removed':
         break;
+      case 'org_settings_changed': {
+        if (!doc) return;
+        const settings = settingsOf(doc);
+        for (const key of ORG_SETTING_KEYS) if (typeof event.data[key] === 'boolean') settings[key] = event.data[key];
+        await orgs.put(orgId, { ...doc, revision: recorded.revision, settings });
+        return;
+      }
       default: {
         const never: never = event;
         return never;
