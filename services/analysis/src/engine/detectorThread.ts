@@ -24,8 +24,7 @@ async function run(req: ThreadRequest): Promise<unknown> {
     case 'judgeCells':
       return judgeCells(toBuffer(req.args[0]), req.args[1]);
     case 'blurFaces': {
-      const { jpeg, regions, passes, remaining, width, height } = await blurFaces(toBuffer(req.args[0]));
-      return { jpeg, regions, passes, remaining, width, height };
+      return blurFaces(toBuffer(req.args[0]));
     }
     case 'warmUp':
       return warmUpDetector();

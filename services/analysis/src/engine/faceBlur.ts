@@ -43,12 +43,21 @@ export interface FaceBlurOptions {
   minScore?: number;
 }
 
-/** What a blur did: the regions blurred and what the detector still finds at its default score afterwards (normally none). */
+/** What a blur did: the regions blurred and what the detector still finds at its default score afterwards. */
 export interface FaceBlurReport {
   regions: BlurRegion[];
   passes: number;
-  /** Faces BlazeFace still finds at its default score on the image handed back. */
+  /** Faces BlazeFace still finds at its default score where it found a face before the blur (the acceptance of issue 30: none). */
   remaining: number;
+  /** What BlazeFace finds at its default score elsewhere on the blurred image: its false faces on shirts, walls and blurred skin (ADR 0024). */
+  falseFaces: number;
+}
+
+/** Whether `face` is where one of `before` was: its centre inside that box, or that box's centre inside it. */
+export function sameFace(face: Box, before: readonly Box[]): boolean {
+  const inside = (p: [number, number], b: Box) => p[0] >= b[0] && p[0] <= b[0] + b[2] && p[1] >= b[1] && p[1] <= b[1] + b[3];
+  const centre = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
+  return before.some((b) => inside(centre(face), b) || inside(centre(b), face));
 }
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
@@ -231,12 +240,13 @@ export function flatten(img: RawImage, box: Box): void {
 /**
  * Blurs the faces of a decoded image in place (see the module comment) and reports what it did.
  * After the last pass the image is searched once more at BlazeFace's default score: `remaining`
- * counts what is still found there (0 on every image measured; callers may refuse to store otherwise).
+ * counts the faces still found where faces were found before the blur, `falseFaces` the rest.
  */
 export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): Promise<FaceBlurReport> {
   const minScore = opts.minScore ?? FACE_BLUR_MIN_SCORE;
   const regions: BlurRegion[] = [];
   let faces = await findFaces(img, minScore);
+  const found = faces.map((f) => f.box);
   let heads: DetectedHead[] = [];
   if (opts.heads ?? true) {
     heads = (await detectHeads(img)).filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3));
@@ -269,8 +279,9 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     // Later passes look at the whole image only, at the detector's default score: what it finds at its own scale.
     faces = await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false);
   }
-  const remaining = faces.length === 0 ? 0 : faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE).length;
-  return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining };
+  const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
+  const remaining = left.filter((f) => sameFace(f.box, found)).length;
+  return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining };
 }
 
 /** What {@link blurFaces} answers. */
