@@ -354,15 +354,17 @@ export class AnalysisWorker {
       const privacy = await this.privacyOf(job.orgId);
       // Unblurred copies are kept only for an organisation's managers who may see them (issue 30).
       const keepUnblurred = privacy.managers_see_unblurred && !!job.orgId;
-      // What the model is shown: the stored (blurred) composites, unless a third-party model may see faces.
-      let composites = journal.doc.composites ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
+      // What the model is shown: the in-process analyzer judges the frames before they are blurred
+      // (shown blurred faces, it loses up to 50 points of recall: ADR 0024) — they never leave the
+      // process; a third-party model gets the stored, blurred composites unless the organisation allows faces.
+      const unblurredForModel = analyzer.thirdParty !== true || !privacy.blur_third_party;
+      // A resumed job reuses its stored composites only where the model sees them blurred anyway;
+      // otherwise it samples again from the video (kept until the job ends), the same frames.
+      let composites = journal.doc.composites && !unblurredForModel ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
       let forModel = composites;
       if (!composites) {
         work = await mkdtemp(join(this.deps.scratchDir ?? tmpdir(), 'baret-job-'));
-        const made = await this.makeComposites(job, attempt, work, signal, checkpoint, step, {
-          keepUnblurred,
-          unblurredForModel: analyzer.thirdParty === true && !privacy.blur_third_party,
-        });
+        const made = await this.makeComposites(job, attempt, work, signal, checkpoint, step, { keepUnblurred, unblurredForModel });
         composites = made.stored;
         forModel = made.forModel;
       }

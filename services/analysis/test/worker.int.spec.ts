@@ -206,7 +206,7 @@ describe('a job interrupted mid-analysis', () => {
         pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
         detect: async () => ({ width: 1, height: 1, persons: [] }),
         blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
-    log: createLogger('silent'),
+        log: createLogger('silent'),
         clock: () => new Date(),
         cancelPollMs: 60_000,
         alive: { everyMs: 100, forMs: 1000 },
@@ -272,7 +272,7 @@ describe('an engine outage mid-job (issue 27)', () => {
       pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
       detect: async () => ({ width: 1, height: 1, persons: [] }),
       blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
-    log: createLogger('silent'),
+      log: createLogger('silent'),
       clock: () => new Date(),
     });
     try {

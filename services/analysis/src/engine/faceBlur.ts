@@ -51,6 +51,8 @@ export interface FaceBlurReport {
   remaining: number;
   /** What BlazeFace finds at its default score elsewhere on the blurred image: its false faces on shirts, walls and blurred skin (ADR 0024). */
   falseFaces: number;
+  /** The faces found before blurring (boxes). */
+  found: Box[];
 }
 
 /** Whether `face` is where one of `before` was: its centre inside that box, or that box's centre inside it. */
@@ -281,7 +283,7 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
   }
   const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
   const remaining = left.filter((f) => sameFace(f.box, found)).length;
-  return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining };
+  return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining, found };
 }
 
 /** What {@link blurFaces} answers. */
@@ -290,16 +292,41 @@ export type FaceBlurResult = FaceBlurReport & { jpeg: Buffer; width: number; hei
 /** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`). */
 export type FaceBlurFn = (image: Buffer) => Promise<FaceBlurResult>;
 
-/** {@link blurFacesRaw} on a JPEG (or any image sharp reads): the blurred image as JPEG, its size and the report. */
-export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
+const decode = async (image: Buffer): Promise<RawImage> => {
   const { data, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-  const img: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+};
+const encode = (img: RawImage, quality: number): Promise<Buffer> =>
+  sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } }).jpeg({ quality }).toBuffer();
+
+/** Rounds of checking the encoded JPEG at most (JPEG's own rounding can bring a blurred face back over the detector's score). */
+export const JPEG_CHECKS = 3;
+
+/**
+ * {@link blurFacesRaw} on a JPEG (or any image sharp reads): the blurred image as JPEG, its size
+ * and the report. The encoded JPEG — what is stored — is decoded and searched again at
+ * BlazeFace's default score; what is found there is blurred in turn (flattened inside a region
+ * already blurred), up to {@link JPEG_CHECKS} times, and `remaining` / `falseFaces` describe the
+ * JPEG handed back.
+ */
+export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
+  const quality = opts.quality ?? 90;
+  let img = await decode(image);
   const report = await blurFacesRaw(img, opts);
-  const jpeg =
-    report.regions.length === 0 && opts.quality === undefined
-      ? image
-      : await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } })
-          .jpeg({ quality: opts.quality ?? 90 })
-          .toBuffer();
-  return { ...report, jpeg, width: img.width, height: img.height };
+  if (report.regions.length === 0 && opts.quality === undefined) return { ...report, jpeg: image, width: img.width, height: img.height };
+  let jpeg = await encode(img, quality);
+  let left: DetectedFace[] = [];
+  for (let round = 0; round <= JPEG_CHECKS; round++) {
+    img = await decode(jpeg);
+    left = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
+    if (left.length === 0 || round === JPEG_CHECKS) break;
+    for (const f of left) {
+      const inBlurred = report.regions.some((r) => overlapOfSmaller(r.box, f.box) > 0.6);
+      (inBlurred ? flatten : pixelate)(img, f.box);
+      report.regions.push({ box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
+    }
+    jpeg = await encode(img, quality);
+  }
+  const remaining = left.filter((f) => sameFace(f.box, report.found)).length;
+  return { ...report, remaining, falseFaces: left.length - remaining, jpeg, width: img.width, height: img.height };
 }

@@ -12,6 +12,7 @@ import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { formatDateTime, formatNumber } from '@/lib/format';
 import { useCurrentOrg, useOrgUnits, type UnitKind } from '@/lib/org';
+import { PrivacySettings } from '@/features/organisation/components/privacy-settings';
 import type { CreatedInvite, Org, OrgMember, OrgRole } from '@/types/api';
 
 function CreateOrg() {
@@ -267,6 +268,7 @@ export function OrganisationPage() {
           {org.role === 'manager' ? <Invites org={org} /> : null}
           <Units org={org} kind="site" />
           <Units org={org} kind="crew" />
+          <PrivacySettings org={org} />
         </div>
       ) : null}
     </div>
