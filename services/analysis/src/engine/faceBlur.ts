@@ -239,6 +239,15 @@ export function flatten(img: RawImage, box: Box): void {
   for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) d[(y * img.width + x) * 3 + c] = sum[c]! / n;
 }
 
+/** Fills `box` of `img` in place with mid-grey. */
+export function grey(img: RawImage, box: Box): void {
+  const x0 = Math.max(0, Math.floor(box[0]));
+  const y0 = Math.max(0, Math.floor(box[1]));
+  const x1 = Math.min(img.width, Math.ceil(box[0] + box[2]));
+  const y1 = Math.min(img.height, Math.ceil(box[1] + box[3]));
+  for (let y = y0; y < y1; y++) img.data.fill(128, (y * img.width + x0) * 3, (y * img.width + x1) * 3);
+}
+
 /**
  * Blurs the faces of a decoded image in place (see the module comment) and reports what it did.
  * After the last pass the image is searched once more at BlazeFace's default score: `remaining`
@@ -301,14 +310,39 @@ const encode = (img: RawImage, quality: number): Promise<Buffer> =>
 
 /** Rounds of checking the encoded JPEG at most (JPEG's own rounding can bring a blurred face back over the detector's score). */
 export const JPEG_CHECKS = 3;
+/** The image is also searched as a small part of a larger picture (a crop on a PDF page, a frame in a composite): canvases this many times its size. */
+export const CHECK_CANVASES = [3, 6] as const;
+
+/** `img` in the middle of a mid-grey canvas `factor` times its size. */
+function onCanvas(img: RawImage, factor: number): { canvas: RawImage; x: number; y: number } {
+  const width = img.width * factor;
+  const height = img.height * factor;
+  const data = new Uint8Array(width * height * 3).fill(128);
+  const x = Math.floor((width - img.width) / 2);
+  const y = Math.floor((height - img.height) / 2);
+  for (let r = 0; r < img.height; r++) data.set(img.data.subarray(r * img.width * 3, (r + 1) * img.width * 3), ((y + r) * width + x) * 3);
+  return { canvas: { data, width, height }, x, y };
+}
 
 /**
- * {@link blurFacesRaw} on a JPEG (or any image sharp reads): the blurred image as JPEG, its size
- * and the report. The encoded JPEG — what is stored — is decoded and searched again at
- * BlazeFace's default score; what is found there is blurred in turn (flattened inside a region
- * already blurred), up to {@link JPEG_CHECKS} times, and `remaining` / `falseFaces` describe the
- * JPEG handed back.
+ * What BlazeFace finds at its default score on the image, and on the image shown small (in the
+ * middle of larger canvases, as a crop on a PDF page): boxes in the image's pixels.
  */
+export async function facesAtAnyScale(img: RawImage): Promise<DetectedFace[]> {
+  const found = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
+  for (const factor of CHECK_CANVASES) {
+    // A canvas too large for the detector's working copy would need too much memory: 6000 px is plenty.
+    if (Math.max(img.width, img.height) * factor > 6000) continue;
+    const { canvas, x, y } = onCanvas(img, factor);
+    for (const f of await detectFacesRaw(canvas, { minScore: FACE_DEFAULT_MIN_SCORE })) {
+      const box: Box = [f.box[0] - x, f.box[1] - y, f.box[2], f.box[3]];
+      if (box[0] + box[2] <= 0 || box[1] + box[3] <= 0 || box[0] >= img.width || box[1] >= img.height) continue;
+      if (!found.some((g) => overlapOfSmaller(g.box, box) > 0.5)) found.push({ ...f, box });
+    }
+  }
+  return found;
+}
+
 export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
   const quality = opts.quality ?? 90;
   let img = await decode(image);
@@ -318,11 +352,13 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
   let left: DetectedFace[] = [];
   for (let round = 0; round <= JPEG_CHECKS; round++) {
     img = await decode(jpeg);
-    left = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
+    left = await facesAtAnyScale(img);
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
       const inBlurred = report.regions.some((r) => overlapOfSmaller(r.box, f.box) > 0.6);
-      (inBlurred ? flatten : pixelate)(img, f.box);
+      // A blob found again and again (the last rounds) is greyed out: the detector takes it for a face from its shape in context.
+      if (inBlurred && round >= 1) grey(img, f.box);
+      else (inBlurred ? flatten : pixelate)(img, f.box);
       report.regions.push({ box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
     }
     jpeg = await encode(img, quality);
