@@ -239,24 +239,6 @@ export function flatten(img: RawImage, box: Box): void {
   for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) d[(y * img.width + x) * 3 + c] = sum[c]! / n;
 }
 
-/** The part of `a` inside `b`. */
-function intersect(a: Box, b: Box): Box {
-  const x0 = Math.max(a[0], b[0]);
-  const y0 = Math.max(a[1], b[1]);
-  const x1 = Math.min(a[0] + a[2], b[0] + b[2]);
-  const y1 = Math.min(a[1] + a[3], b[1] + b[3]);
-  return [x0, y0, Math.max(0, x1 - x0), Math.max(0, y1 - y0)];
-}
-
-/** Fills `box` of `img` in place with mid-grey. */
-export function grey(img: RawImage, box: Box): void {
-  const x0 = Math.max(0, Math.floor(box[0]));
-  const y0 = Math.max(0, Math.floor(box[1]));
-  const x1 = Math.min(img.width, Math.ceil(box[0] + box[2]));
-  const y1 = Math.min(img.height, Math.ceil(box[1] + box[3]));
-  for (let y = y0; y < y1; y++) img.data.fill(128, (y * img.width + x0) * 3, (y * img.width + x1) * 3);
-}
-
 /**
  * Blurs the faces of a decoded image in place (see the module comment) and reports what it did.
  * After the last pass the image is searched once more at BlazeFace's default score: `remaining`
@@ -318,52 +300,15 @@ const encode = (img: RawImage, quality: number): Promise<Buffer> =>
   sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } }).jpeg({ quality }).toBuffer();
 
 /** Rounds of checking the encoded JPEG at most (JPEG's own rounding can bring a blurred face back over the detector's score). */
-export const JPEG_CHECKS = 5;
-/** The image is also searched as a small part of a larger picture (a crop on a PDF page, a frame in a composite): canvases this many times its size. */
-export const CHECK_CANVASES = [3, 6] as const;
-
-/** Long side of the canvas a small copy of the image is searched on (BlazeFace sees any input at 256 px anyway). */
-const CANVAS_SIDE = 1024;
-
-/** A copy of `img` whose long side is `CANVAS_SIDE / factor`, in the middle of a mid-grey `CANVAS_SIDE` canvas of the image's aspect; `scale`: image pixels per copy pixel. */
-async function onCanvas(img: RawImage, factor: number): Promise<{ canvas: RawImage; x: number; y: number; scale: number }> {
-  const scale = (Math.max(img.width, img.height) * factor) / CANVAS_SIDE;
-  const w = Math.max(1, Math.round(img.width / scale));
-  const h = Math.max(1, Math.round(img.height / scale));
-  const small = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } })
-    .resize(w, h, { fit: 'fill' })
-    .raw()
-    .toBuffer();
-  const width = Math.max(w, Math.round((img.width * factor) / scale));
-  const height = Math.max(h, Math.round((img.height * factor) / scale));
-  const data = new Uint8Array(width * height * 3).fill(128);
-  const x = Math.floor((width - w) / 2);
-  const y = Math.floor((height - h) / 2);
-  for (let r = 0; r < h; r++) data.set(small.subarray(r * w * 3, (r + 1) * w * 3), ((y + r) * width + x) * 3);
-  return { canvas: { data, width, height }, x, y, scale };
-}
+export const JPEG_CHECKS = 3;
 
 /**
- * What BlazeFace finds at its default score on the image, and on the image shown small (in the
- * middle of a canvas {@link CHECK_CANVASES} times its size, as a crop on a PDF page or a frame in a
- * composite) where one of `near` is (the regions blurred: there, a blob the small view still takes
- * for a face is the face's); boxes in the image's pixels.
+ * {@link blurFacesRaw} on a JPEG (or any image sharp reads): the blurred image as JPEG, its size
+ * and the report. The encoded JPEG — what is stored — is decoded and searched again at
+ * BlazeFace's default score; what is found there is blurred in turn (flattened inside a region
+ * already blurred), up to {@link JPEG_CHECKS} times, and `remaining` / `falseFaces` describe the
+ * JPEG handed back.
  */
-export async function facesAtAnyScale(img: RawImage, near?: readonly Box[]): Promise<DetectedFace[]> {
-  const found = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
-  for (const factor of CHECK_CANVASES) {
-    const { canvas, x, y, scale } = await onCanvas(img, factor);
-    for (const f of await detectFacesRaw(canvas, { minScore: FACE_DEFAULT_MIN_SCORE })) {
-      const box: Box = [(f.box[0] - x) * scale, (f.box[1] - y) * scale, f.box[2] * scale, f.box[3] * scale];
-      if (box[0] + box[2] <= 0 || box[1] + box[3] <= 0 || box[0] >= img.width || box[1] >= img.height) continue;
-      // Shown small, BlazeFace takes many textures for faces: only what it finds where a face was blurred counts.
-      if (near && !near.some((b) => overlapOfSmaller(b, box) > 0.3)) continue;
-      if (!found.some((g) => overlapOfSmaller(g.box, box) > 0.5)) found.push({ ...f, box });
-    }
-  }
-  return found;
-}
-
 export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
   const quality = opts.quality ?? 90;
   let img = await decode(image);
@@ -371,23 +316,14 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
   if (report.regions.length === 0 && opts.quality === undefined) return { ...report, jpeg: image, width: img.width, height: img.height };
   let jpeg = await encode(img, quality);
   let left: DetectedFace[] = [];
-  // The regions of the faces blurred: a blob found there again — even only when the image is shown
-  // small — is the face's, and is flattened, then greyed out, inside that region only.
-  const faceRegions = report.regions.map((r) => r.box);
   for (let round = 0; round <= JPEG_CHECKS; round++) {
     img = await decode(jpeg);
-    left = await facesAtAnyScale(img, faceRegions);
+    left = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
-      const region = faceRegions.find((r) => overlapOfSmaller(r, f.box) > 0.3);
-      if (!region) {
-        pixelate(img, f.box);
-        report.regions.push({ box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
-        continue;
-      }
-      const box = intersect(region, f.box);
-      (round >= 1 ? grey : flatten)(img, box);
-      report.regions.push({ box: box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
+      const inBlurred = report.regions.some((r) => overlapOfSmaller(r.box, f.box) > 0.6);
+      (inBlurred ? flatten : pixelate)(img, f.box);
+      report.regions.push({ box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
     }
     jpeg = await encode(img, quality);
   }
