@@ -7,7 +7,7 @@ import { JobCancelRequestedSchema, JobCompletedSchema, JobDeletedSchema, JobFail
 import { EmailVerificationRequestedSchema, PasswordResetRequestedSchema, UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
 import { ContactMessageSubmittedSchema, UpgradeRequestedSchema } from './gen/baret/v1/notification_pb.js';
 import { QuotaReleasedSchema, QuotaReservedSchema, QuotaThresholdReachedSchema } from './gen/baret/v1/quota_pb.js';
-import { OrgCreatedSchema, OrgInviteCreatedSchema, OrgInviteMailRequestedSchema, OrgMemberAddedSchema, OrgMemberRemovedSchema, OrgMemberRoleChangedSchema, UnitArchivedSchema, UnitCreatedSchema } from './gen/baret/v1/organisation_pb.js';
+import { OrgCreatedSchema, OrgInviteCreatedSchema, OrgInviteMailRequestedSchema, OrgMemberAddedSchema, OrgMemberRemovedSchema, OrgMemberRoleChangedSchema, OrgSettingsChangedSchema, UnitArchivedSchema, UnitCreatedSchema } from './gen/baret/v1/organisation_pb.js';
 
 import { AuditRecordedSchema } from './gen/baret/v1/audit_pb.js';
 
@@ -46,6 +46,7 @@ export const eventSchemas: Record<string, DescMessage> = {
   org_invite_created: OrgInviteCreatedSchema,
   org_member_role_changed: OrgMemberRoleChangedSchema,
   org_invite_mail_requested: OrgInviteMailRequestedSchema,
+  org_settings_changed: OrgSettingsChangedSchema,
   site_created: UnitCreatedSchema,
   site_archived: UnitArchivedSchema,
   crew_created: UnitCreatedSchema,

@@ -16,13 +16,21 @@
  * `--relabel FILE` applies label corrections (scripts/eval/relabel-safety-vest-v4.json: the hi-vis
  * rule of issue 26) before measuring.
  * `BARET_PPE_MODEL` points the analyzer at another model file (a cross-validation fold's, train.ts).
+ * `--blur` (issue 30, ADR 0024) measures the blur: a job judges each frame before its faces are
+ * blurred (the offline analyzer runs in-process; only blurred images are stored), so with blurring
+ * on a job's verdicts are those of the first table, and the blur's own check is that the stored
+ * image keeps no face. It then measures a second time with the analyzer shown the blurred photos
+ * (what a model shown blurred faces does), prints both tables, how many points each measure drops
+ * that way, and how many faces BlazeFace still finds on the blurred photos; the JSON line gets
+ * `"blurred": {measures, workers, faces: {faceRegions, headRegions, remaining, imagesWithRemaining}},
+ * "blur_drop": {"job": 0, "blurred_input": {"worst": points, "drops": {…}}}`.
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds } from './eval/measure.js';
+import { blurDrop, formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
 
-const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N]';
+const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -60,6 +68,7 @@ async function main(): Promise<void> {
         vest: { type: 'string' },
         'no-vest': { type: 'string' },
         limit: { type: 'string' },
+        blur: { type: 'boolean' },
       },
       strict: true,
     }));
@@ -82,24 +91,56 @@ async function main(): Promise<void> {
   const relabel = values.relabel === undefined ? undefined : await readRelabel(values.relabel).catch((err: unknown) => fail(`--relabel: ${(err as Error).message}`));
   process.stderr.write('loading the detector…\n');
   await warmUpDetector();
-  const result = await measureFolder({
-    imagesDir: values.images,
-    labelsDir: values.labels,
-    classes,
-    limit,
-    relabel,
-    onProgress: (done, total, file) => process.stderr.write(progressBar(done, total, file)),
-  });
+  const measure = (blur: boolean) =>
+    measureFolder({
+      imagesDir: values.images!,
+      labelsDir: values.labels!,
+      classes,
+      limit,
+      relabel,
+      blur,
+      onProgress: (done, total, file) => process.stderr.write(progressBar(done, total, `${blur ? '(faces blurred) ' : ''}${file}`)),
+    });
+  const result = await measure(false);
+  let blurred: FolderResult | undefined;
+  if (values.blur) {
+    process.stderr.write('\n');
+    blurred = await measure(true);
+  }
   process.stderr.write('\n\n' + formatTable(result.measures, `${result.images.length} images`) + '\n');
   if (Object.keys(result.workers).length > 0) process.stderr.write('\n' + formatWorkerTable(result.workers) + '\n\n');
   if (result.heads) process.stderr.write(formatConfusion(result.heads) + '\n\n');
   process.stderr.write(`${result.msPerImage.toFixed(0)} ms per image (detector + PPE classifier)\n`);
+  const drop = blurred ? blurDrop(result.measures, blurred.measures) : undefined;
+  if (blurred && drop) {
+    process.stderr.write('\nWith blurring on, a job judges each frame before it blurs the faces and stores it: its verdicts are the table above (0 points dropped).\n');
+    process.stderr.write('\n' + formatTable(blurred.measures, 'analyzer shown the blurred photos') + '\n');
+    if (Object.keys(blurred.workers).length > 0) process.stderr.write('\n' + formatWorkerTable(blurred.workers, 'per worker, analyzer shown the blurred photos') + '\n');
+    const f = blurred.blur!;
+    process.stderr.write(
+      `\nblurred ${f.faceRegions} face regions (BlazeFace) and ${f.headRegions} head regions (head detector); ` +
+        `BlazeFace still finds ${f.remaining} faces at its default score on ${f.imagesWithRemaining} of ${blurred.images.length} blurred photos as stored\n` +
+        `largest drop of a measure if the analyzer were shown the blurred photos: ${drop.worst.toFixed(1)} points\n`,
+    );
+  }
   const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 10000) / 10000);
-  const measures = Object.fromEntries(Object.entries(result.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }]));
-  const workers = Object.fromEntries(
-    Object.entries(result.workers).map(([k, f]) => [k, { precision: round(f.precision), recall: round(f.recall), tp: f.confirmed, fp: f.falseAlarms, fn: f.labelled - f.confirmed }]),
+  const figures = (r: FolderResult) => ({
+    measures: Object.fromEntries(Object.entries(r.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }])),
+    workers: Object.fromEntries(
+      Object.entries(r.workers).map(([k, f]) => [k, { precision: round(f.precision), recall: round(f.recall), tp: f.confirmed, fp: f.falseAlarms, fn: f.labelled - f.confirmed }]),
+    ),
+  });
+  const { measures, workers } = figures(result);
+  process.stdout.write(
+    JSON.stringify({
+      measures,
+      workers,
+      ...(result.heads ? { heads: result.heads } : {}),
+      images: result.images.length,
+      ms_per_image: Math.round(result.msPerImage * 10) / 10,
+      ...(blurred && drop ? { blurred: { ...figures(blurred), faces: blurred.blur }, blur_drop: { job: 0, blurred_input: drop } } : {}),
+    }) + '\n',
   );
-  process.stdout.write(JSON.stringify({ measures, workers, ...(result.heads ? { heads: result.heads } : {}), images: result.images.length, ms_per_image: Math.round(result.msPerImage * 10) / 10 }) + '\n');
 }
 
 await main();

@@ -20,7 +20,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { RawImage } from '../../services/analysis/src/engine/detector.js';
+import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
+import { blurFaces } from '../../services/analysis/src/engine/faceBlur.js';
 import { analyzePpeRaw, noHardHat, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
 import { parseYoloLabels } from '../yolo.js';
 
@@ -272,8 +273,28 @@ export function tallyWorkers(outcomes: ReadonlyArray<{ workers: Partial<Record<W
 
 
 /** Decodes a photo the way a job's frame reaches the analyzer: a JPEG (quality 90) decoded to RGB. */
-async function asJobFrame(file: string): Promise<RawImage> {
-  const jpeg = await sharp(await readFile(file)).rotate().jpeg({ quality: 90 }).toBuffer();
+/** What blurring the faces did to the photos (`--blur`). */
+export interface BlurFigures {
+  /** Regions blurred, by what found them. */
+  faceRegions: number;
+  headRegions: number;
+  /** Faces BlazeFace still finds at its default score on the blurred photos (whole image), and on how many photos. */
+  remaining: number;
+  imagesWithRemaining: number;
+}
+
+async function asJobFrame(file: string, blur?: BlurFigures): Promise<RawImage> {
+  let jpeg: Buffer = await sharp(await readFile(file)).rotate().jpeg({ quality: 90 }).toBuffer();
+  if (blur) {
+    // As a job stores it: faces blurred, re-encoded; then searched again as the acceptance check does.
+    const blurred = await blurFaces(jpeg, { quality: 90 });
+    jpeg = blurred.jpeg;
+    blur.faceRegions += blurred.regions.filter((r) => r.source === 'face').length;
+    blur.headRegions += blurred.regions.filter((r) => r.source === 'head').length;
+    const left = (await detectFaces(jpeg)).faces.length;
+    blur.remaining += left;
+    if (left > 0) blur.imagesWithRemaining++;
+  }
   const { data, info } = await sharp(jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
 }
@@ -296,6 +317,8 @@ export interface FolderResult {
   /** Summed over the photos that have one (null: none had an other-headgear class). */
   heads: HeadConfusion | null;
   images: ImageOutcome[];
+  /** With faces blurred first (`blur`): what the blur did. */
+  blur?: BlurFigures;
   msPerImage: number;
 }
 
@@ -345,12 +368,14 @@ export interface LabelledPhoto {
 export async function measurePhotos(
   photos: LabelledPhoto[],
   onProgress?: (done: number, total: number, file: string) => void,
+  opts: { blur?: boolean } = {},
 ): Promise<FolderResult> {
   const images: ImageOutcome[] = [];
+  const blur: BlurFigures | undefined = opts.blur ? { faceRegions: 0, headRegions: 0, remaining: 0, imagesWithRemaining: 0 } : undefined;
   for (const [i, photo] of photos.entries()) {
     const measures = measuresFor(photo.classes);
     const truth = truthOf(photo.labelText, photo.classes);
-    const frame = await asJobFrame(photo.image);
+    const frame = await asJobFrame(photo.image, blur);
     const started = performance.now();
     const persons = await analyzePpeRaw(frame);
     const ms = performance.now() - started;
@@ -365,6 +390,7 @@ export async function measurePhotos(
     heads: images.some((i) => i.heads) ? images.reduce((t, i) => (i.heads ? addConfusion(t, i.heads) : t), emptyConfusion()) : null,
     images,
     msPerImage: images.reduce((s, i) => s + i.ms, 0) / Math.max(1, images.length),
+    ...(blur ? { blur } : {}),
   };
 }
 
@@ -376,6 +402,8 @@ export async function measureFolder(opts: {
   limit?: number;
   /** Label corrections to apply ({@link readRelabel}). */
   relabel?: Relabel;
+  /** Blur the faces of each photo first, as a job's stored frames are (issue 30). */
+  blur?: boolean;
   onProgress?: (done: number, total: number, file: string) => void;
 }): Promise<FolderResult> {
   const files = (await readdir(opts.imagesDir))
@@ -387,7 +415,7 @@ export async function measureFolder(opts: {
     const labelText = applyRelabel(file.replace(/\.[^.]+$/, '.txt'), await labelTextFor(opts.labelsDir, file), opts.relabel);
     photos.push({ image: path.join(opts.imagesDir, file), labelText, classes: opts.classes });
   }
-  const result = await measurePhotos(photos, opts.onProgress);
+  const result = await measurePhotos(photos, opts.onProgress, { blur: opts.blur });
   const measures = measuresFor(opts.classes);
   return { ...result, measures: Object.fromEntries(Object.entries(result.measures).filter(([m]) => measures.includes(m as MeasureName))) };
 }
@@ -427,4 +455,22 @@ export function formatWorkerTable(workers: FolderResult['workers'], title = 'per
 export function progressBar(done: number, total: number, label = '', width = 30): string {
   const filled = total === 0 ? width : Math.round((done / total) * width);
   return `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${label}`.slice(0, 120).padEnd(120);
+}
+
+/**
+ * How many points each measure's precision and recall lose with faces blurred (positive: worse),
+ * and the largest loss: the acceptance of issue 30 is at most 2 points.
+ */
+export function blurDrop(plain: FolderResult['measures'], blurred: FolderResult['measures']): { drops: Record<string, { precision: number | null; recall: number | null }>; worst: number } {
+  const drops: Record<string, { precision: number | null; recall: number | null }> = {};
+  let worst = 0;
+  for (const m of MEASURES) {
+    const a = plain[m];
+    const b = blurred[m];
+    if (!a || !b) continue;
+    const d = (x: number | null, y: number | null): number | null => (x === null || y === null ? null : Math.round((x - y) * 1000) / 10);
+    drops[m] = { precision: d(a.precision, b.precision), recall: d(a.recall, b.recall) };
+    worst = Math.max(worst, drops[m].precision ?? 0, drops[m].recall ?? 0);
+  }
+  return { drops, worst };
 }

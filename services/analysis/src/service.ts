@@ -26,7 +26,7 @@ import { ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
 import { traceAnalyzer } from './engine/tracedAnalyzer.js';
 import type { VisionAnalyzer } from './engine/types.js';
-import { AnalysisWorker, CANCELS, type CancelDoc } from './worker.js';
+import { AnalysisWorker, CANCELS, ORG_PRIVACY, UNBLURRED, unblurredPrefix, type CancelDoc, type OrgPrivacyDoc, type UnblurredDoc } from './worker.js';
 
 /** The task the offline analyzer assumes, as it cannot tell job types apart. */
 export const OFFLINE_FALLBACK_TASK = 'genel_saha_girisi';
@@ -72,11 +72,33 @@ export function createAnalysisService(opts: AnalysisOptions) {
     analyzer: traceAnalyzer(analyzer),
     pricing: ModelPricing.fromJson(opts.config.MODEL_PRICING_JSON),
     detect: opts.detect ?? pool.detect,
+    blurFaces: pool.blurFaces,
     log,
     clock: opts.clock ?? (() => new Date()),
     scratchDir: opts.scratchDir,
   });
   const cancels = documents.collection<CancelDoc>(CANCELS);
+  const privacy = documents.collection<OrgPrivacyDoc>(ORG_PRIVACY);
+  const unblurred = documents.collection<UnblurredDoc>(UNBLURRED);
+
+  /**
+   * An organisation changed its evidence privacy (issue 30): later jobs follow it; when its
+   * managers may no longer see unblurred evidence, the copies kept so far are deleted.
+   */
+  async function orgSettingsChanged(data: Record<string, unknown>): Promise<void> {
+    const orgId = String(data.org_id ?? '');
+    if (!orgId) return;
+    const doc: OrgPrivacyDoc = (await privacy.get(orgId)) ?? { org_id: orgId, blur_third_party: true, managers_see_unblurred: false };
+    if (typeof data.blur_third_party === 'boolean') doc.blur_third_party = data.blur_third_party;
+    if (typeof data.managers_see_unblurred === 'boolean') doc.managers_see_unblurred = data.managers_see_unblurred;
+    await privacy.put(orgId, doc);
+    if (doc.managers_see_unblurred) return;
+    for (const job of await unblurred.find({ where: { org_id: orgId } })) {
+      for (const key of await opts.objects.list(unblurredPrefix(job.job_id))) await opts.objects.delete(key);
+      await unblurred.delete(job.job_id);
+    }
+    log.info({ org_id: orgId }, 'unblurred evidence of the organisation deleted (managers may no longer see it)');
+  }
   log.info({ model: analyzer.modelName }, 'vision analyzer ready');
 
   const routes = async (instance: FastifyInstance) => {
@@ -121,6 +143,15 @@ export function createAnalysisService(opts: AnalysisOptions) {
             await worker.handle(job);
             log.info({ job_id: job.jobId, elapsed_ms: Date.now() - started }, 'job handled');
           }, signal, { maxAttempts: 3 }),
+      },
+      {
+        // The organisations' evidence privacy settings (identity's events).
+        name: 'analysis:org-settings',
+        run: (signal) =>
+          runConsumer(bus, 'analysis-org-settings', ['org-events'], async (message) => {
+            const event = decodeEnvelope(message.value);
+            if (event.type === 'org_settings_changed') await orgSettingsChanged(event.data);
+          }, signal),
       },
       {
         // Cancel requests are read by their own group, so they arrive while a job is running.

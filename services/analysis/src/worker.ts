@@ -7,11 +7,25 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { create, toBinary, type JsonObject } from '@bufbuild/protobuf';
 import { JobProgressSchema, type JobQueued } from '@baret/proto';
-import { backoffMs, briefError, isDomainError, isUnavailable, pause, PROGRESS_TOPIC, type Collection, type DocumentStore, type MessageBus, type ObjectStore } from '@baret/platform';
+import {
+  backoffMs,
+  briefError,
+  DEFAULT_EVIDENCE_PRIVACY,
+  isDomainError,
+  isUnavailable,
+  pause,
+  PROGRESS_TOPIC,
+  type Collection,
+  type DocumentStore,
+  type EvidencePrivacy,
+  type MessageBus,
+  type ObjectStore,
+} from '@baret/platform';
 import type { Logger } from 'pino';
 import sharp from 'sharp';
 import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
 import { buildComposites } from './engine/composites.js';
+import type { FaceBlurFn } from './engine/faceBlur.js';
 import { FrameExtractionError, samplePersonFocus, sampleUniform, type DetectFn } from './engine/frames.js';
 import { VisionModelError } from './engine/openaiAnalyzer.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
@@ -42,6 +56,8 @@ export interface WorkerDeps {
   analyzer: VisionAnalyzer;
   pricing: ModelPricing;
   detect: DetectFn;
+  /** Blurs the faces of an image before it is stored (issue 30): every frame, composite and crop goes through it. */
+  blurFaces: FaceBlurFn;
   log: Logger;
   clock: () => Date;
   /** How often a running job looks for a cancel request, in ms. */
@@ -66,6 +82,22 @@ export interface CancelDoc extends Record<string, unknown> {
 }
 
 export const CANCELS = 'analysis_cancels';
+/** The evidence privacy settings of each organisation, followed from `org-events` (service.ts). */
+export const ORG_PRIVACY = 'analysis_org_privacy';
+/** The jobs that have an unblurred copy of their evidence, by organisation (deleted when its managers may no longer see them). */
+export const UNBLURRED = 'analysis_unblurred';
+
+export interface OrgPrivacyDoc extends EvidencePrivacy, Record<string, unknown> {
+  org_id: string;
+}
+
+export interface UnblurredDoc extends Record<string, unknown> {
+  job_id: string;
+  org_id: string;
+}
+
+/** Where a job's unblurred evidence lives (only when its organisation lets managers see it): under the job's own prefix, so deleting a job deletes it. */
+export const unblurredPrefix = (jobId: string): string => `jobs/${jobId}/unblurred/`;
 const ATTEMPTS = 'analysis_attempts';
 /** The journal of each running job (see `JournalDoc`). */
 export const JOURNALS = 'analysis_journals';
@@ -140,8 +172,12 @@ export class AnalysisWorker {
   private readonly attempts: Collection<AttemptDoc>;
   private readonly cancels: Collection<CancelDoc>;
   private readonly journals: Collection<JournalDoc>;
+  private readonly privacy: Collection<OrgPrivacyDoc>;
+  private readonly unblurred: Collection<UnblurredDoc>;
 
   constructor(private readonly deps: WorkerDeps) {
+    this.privacy = deps.documents.collection<OrgPrivacyDoc>(ORG_PRIVACY);
+    this.unblurred = deps.documents.collection<UnblurredDoc>(UNBLURRED);
     this.attempts = deps.documents.collection<AttemptDoc>(ATTEMPTS);
     this.cancels = deps.documents.collection<CancelDoc>(CANCELS);
     this.journals = deps.documents.collection<JournalDoc>(JOURNALS);
@@ -272,6 +308,15 @@ export class AnalysisWorker {
     }
   }
 
+  /** The job's evidence privacy: its organisation's settings, the defaults for a job without one. */
+  private async privacyOf(orgId: string | undefined): Promise<EvidencePrivacy> {
+    const doc = orgId ? await this.privacy.get(orgId) : null;
+    return {
+      blur_third_party: doc?.blur_third_party ?? DEFAULT_EVIDENCE_PRIVACY.blur_third_party,
+      managers_see_unblurred: doc?.managers_see_unblurred ?? DEFAULT_EVIDENCE_PRIVACY.managers_see_unblurred,
+    };
+  }
+
   private async run(job: JobQueued, attempt: number): Promise<void> {
     const { analyzer, pricing } = this.deps;
     const jobId = job.jobId;
@@ -306,11 +351,24 @@ export class AnalysisWorker {
         ]);
       }
 
-      let composites = journal.doc.composites ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
+      const privacy = await this.privacyOf(job.orgId);
+      // Unblurred copies are kept only for an organisation's managers who may see them (issue 30).
+      const keepUnblurred = privacy.managers_see_unblurred && !!job.orgId;
+      // What the model is shown: the in-process analyzer judges the frames before they are blurred
+      // (shown blurred faces, it loses up to 50 points of recall: ADR 0024) — they never leave the
+      // process; a third-party model gets the stored, blurred composites unless the organisation allows faces.
+      const unblurredForModel = analyzer.thirdParty !== true || !privacy.blur_third_party;
+      // A resumed job reuses its stored composites only where the model sees them blurred anyway;
+      // otherwise it samples again from the video (kept until the job ends), the same frames.
+      let composites = journal.doc.composites && !unblurredForModel ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
+      let forModel = composites;
       if (!composites) {
         work = await mkdtemp(join(this.deps.scratchDir ?? tmpdir(), 'baret-job-'));
-        composites = await this.makeComposites(job, attempt, work, signal, checkpoint, step);
+        const made = await this.makeComposites(job, attempt, work, signal, checkpoint, step, { keepUnblurred, unblurredForModel });
+        composites = made.stored;
+        forModel = made.forModel;
       }
+      forModel ??= composites;
       await checkpoint();
 
       const price = pricing.priceFor(analyzer.modelName);
@@ -350,7 +408,7 @@ export class AnalysisWorker {
         jobTypeSource = jobTypeConfidence === 0 ? 'fallback' : 'model';
         spend(classified.usage, 'classify');
       } else if (jobType === 'auto') {
-        const classification = await analyzer.classifyJob(composites.slice(0, 2), taskOptions('en'), signal);
+        const classification = await analyzer.classifyJob(forModel.slice(0, 2), taskOptions('en'), signal);
         jobType = classification.slug;
         jobTypeConfidence = classification.confidence ?? null;
         // An analyzer that cannot classify answers its fallback task with confidence 0.
@@ -373,7 +431,7 @@ export class AnalysisWorker {
       const findings = new Findings(task?.required_groups ?? []);
       await checkpoint();
 
-      for (const composite of composites) {
+      for (const [at, composite] of composites.entries()) {
         const codes = findings.codesToAsk(params.dedupeByEquipment);
         if (codes.length === 0) break;
         const done = journal.doc.analyses.find((a) => a.index === composite.index);
@@ -382,7 +440,7 @@ export class AnalysisWorker {
           findings.add(composite.index, done.analysis, composite.cells);
           spend(done.analysis.usage, `composite_${composite.index}`);
         } else {
-          const analysis = await analyzer.analyzeComposite(composite, { equipment: equipmentOptions(codes, 'en') }, signal);
+          const analysis = await analyzer.analyzeComposite(forModel[at] ?? composite, { equipment: equipmentOptions(codes, 'en') }, signal);
           const violated = findings.add(composite.index, analysis, composite.cells);
           const saved = JSON.parse(JSON.stringify(analysis)) as CompositeAnalysis;
           await step(
@@ -409,7 +467,7 @@ export class AnalysisWorker {
         }
       }
 
-      await this.saveViolationCrops(jobId, findings.violations, signal);
+      await this.saveViolationCrops(jobId, findings.violations, signal, keepUnblurred);
       const result = findings.result({
         jobType,
         jobTypeSource,
@@ -437,7 +495,8 @@ export class AnalysisWorker {
     signal: AbortSignal,
     checkpoint: () => Promise<void>,
     step: (entries: JournalEntry[], change?: (doc: JournalDoc) => void) => Promise<void>,
-  ): Promise<Composite[]> {
+    privacy: { keepUnblurred: boolean; unblurredForModel: boolean },
+  ): Promise<{ stored: Composite[]; forModel: Composite[] }> {
     const { objects, detect } = this.deps;
     const jobId = job.jobId;
     const params = job.params!;
@@ -492,17 +551,39 @@ export class AnalysisWorker {
     ]);
     await checkpoint();
 
-    for (const f of frames) await objects.put(frameKey(jobId, f.index), f.jpeg, { contentType: 'image/jpeg' });
-    await step([this.entry('frames_saved', 'frames_saved', { count: frames.length })]);
+    // Faces blurred before anything is stored (issue 30); the unblurred frames stay in memory.
+    const blurs = await Promise.all(frames.map((f) => this.deps.blurFaces(f.jpeg)));
+    const blurred = frames.map((f, i) => ({ ...f, jpeg: blurs[i]!.jpeg }));
+    const faces = blurs.reduce((n, b) => n + b.regions.length, 0);
+    const remaining = blurs.reduce((n, b) => n + b.remaining, 0);
+    if (remaining > 0) this.deps.log.warn({ job_id: jobId, remaining }, 'the face detector still finds faces on blurred frames');
+    await checkpoint();
+    if (privacy.keepUnblurred) {
+      await this.unblurred.put(jobId, { job_id: jobId, org_id: job.orgId! });
+      for (const f of frames) await objects.put(unblurredPrefix(jobId) + frameKey(jobId, f.index).slice(`jobs/${jobId}/`.length), f.jpeg, { contentType: 'image/jpeg' });
+    }
+    for (const f of blurred) await objects.put(frameKey(jobId, f.index), f.jpeg, { contentType: 'image/jpeg' });
+    await step([this.entry('frames_saved', 'frames_saved', { count: frames.length, face_regions_blurred: faces })]);
     await checkpoint();
 
-    const composites = await buildComposites(frames, { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite });
+    const options = { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite };
+    const composites = await buildComposites(blurred, options);
+    // A composite is searched again: a face the frames' pass left (none measured) is blurred here.
+    for (const c of composites) c.jpeg = (await this.deps.blurFaces(c.jpeg)).jpeg;
     for (const c of composites) await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
+    let forModel = composites;
+    if (privacy.keepUnblurred || privacy.unblurredForModel) {
+      const plain = await buildComposites(frames, options);
+      if (privacy.keepUnblurred) {
+        for (const c of plain) await objects.put(unblurredPrefix(jobId) + `composites/${c.index}.jpg`, c.jpeg, { contentType: 'image/jpeg' });
+      }
+      if (privacy.unblurredForModel) forModel = plain;
+    }
     await step(
       [this.entry('composites_created', 'composites_created', { count: composites.length, frames_per_composite: params.framesPerComposite })],
       (doc) => (doc.composites = composites.map((c) => ({ index: c.index, width: c.width, height: c.height, cells: c.cells }))),
     );
-    return composites;
+    return { stored: composites, forModel };
   }
 
   /**
@@ -510,16 +591,26 @@ export class AnalysisWorker {
    * scaled so the long side is at least {@link CROP_MIN_SIDE} px (large enough to judge), stored as
    * `jobs/<id>/violations/<n>.jpg` (n: its place in the result's `violations`).
    */
-  private async saveViolationCrops(jobId: string, violations: readonly Violation[], signal: AbortSignal): Promise<void> {
-    const frames = new Map<number, Buffer>();
+  private async saveViolationCrops(jobId: string, violations: readonly Violation[], signal: AbortSignal, keepUnblurred: boolean): Promise<void> {
+    const frames = new Map<string, Buffer>();
+    const frame = async (key: string): Promise<Buffer> => {
+      let jpeg = frames.get(key);
+      if (!jpeg) {
+        jpeg = await this.readObject(key);
+        frames.set(key, jpeg);
+      }
+      return jpeg;
+    };
     for (const [n, v] of violations.entries()) {
       signal.throwIfAborted();
-      let frame = frames.get(v.frame_index);
-      if (!frame) {
-        frame = await this.readObject(frameKey(jobId, v.frame_index));
-        frames.set(v.frame_index, frame);
+      // Cut from the blurred frame, and searched again: the crop is enlarged, a face too small to find in the frame may show in it.
+      const crop = await this.deps.blurFaces(await cropWorker(await frame(frameKey(jobId, v.frame_index)), v.box));
+      await this.deps.objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
+      if (keepUnblurred) {
+        const plainKey = unblurredPrefix(jobId) + frameKey(jobId, v.frame_index).slice(`jobs/${jobId}/`.length);
+        const plain = await frame(plainKey).catch(() => null);
+        if (plain) await this.deps.objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, await cropWorker(plain, v.box), { contentType: 'image/jpeg' });
       }
-      await this.deps.objects.put(`jobs/${jobId}/violations/${n}.jpg`, await cropWorker(frame, v.box), { contentType: 'image/jpeg' });
     }
   }
 

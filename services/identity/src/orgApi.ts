@@ -26,6 +26,16 @@ const MemberSchema = Type.Object({
   joined_at: Type.String(),
 });
 const PendingInviteSchema = Type.Object({ invite_id: Type.String(), email: Type.String(), role: Role, created_at: Type.String(), expires_at: Type.String() });
+const OrgSettingsSchema = Type.Object(
+  {
+    blur_third_party: Type.Boolean({ description: 'Frames sent to a third-party vision model (an OpenAI-compatible endpoint) have their faces blurred too. Default true.' }),
+    managers_see_unblurred: Type.Boolean({
+      description:
+        'Keep an unblurred copy of the evidence that only the organisation’s managers can open (`?unblurred=true` on the evidence routes). Default false: unblurred frames are never stored. Applies to jobs analysed after the change.',
+    }),
+  },
+  { description: 'How the organisation’s evidence treats faces (issue 30). Stored evidence always has faces blurred.' },
+);
 const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
 
 export const orgRoutes =
@@ -136,6 +146,41 @@ export const orgRoutes =
         },
       },
       async (request) => orgs.accept(principalOf(request).userId, request.params.token),
+    );
+
+    app.get(
+      '/orgs/:id/settings',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['organisations'],
+          summary: 'The organisation’s settings (any member may read them)',
+          security: bearer,
+          params: IdParams,
+          response: { 200: OrgSettingsSchema, ...problems(401, 404) },
+        },
+      },
+      async (request) => orgs.settings(principalOf(request).userId, request.params.id),
+    );
+
+    app.patch(
+      '/orgs/:id/settings',
+      {
+        preHandler: app.requireUser,
+        config: { rateLimit: { max: 60, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['organisations'],
+          summary: 'Change settings of the organisation (managers only); settings left out stay as they are',
+          security: bearer,
+          params: IdParams,
+          body: Type.Partial(OrgSettingsSchema, { additionalProperties: false, minProperties: 1 }),
+          response: { 200: OrgSettingsSchema, ...problems(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request) => {
+        const by = principalOf(request).userId;
+        return orgs.changeSettings(by, request.params.id, request.body, auditSourceOf(request, by));
+      },
     );
 
     app.get(

@@ -23,8 +23,9 @@ import type { Logger } from 'pino';
 import { membershipDecider, type MembershipCommand } from './membership/businessLogic.js';
 import { membershipStream } from './membership/membership.js';
 import { orgDecider, type OrgCommand } from './org/businessLogic.js';
-import { orgStream } from './org/org.js';
-import { membershipsProjection, orgQueries, orgsProjection, type OrgDoc } from './readModels/orgs.js';
+import { ORG_SETTING_KEYS, orgStream } from './org/org.js';
+import { membershipsProjection, orgQueries, orgsProjection, settingsOf, type OrgDoc } from './readModels/orgs.js';
+import type { OrgSettings } from './org/org.js';
 import type { UserQueries } from './readModels/users.js';
 
 /** How long an invitation can be accepted. */
@@ -191,6 +192,21 @@ export function createOrgs(opts: OrgsOptions) {
    * managers; the last manager cannot demote themselves), then on the member's membership stream,
    * which the principal reads. Recorded in the audit log once, keyed by the event.
    */
+  /** An organisation setting that changed, in the audit log once (keyed by its event and the setting; ADR 0023). */
+  async function auditSetting(byUserId: string, orgId: string, name: string, value: boolean, eventId: string, from: AuditSource) {
+    await opts.audit?.record({
+      action: 'setting.changed',
+      actorId: byUserId,
+      orgId,
+      objectType: 'setting',
+      objectId: name,
+      ip: from.ip,
+      userAgent: from.userAgent,
+      details: { scope: 'org', value: String(value) },
+      key: `${eventId}\n${name}`,
+    });
+  }
+
   async function changeRole(byUserId: string, orgId: string, userId: string, role: OrgRole, from: AuditSource = {}) {
     await requireMember(orgId, byUserId);
     const now = clock();
@@ -264,11 +280,33 @@ export function createOrgs(opts: OrgsOptions) {
     return { password_login: org.password_login ?? true };
   }
 
-  async function setPasswordLogin(byUserId: string, isAdmin: boolean, orgId: string, enabled: boolean) {
+  async function setPasswordLogin(byUserId: string, isAdmin: boolean, orgId: string, enabled: boolean, from: AuditSource = {}) {
     if (!isAdmin) await requireMember(orgId, byUserId);
-    await onOrg(orgId, { type: 'set_password_login', data: { enabled, by: byUserId, admin: isAdmin, now: clock() } });
+    const result = await onOrg(orgId, { type: 'set_password_login', data: { enabled, by: byUserId, admin: isAdmin, now: clock() } });
+    const changed = result.recorded.find((e) => e.type === 'org_password_login_changed');
+    if (changed) await auditSetting(byUserId, orgId, 'password_login', enabled, changed.id, from);
     log.info({ org_id: orgId, by: byUserId, enabled }, 'organisation password login changed');
     return signInSettings(byUserId, isAdmin, orgId);
+  }
+
+  /** The organisation's settings (issue 30): every member may read them, so workers know who sees their faces. */
+  async function settings(byUserId: string, orgId: string): Promise<OrgSettings> {
+    const { org } = await requireMember(orgId, byUserId);
+    return settingsOf(org);
+  }
+
+  /** A manager changes settings; the answer is the settings after the change. */
+  async function changeSettings(byUserId: string, orgId: string, patch: Partial<OrgSettings>, from: AuditSource = {}): Promise<OrgSettings> {
+    await requireMember(orgId, byUserId);
+    const result = await onOrg(orgId, { type: 'change_org_settings', data: { by: byUserId, settings: patch, now: clock() } });
+    for (const e of result.recorded.filter((x) => x.type === 'org_settings_changed')) {
+      const data = e.data as Partial<Record<(typeof ORG_SETTING_KEYS)[number], boolean>>;
+      for (const key of ORG_SETTING_KEYS) if (typeof data[key] === 'boolean') await auditSetting(byUserId, orgId, key, data[key], e.id, from);
+    }
+    if (result.newEvents.length > 0) log.info({ org_id: orgId, by: byUserId, changed: Object.keys(patch) }, 'organisation settings changed');
+    const org = await queries.org(orgId);
+    if (!org) throw new NotFoundError('This organisation does not exist.');
+    return settingsOf(org);
   }
 
   async function listOrgs() {
@@ -292,6 +330,8 @@ export function createOrgs(opts: OrgsOptions) {
     passwordLoginAllowed,
     signInSettings,
     setPasswordLogin,
+    settings,
+    changeSettings,
     queries,
   };
 }

@@ -62,6 +62,20 @@ describe('Organisation decider', () => {
     spec.given(members).when(remove('m1', 'u1')).thenThrows(ForbiddenError);
     spec.given(members).when(remove('m1', 'm1')).thenThrows(IllegalStateError);
   });
+  it('lets managers change the evidence privacy settings (issue 30); an unchanged value records nothing; members and strangers cannot', () => {
+    const change = (by: string, settings: Record<string, boolean>) => ({ type: 'change_org_settings' as const, data: { by, settings, now } });
+    const members = [...created, invited, accepted];
+    const unblurredOn = { type: 'org_settings_changed' as const, data: { org_id: 'o1', changed_by: 'm1', at, managers_see_unblurred: true } };
+    spec.given(members).when(change('m1', { managers_see_unblurred: true, blur_third_party: true })).then([unblurredOn]);
+    // The defaults: blur for third parties on, unblurred copies off — asking for them changes nothing.
+    spec.given(members).when(change('m1', { managers_see_unblurred: false, blur_third_party: true })).then([]);
+    spec.given([...members, unblurredOn]).when(change('m1', { managers_see_unblurred: true })).then([]);
+    spec.given([...members, unblurredOn]).when(change('m1', { managers_see_unblurred: false })).then([
+      { type: 'org_settings_changed', data: { org_id: 'o1', changed_by: 'm1', at, managers_see_unblurred: false } },
+    ]);
+    spec.given(members).when(change('u1', { blur_third_party: false })).thenThrows(ForbiddenError);
+    spec.given(members).when(change('stranger', { blur_third_party: false })).thenThrows(NotFoundError);
+  });
 });
 
 describe('Membership decider', () => {

@@ -219,6 +219,25 @@ function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
   } as unknown as PresentedResult;
 }
 
+const UnblurredQuery = Type.Object({
+  unblurred: Type.Optional(Type.Boolean({ description: 'The unblurred copy (managers of the job’s organisation only, when it keeps one)' })),
+});
+const UNBLURRED_DESCRIPTION =
+  'Stored evidence has every face blurred (issue 30). `?unblurred=true` answers the unblurred copy, which exists only for jobs of an organisation ' +
+  'whose setting `managers_see_unblurred` was on when they were analysed, and only to that organisation’s managers (403 for anyone else, 404 when no copy exists).';
+
+/**
+ * Where the evidence a caller asked for is stored: the blurred evidence for anyone who may see the
+ * job; the unblurred copy for the managers of the job's organisation only (not its owner, not an admin).
+ */
+function evidencePrefix(principal: Principal, job: JobDoc, unblurred: boolean | undefined): string {
+  if (!unblurred) return `jobs/${job.id}/`;
+  if (!job.org_id || principal.orgRole !== 'manager' || principal.orgId !== job.org_id) {
+    throw new ForbiddenError('Only the managers of the organisation can see unblurred evidence.');
+  }
+  return `jobs/${job.id}/unblurred/`;
+}
+
 /** Streams a stored evidence JPEG (404 when it does not exist). */
 async function sendImage(reply: FastifyReply, objects: ObjectStore, key: string) {
   const head = await objects.head(key);
@@ -390,16 +409,18 @@ export const jobRoutes =
         preHandler: app.requireUser,
         schema: {
           tags: ['jobs'],
-          summary: 'An evidence image (a composite of frames) of a job',
+          summary: 'An evidence image (a composite of frames) of a job, faces blurred',
+          description: UNBLURRED_DESCRIPTION,
           security: bearer,
           params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 99 }) }),
+          querystring: UnblurredQuery,
           produces: ['image/jpeg'],
-          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 404) },
+          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 403, 404) },
         },
       },
       async (request, reply) => {
         const job = await deps.visibleJob(principalOf(request), request.params.id);
-        const key = `jobs/${job.id}/composites/${request.params.n}.jpg`;
+        const key = `${evidencePrefix(principalOf(request), job, request.query.unblurred)}composites/${request.params.n}.jpg`;
         return sendImage(reply, deps.objects, key);
       },
     );
@@ -410,16 +431,18 @@ export const jobRoutes =
         preHandler: app.requireUser,
         schema: {
           tags: ['jobs'],
-          summary: 'The evidence of a violation: the worker cropped out of the frame that shows it',
+          summary: 'The evidence of a violation: the worker cropped out of the frame that shows it, faces blurred',
+          description: UNBLURRED_DESCRIPTION,
           security: bearer,
           params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 999 }) }),
+          querystring: UnblurredQuery,
           produces: ['image/jpeg'],
-          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 404) },
+          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 403, 404) },
         },
       },
       async (request, reply) => {
         const job = await deps.visibleJob(principalOf(request), request.params.id);
-        const key = `jobs/${job.id}/violations/${request.params.n}.jpg`;
+        const key = `${evidencePrefix(principalOf(request), job, request.query.unblurred)}violations/${request.params.n}.jpg`;
         return sendImage(reply, deps.objects, key);
       },
     );

@@ -89,3 +89,17 @@ export type VideoProber = (path: string) => Promise<ProbedVideo>;
 
 /** Topic of the analysis worker's progress reports (JobProgress), keyed by job id. */
 export const PROGRESS_TOPIC = 'analysis-progress';
+
+/**
+ * An organisation's evidence privacy settings (issue 30, ADR 0024), owned by the identity service
+ * and followed by the analysis service from the `org-events` topic.
+ */
+export interface EvidencePrivacy {
+  /** Frames sent to a third-party vision model have their faces blurred too. */
+  blur_third_party: boolean;
+  /** An unblurred copy of the evidence is kept, readable by the organisation's managers only. */
+  managers_see_unblurred: boolean;
+}
+
+/** What every job without an organisation, and every organisation that never changed them, gets. */
+export const DEFAULT_EVIDENCE_PRIVACY: Readonly<EvidencePrivacy> = Object.freeze({ blur_third_party: true, managers_see_unblurred: false });

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/organisation.proto.
  */
 export const file_baret_v1_organisation: GenFile = /*@__PURE__*/
-  fileDesc("ChtiYXJldC92MS9vcmdhbmlzYXRpb24ucHJvdG8SCGJhcmV0LnYxIkoKCk9yZ0NyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKY3JlYXRlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSJxCg5PcmdNZW1iZXJBZGRlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJEhYKCWludml0ZV9pZBgEIAEoCUgAiAEBEgoKAmF0GAUgASgJQgwKCl9pbnZpdGVfaWQiUwoQT3JnTWVtYmVyUmVtb3ZlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpyZW1vdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJIoYBChBPcmdJbnZpdGVDcmVhdGVkEg4KBm9yZ19pZBgBIAEoCRIRCglpbnZpdGVfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCRISCgppbnZpdGVkX2J5GAUgASgJEhIKCmV4cGlyZXNfYXQYBiABKAkSCgoCYXQYByABKAkirQEKFk9yZ0ludml0ZU1haWxSZXF1ZXN0ZWQSDgoGb3JnX2lkGAEgASgJEhAKCG9yZ19uYW1lGAIgASgJEhEKCWludml0ZV9pZBgDIAEoCRINCgVlbWFpbBgEIAEoCRIMCgRyb2xlGAUgASgJEhIKCmludml0ZWRfYnkYBiABKAkSDQoFdG9rZW4YByABKAkSEgoKZXhwaXJlc19hdBgIIAEoCRIKCgJhdBgJIAEoCSJzCgtVbml0Q3JlYXRlZBIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCgRjaXR5GAQgASgJSACIAQESEgoKY3JlYXRlZF9ieRgFIAEoCRIKCgJhdBgGIAEoCUIHCgVfY2l0eSJLCgxVbml0QXJjaGl2ZWQSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhMKC2FyY2hpdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJInwKFE9yZ01lbWJlclJvbGVDaGFuZ2VkEg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEgwKBHJvbGUYAyABKAkSFQoNcHJldmlvdXNfcm9sZRgEIAEoCRISCgpjaGFuZ2VkX2J5GAUgASgJEgoKAmF0GAYgASgJYgZwcm90bzM");
+  fileDesc("ChtiYXJldC92MS9vcmdhbmlzYXRpb24ucHJvdG8SCGJhcmV0LnYxIkoKCk9yZ0NyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKY3JlYXRlZF9ieRgDIAEoCRIKCgJhdBgEIAEoCSJxCg5PcmdNZW1iZXJBZGRlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIMCgRyb2xlGAMgASgJEhYKCWludml0ZV9pZBgEIAEoCUgAiAEBEgoKAmF0GAUgASgJQgwKCl9pbnZpdGVfaWQiUwoQT3JnTWVtYmVyUmVtb3ZlZBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpyZW1vdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJIoYBChBPcmdJbnZpdGVDcmVhdGVkEg4KBm9yZ19pZBgBIAEoCRIRCglpbnZpdGVfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCRISCgppbnZpdGVkX2J5GAUgASgJEhIKCmV4cGlyZXNfYXQYBiABKAkSCgoCYXQYByABKAkirQEKFk9yZ0ludml0ZU1haWxSZXF1ZXN0ZWQSDgoGb3JnX2lkGAEgASgJEhAKCG9yZ19uYW1lGAIgASgJEhEKCWludml0ZV9pZBgDIAEoCRINCgVlbWFpbBgEIAEoCRIMCgRyb2xlGAUgASgJEhIKCmludml0ZWRfYnkYBiABKAkSDQoFdG9rZW4YByABKAkSEgoKZXhwaXJlc19hdBgIIAEoCRIKCgJhdBgJIAEoCSJzCgtVbml0Q3JlYXRlZBIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCgRjaXR5GAQgASgJSACIAQESEgoKY3JlYXRlZF9ieRgFIAEoCRIKCgJhdBgGIAEoCUIHCgVfY2l0eSJLCgxVbml0QXJjaGl2ZWQSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhMKC2FyY2hpdmVkX2J5GAMgASgJEgoKAmF0GAQgASgJInwKFE9yZ01lbWJlclJvbGVDaGFuZ2VkEg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEgwKBHJvbGUYAyABKAkSFQoNcHJldmlvdXNfcm9sZRgEIAEoCRISCgpjaGFuZ2VkX2J5GAUgASgJEgoKAmF0GAYgASgJIrgBChJPcmdTZXR0aW5nc0NoYW5nZWQSDgoGb3JnX2lkGAEgASgJEhIKCmNoYW5nZWRfYnkYAiABKAkSCgoCYXQYAyABKAkSHQoQYmx1cl90aGlyZF9wYXJ0eRgEIAEoCEgAiAEBEiMKFm1hbmFnZXJzX3NlZV91bmJsdXJyZWQYBSABKAhIAYgBAUITChFfYmx1cl90aGlyZF9wYXJ0eUIZChdfbWFuYWdlcnNfc2VlX3VuYmx1cnJlZGIGcHJvdG8z");
 
 /**
  * A user created an organisation and became its manager.
@@ -350,4 +350,46 @@ export type OrgMemberRoleChanged = Message<"baret.v1.OrgMemberRoleChanged"> & {
  */
 export const OrgMemberRoleChangedSchema: GenMessage<OrgMemberRoleChanged> = /*@__PURE__*/
   messageDesc(file_baret_v1_organisation, 7);
+
+/**
+ * A manager changed settings of the organisation (issue 30); only the settings changed are set.
+ * blur_third_party: frames sent to a third-party vision model have their faces blurred (default true).
+ * managers_see_unblurred: an unblurred copy of the evidence is kept for the managers (default false:
+ * unblurred frames are never stored).
+ *
+ * @generated from message baret.v1.OrgSettingsChanged
+ */
+export type OrgSettingsChanged = Message<"baret.v1.OrgSettingsChanged"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string changed_by = 2;
+   */
+  changedBy: string;
+
+  /**
+   * @generated from field: string at = 3;
+   */
+  at: string;
+
+  /**
+   * @generated from field: optional bool blur_third_party = 4;
+   */
+  blurThirdParty?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool managers_see_unblurred = 5;
+   */
+  managersSeeUnblurred?: boolean | undefined;
+};
+
+/**
+ * Describes the message baret.v1.OrgSettingsChanged.
+ * Use `create(OrgSettingsChangedSchema)` to create a new message.
+ */
+export const OrgSettingsChangedSchema: GenMessage<OrgSettingsChanged> = /*@__PURE__*/
+  messageDesc(file_baret_v1_organisation, 8);
 

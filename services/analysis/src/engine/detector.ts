@@ -398,6 +398,81 @@ export async function detectPersonsRaw(work: RawImage, opts: DetectOptions = {})
   });
 }
 
+/** BlazeFace's own default score threshold (`@vladmandic/human`'s `face.detector.minConfidence`). */
+export const FACE_DEFAULT_MIN_SCORE = 0.2;
+
+/** A face BlazeFace found: its box `[x, y, w, h]` (the detector's tight box, not enlarged) and landmarks, in pixels of the image. */
+export interface DetectedFace {
+  box: [number, number, number, number];
+  score: number;
+  /** BlazeFace's six landmarks (eyes, nose, mouth, ears), `[x, y]` each, in the order the model gives them. */
+  landmarks: Array<[number, number]>;
+}
+
+/** Options of {@link detectFacesRaw}. */
+export interface FaceOptions {
+  /** Score a face needs, default {@link FACE_DEFAULT_MIN_SCORE}. */
+  minScore?: number;
+  /** Faces per call at most, default 20. */
+  maxFaces?: number;
+}
+
+/**
+ * The faces BlazeFace (the face detector shipped in `@vladmandic/human`, loaded on first use)
+ * finds on a decoded image: detector only — no mesh, iris, emotion or description model runs.
+ * Boxes in pixels of `img`.
+ */
+export async function detectFacesRaw(img: RawImage, opts: FaceOptions = {}): Promise<DetectedFace[]> {
+  const human = await getHuman();
+  return serialised(async () => {
+    const image = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
+    try {
+      const result = await human.detect(image, {
+        object: { enabled: false },
+        body: { enabled: false },
+        face: {
+          enabled: true,
+          detector: {
+            modelPath: 'blazeface.json',
+            rotation: false,
+            maxDetected: opts.maxFaces ?? 20,
+            skipFrames: 0,
+            skipTime: 0,
+            minConfidence: opts.minScore ?? FACE_DEFAULT_MIN_SCORE,
+            iouThreshold: 0.1,
+            // The tight box: callers enlarge it as they need (the blur keeps the hard hat above the brow sharp).
+            scale: 1,
+            return: false,
+          },
+          mesh: { enabled: false },
+          attention: { enabled: false },
+          iris: { enabled: false },
+          description: { enabled: false },
+          emotion: { enabled: false },
+          antispoof: { enabled: false },
+          liveness: { enabled: false },
+          gear: { enabled: false },
+        },
+      } as Partial<Config>);
+      return result.face.map((f) => ({
+        box: [f.box[0], f.box[1], f.box[2], f.box[3]] as [number, number, number, number],
+        score: f.boxScore,
+        landmarks: (f.mesh ?? []).map((p) => [p[0], p[1]] as [number, number]),
+      }));
+    } finally {
+      // Per-call settings stick to the instance: the person detector's calls must not run the face model.
+      human.config.face.enabled = false;
+      tf.dispose(image);
+    }
+  });
+}
+
+/** {@link detectFacesRaw} on an encoded image (boxes in its pixels, after EXIF rotation). */
+export async function detectFaces(jpeg: Buffer, opts: FaceOptions = {}): Promise<{ width: number; height: number; faces: DetectedFace[] }> {
+  const decoded = await decodeImage(jpeg, Number.MAX_SAFE_INTEGER);
+  return { width: decoded.width, height: decoded.height, faces: await detectFacesRaw(decoded.work, opts) };
+}
+
 function scalePerson(p: PersonDetection, s: number): PersonDetection {
   return {
     box: [p.box[0] * s, p.box[1] * s, p.box[2] * s, p.box[3] * s].map((v) => Math.round(v)) as [number, number, number, number],

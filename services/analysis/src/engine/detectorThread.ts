@@ -5,12 +5,14 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { detectPersons, warmUpDetector, type DetectOptions } from './detector.js';
+import { blurFaces } from './faceBlur.js';
 import { judgeCells } from './offlineAnalyzer.js';
 import type { CompositeCell } from './types.js';
 
 export type ThreadRequest =
   | { id: number; op: 'detect'; args: [Uint8Array, DetectOptions | undefined] }
   | { id: number; op: 'judgeCells'; args: [Uint8Array, CompositeCell[]] }
+  | { id: number; op: 'blurFaces'; args: [Uint8Array] }
   | { id: number; op: 'warmUp'; args: [] };
 
 const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
@@ -21,6 +23,9 @@ async function run(req: ThreadRequest): Promise<unknown> {
       return detectPersons(toBuffer(req.args[0]), req.args[1]);
     case 'judgeCells':
       return judgeCells(toBuffer(req.args[0]), req.args[1]);
+    case 'blurFaces': {
+      return blurFaces(toBuffer(req.args[0]));
+    }
     case 'warmUp':
       return warmUpDetector();
   }

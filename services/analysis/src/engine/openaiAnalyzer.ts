@@ -281,6 +281,8 @@ class UnreadableAnswer extends Error {
 export class OpenAiAnalyzer implements VisionAnalyzer {
   /** The configured model (shown to users as `model_used`). */
   readonly modelName: string;
+  /** Its composites go to another party's endpoint (issue 30: faces blurred unless the organisation allows otherwise). */
+  readonly thirdParty = true;
   private readonly client: OpenAI;
   private readonly timeoutMs: number;
   private readonly maxRetries: number;

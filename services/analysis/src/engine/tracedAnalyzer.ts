@@ -14,6 +14,9 @@ export function traceAnalyzer(analyzer: VisionAnalyzer): VisionAnalyzer {
     get modelName() {
       return analyzer.modelName;
     },
+    get thirdParty() {
+      return analyzer.thirdParty;
+    },
     classifyJob: (composites, tasks, signal) =>
       withSpan('model classify_job', { attributes: { 'gen_ai.operation.name': 'classify_job', 'baret.composites': composites.length } }, async (span) => {
         const classification = await analyzer.classifyJob(composites, tasks, signal);

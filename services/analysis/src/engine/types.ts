@@ -139,6 +139,11 @@ export interface Classification {
 export interface VisionAnalyzer {
   /** Shown to users as `model_used`: names honestly what ran. */
   readonly modelName: string;
+  /**
+   * True when the composites leave Baret (a third-party vision model): an organisation may let
+   * them go unblurred (`blur_third_party` false, issue 30); an in-process model always sees what is stored.
+   */
+  readonly thirdParty?: boolean;
   classifyJob(composites: Composite[], tasks: TaskOption[], signal?: AbortSignal): Promise<Classification>;
   analyzeComposite(
     composite: Composite,

@@ -1,6 +1,6 @@
 import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, type Decider } from '@baret/platform';
 import { normaliseEmail } from '../user/emailClaim.js';
-import { evolveOrg, initialOrgState, type OrgEvent, type OrgRole, type OrgState } from './org.js';
+import { evolveOrg, initialOrgState, ORG_SETTING_KEYS, type OrgEvent, type OrgRole, type OrgSettings, type OrgState } from './org.js';
 
 export const ORG_NAME_MAX = 120;
 
@@ -18,7 +18,9 @@ export type AddSsoMember = { type: 'add_sso_member'; data: { user_id: string; no
 export type SetPasswordLogin = { type: 'set_password_login'; data: { enabled: boolean; by: string; admin: boolean; now: Date } };
 /** A manager gives a member another role; the last manager cannot demote themselves (issue 30). */
 export type ChangeMemberRole = { type: 'change_member_role'; data: { user_id: string; role: OrgRole; by: string; now: Date } };
-export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember | AddSsoMember | SetPasswordLogin | ChangeMemberRole;
+/** A manager changes settings; settings given with their current value change nothing (no event). */
+export type ChangeOrgSettings = { type: 'change_org_settings'; data: { by: string; settings: Partial<OrgSettings>; now: Date } };
+export type OrgCommand = CreateOrg | InviteMember | AcceptInvite | RemoveMember | AddSsoMember | SetPasswordLogin | ChangeMemberRole | ChangeOrgSettings;
 
 function active(state: OrgState): Extract<OrgState, { status: 'active' }> {
   if (state.status !== 'active') throw new NotFoundError('This organisation does not exist.');
@@ -129,6 +131,18 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
       if (previous === role) return [];
       if (previous === 'manager' && managers(org) === 1) throw new IllegalStateError('An organisation needs a manager: make another member a manager first.');
       return [{ type: 'org_member_role_changed', data: { org_id: org.id, user_id, role, previous_role: previous, changed_by: by, at: now.toISOString() } }];
+    }
+    case 'change_org_settings': {
+      const org = active(state);
+      const { by, settings, now } = command.data;
+      if (roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
+      const changed: Partial<OrgSettings> = {};
+      for (const key of ORG_SETTING_KEYS) {
+        const value = settings[key];
+        if (typeof value === 'boolean' && value !== org.settings[key]) changed[key] = value;
+      }
+      if (Object.keys(changed).length === 0) return [];
+      return [{ type: 'org_settings_changed', data: { org_id: org.id, changed_by: by, at: now.toISOString(), ...changed } }];
     }
     default: {
       const never: never = command;

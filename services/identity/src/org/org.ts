@@ -1,5 +1,5 @@
 /** The Organisation aggregate: its name, its members with their roles, and its invitations. */
-import type { OrgRole } from '@baret/platform';
+import { DEFAULT_EVIDENCE_PRIVACY, type EvidencePrivacy, type OrgRole } from '@baret/platform';
 
 export type { OrgRole };
 export const ORG_ROLES = ['manager', 'member'] as const;
@@ -36,7 +36,18 @@ export type OrgInviteMailRequested = {
   data: { org_id: string; org_name: string; invite_id: string; email: string; role: OrgRole; invited_by: string; token: string; expires_at: string; at: string };
 };
 
-export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged | OrgMemberRoleChanged | OrgInviteMailRequested;
+/** A manager changed settings (issue 30): only the settings changed are in `data`. */
+export type OrgSettingsChanged = {
+  type: 'org_settings_changed';
+  data: { org_id: string; changed_by: string; at: string } & Partial<EvidencePrivacy>;
+};
+
+/** The organisation's settings: what its events set, the defaults for the rest. */
+export type OrgSettings = EvidencePrivacy;
+export const DEFAULT_ORG_SETTINGS: Readonly<OrgSettings> = DEFAULT_EVIDENCE_PRIVACY;
+export const ORG_SETTING_KEYS = ['blur_third_party', 'managers_see_unblurred'] as const satisfies ReadonlyArray<keyof OrgSettings>;
+
+export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged | OrgMemberRoleChanged | OrgInviteMailRequested | OrgSettingsChanged;
 
 export interface Invite {
   email: string;
@@ -47,12 +58,12 @@ export interface Invite {
 
 export type OrgState =
   | { status: 'none' }
-  | { status: 'active'; id: string; name: string; members: Record<string, OrgRole>; invites: Record<string, Invite>; password_login: boolean };
+  | { status: 'active'; id: string; name: string; members: Record<string, OrgRole>; invites: Record<string, Invite>; password_login: boolean; settings: OrgSettings };
 
 export const initialOrgState = (): OrgState => ({ status: 'none' });
 
 export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
-  if (event.type === 'org_created') return { status: 'active', id: event.data.org_id, name: event.data.name, members: {}, invites: {}, password_login: true };
+  if (event.type === 'org_created') return { status: 'active', id: event.data.org_id, name: event.data.name, members: {}, invites: {}, password_login: true, settings: { ...DEFAULT_ORG_SETTINGS } };
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'org_member_added': {
@@ -75,6 +86,11 @@ export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
       return { ...state, password_login: event.data.enabled };
     case 'org_invite_mail_requested':
       return state;
+    case 'org_settings_changed': {
+      const settings = { ...state.settings };
+      for (const key of ORG_SETTING_KEYS) if (typeof event.data[key] === 'boolean') settings[key] = event.data[key];
+      return { ...state, settings };
+    }
     default: {
       const never: never = event;
       return never;

@@ -1,6 +1,6 @@
 import { isNewer, type DocumentStore, type OrgRole, type Projection, type RecordedEvent } from '@baret/platform';
 import type { MembershipEvent } from '../membership/membership.js';
-import type { OrgEvent } from '../org/org.js';
+import { DEFAULT_ORG_SETTINGS, ORG_SETTING_KEYS, type OrgEvent, type OrgSettings } from '../org/org.js';
 import { normaliseEmail } from '../user/emailClaim.js';
 
 /** One organisation: its name and how many members it has. */
@@ -13,7 +13,12 @@ export interface OrgDoc extends Record<string, unknown> {
   member_count: number;
   /** Whether members may log in with a password (issue 30); absent in documents projected before it: true. */
   password_login?: boolean;
+  /** Absent on documents projected before issue 30: the defaults. */
+  settings?: OrgSettings;
 }
+
+/** An organisation's settings as its read model has them (the defaults for what was never changed). */
+export const settingsOf = (org: Pick<OrgDoc, 'settings'>): OrgSettings => ({ ...DEFAULT_ORG_SETTINGS, ...(org.settings ?? {}) });
 
 /** The organisation a user belongs to now (one document per user who ever joined one). */
 export interface MembershipDoc extends Record<string, unknown> {
@@ -90,6 +95,13 @@ export const orgsProjection: Projection = {
       case 'org_password_login_changed':
         if (doc) await orgs.put(orgId, { ...doc, revision: recorded.revision, password_login: event.data.enabled });
         return;
+      case 'org_settings_changed': {
+        if (!doc) return;
+        const settings = settingsOf(doc);
+        for (const key of ORG_SETTING_KEYS) if (typeof event.data[key] === 'boolean') settings[key] = event.data[key];
+        await orgs.put(orgId, { ...doc, revision: recorded.revision, settings });
+        return;
+      }
       default: {
         const never: never = event;
         return never;

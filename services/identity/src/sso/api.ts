@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { IdParams, IllegalStateError, preferredLang, principalOf, problems } from '@baret/platform';
+import { auditSourceOf, IdParams, IllegalStateError, preferredLang, principalOf, problems } from '@baret/platform';
 import type { Orgs } from '../orgs.js';
 import type { IdentityCommands } from '../service.js';
 import { FLOW_COOKIE, FLOW_TTL_MS } from './oidc.js';
@@ -164,7 +164,7 @@ export const ssoRoutes =
         if (!request.body.password_login && !deps.ssoEnabled) {
           throw new IllegalStateError('Password login can be turned off only when single sign-on is set up on this server.');
         }
-        return { ...(await deps.orgs.setPasswordLogin(p.userId, p.isAdmin, request.params.id, request.body.password_login)), sso_enabled: deps.ssoEnabled };
+        return { ...(await deps.orgs.setPasswordLogin(p.userId, p.isAdmin, request.params.id, request.body.password_login, auditSourceOf(request, p.userId))), sso_enabled: deps.ssoEnabled };
       },
     );
   };

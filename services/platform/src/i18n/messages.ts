@@ -49,6 +49,7 @@ const EXACT: Record<string, string> = {
   'You already belong to an organisation.': 'Zaten bir kuruluşa üyesiniz.',
   'Only the managers of the organisation can do this.': 'Bunu yalnızca kuruluşun yöneticileri yapabilir.',
   'Only the managers of the organisation can see all of its jobs.': 'Kuruluşun tüm işlerini yalnızca yöneticileri görebilir.',
+  'Only the managers of the organisation can see unblurred evidence.': 'Bulanıklaştırılmamış kanıtları yalnızca kuruluşun yöneticileri görebilir.',
   'This invitation does not exist or has expired.': 'Böyle bir davet yok ya da süresi doldu.',
   'This invitation has already been used.': 'Bu davet zaten kullanıldı.',
   'This invitation was sent to another email address.': 'Bu davet başka bir e-posta adresine gönderildi.',

@@ -13,6 +13,7 @@ import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { formatDateTime, formatNumber } from '@/lib/format';
 import { useCurrentOrg, useOrgUnits, type UnitKind } from '@/lib/org';
+import { PrivacySettings } from '@/features/organisation/components/privacy-settings';
 import type { CreatedInvite, Org, OrgMember, OrgRole } from '@/types/api';
 import { RetentionSetting } from '@/components/retention-setting';
 
@@ -288,6 +289,7 @@ export function OrganisationPage({ auditLog }: { auditLog?: (orgId: string) => R
           <Units org={org} kind="site" />
           <Units org={org} kind="crew" />
           {org.role === 'manager' && auditLog ? auditLog(org.id) : null}
+          <PrivacySettings org={org} />
         </div>
       ) : null}
     </div>

@@ -1,0 +1,170 @@
+/**
+ * Faces blurred in evidence (issue 30), through HTTP on the embedded run: a clip with visible
+ * faces (made by ffmpeg from validation photos in the test, never committed) analysed for an
+ * organisation whose managers may see unblurred evidence, so that every stored blurred image can
+ * be compared with its unblurred copy. Acceptance: no face the face detector (BlazeFace, at its
+ * default score) finds on the unblurred evidence is still found on the stored evidence, nor on the
+ * images of the PDF (rendered pages: see ADR 0024, not met at page scale); the unblurred copy reaches the organisation's managers only, and goes when they may
+ * no longer see it.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectFaces, warmUpDetector } from '../services/analysis/src/engine/detector.js';
+import { sameFace } from '../services/analysis/src/engine/faceBlur.js';
+import { PPE_PHOTOS_DIR, videoFixtures } from '../services/analysis/test/fixtures/videos.js';
+import { renderJobReport } from '../services/job/src/report/pdf.js';
+import { eventually, startTestApp, type TestApp } from './helpers/app.js';
+import { multipart, waitForJob, type JobDetail } from './helpers/jobs.js';
+
+const run = promisify(execFile);
+const vest4 = (prefix: string): string => {
+  const file = readdirSync(PPE_PHOTOS_DIR).find((f) => f.startsWith(prefix));
+  if (!file) throw new Error(`no photo ${prefix} in ${PPE_PHOTOS_DIR}`);
+  return join(PPE_PHOTOS_DIR, file);
+};
+
+let fx: Awaited<ReturnType<typeof videoFixtures>>;
+let app: TestApp;
+let dir: string;
+let manager: { token: string; id: string };
+let member: { token: string; id: string };
+let admin: { token: string; id: string };
+let orgId: string;
+let job: JobDetail;
+
+type Box = [number, number, number, number];
+const faces = async (image: Buffer): Promise<Box[]> => (await detectFaces(image)).faces.map((f) => f.box);
+const read = async (key: string): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  for await (const c of await app.infra.objects.get(key)) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+};
+
+beforeAll(async () => {
+  fx = await videoFixtures();
+  dir = await mkdtemp(join(tmpdir(), 'baret-faces-'));
+  // Workers whose faces BlazeFace finds in the photos: in a hard hat, bare-headed, a crew of four.
+  const video = await fx.slideshow(
+    'faces.mp4',
+    ['valid__02569', 'valid__img_22', 'valid__00988', 'valid__02122'].map((prefix) => ({ photo: vest4(prefix), seconds: 1.5 })),
+  );
+  await warmUpDetector();
+  app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { realClock: true });
+  admin = await app.signUp('admin@baret.test');
+  manager = await app.signUp('manager@example.com');
+  member = await app.signUp('member@example.com');
+  await app.request({ method: 'PATCH', url: `/admin/users/${manager.id}/quota`, token: admin.token, payload: { plan_name: 'pro' } });
+  orgId = (((await app.request({ method: 'POST', url: '/orgs', token: manager.token, payload: { name: 'Boğaziçi Elektrik' } })).json()) as { id: string }).id;
+  const invite = (await app.request({ method: 'POST', url: `/orgs/${orgId}/invites`, token: manager.token, payload: { email: 'member@example.com', role: 'member' } })).json() as { token: string };
+  expect((await app.request({ method: 'POST', url: `/invites/${invite.token}/accept`, token: member.token })).statusCode).toBe(200);
+
+  // The settings: defaults first, then the managers may see unblurred evidence.
+  const initial = await app.request({ method: 'GET', url: `/orgs/${orgId}/settings`, token: member.token });
+  expect(initial.json()).toEqual({ blur_third_party: true, managers_see_unblurred: false });
+  const changed = await app.request({ method: 'PATCH', url: `/orgs/${orgId}/settings`, token: manager.token, payload: { managers_see_unblurred: true } });
+  expect(changed.statusCode, changed.body).toBe(200);
+  expect(changed.json()).toEqual({ blur_third_party: true, managers_see_unblurred: true });
+  // The analysis service follows the setting from the organisation's events.
+  await eventually(async () => ((await app.infra.documents.collection('analysis_org_privacy').get(orgId))?.managers_see_unblurred === true ? true : undefined), 30_000);
+
+  const body = await multipart(
+    { payload: JSON.stringify({ job_type: 'genel_saha_girisi', sampling: 'uniform', target_composites: 2, frames_per_composite: 2 }) },
+    { name: 'direk.mp4', type: 'video/mp4', data: await readFile(video) },
+  );
+  const res = await app.request({ method: 'POST', url: '/analyze', token: member.token, headers: body.headers, payload: body.payload });
+  expect(res.statusCode, res.body).toBe(202);
+  job = await waitForJob(app, member.token, (res.json() as { job_id: string }).job_id, ['done', 'error', 'cancelled'], 300_000);
+  expect(job.status).toBe('done');
+}, 420_000);
+
+afterAll(async () => {
+  await app?.close();
+  await fx?.dispose();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('faces blurred in evidence (issue 30)', () => {
+  it('a member cannot change the settings; a manager can, and a wrong value is refused', async () => {
+    const res = await app.request({ method: 'PATCH', url: `/orgs/${orgId}/settings`, token: member.token, payload: { blur_third_party: false } });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'forbidden' });
+    const bad = await app.request({ method: 'PATCH', url: `/orgs/${orgId}/settings`, token: manager.token, payload: { blur_third_party: 'no' } });
+    expect(bad.statusCode).toBe(400);
+    const stranger = await app.signUp('stranger@example.com');
+    expect((await app.request({ method: 'GET', url: `/orgs/${orgId}/settings`, token: stranger.token })).statusCode).toBe(404);
+  });
+
+  it('stores frames, composites and crops with no face the detector still finds, where the unblurred copy has faces', async () => {
+    const stored = (await app.infra.objects.list(`jobs/${job.job_id}/`)).filter((k) => k.endsWith('.jpg') && !k.includes('/unblurred/'));
+    expect(stored.some((k) => k.includes('/frames/'))).toBe(true);
+    expect(stored.some((k) => k.includes('/composites/'))).toBe(true);
+    let facesBefore = 0;
+    for (const key of stored) {
+      const plainKey = key.replace(`jobs/${job.job_id}/`, `jobs/${job.job_id}/unblurred/`);
+      const plain = await faces(await read(plainKey));
+      facesBefore += plain.length;
+      const left = (await faces(await read(key))).filter((f) => sameFace(f, plain));
+      expect(left, `${key}: faces still found where the unblurred copy has them`).toEqual([]);
+    }
+    // The clip shows faces: the check above compared against real ones.
+    expect(facesBefore).toBeGreaterThan(4);
+  }, 300_000);
+
+  it('renders the PDF from the blurred evidence: no image in it has a face the detector finds in the same image of a PDF made of the unblurred copy', async () => {
+    const res = await app.request({ method: 'GET', url: `/jobs/${job.job_id}/report.pdf?lang=en`, token: manager.token });
+    expect(res.statusCode, res.body).toBe(200);
+    // The same report made of the unblurred images, for comparison (what the PDF would be without the blur).
+    const detail = (await app.request({ method: 'GET', url: `/jobs/${job.job_id}`, token: manager.token })).json() as Record<string, unknown>;
+    const unblurredPdf = await renderJobReport({
+      job: detail as never,
+      lang: 'en',
+      now: new Date(),
+      image: async (url) => {
+        const r = await app.request({ method: 'GET', url: `${url}?unblurred=true`, token: manager.token });
+        return r.statusCode === 200 ? r.rawPayload : null;
+      },
+    });
+    /** The images embedded in a PDF, in page order, as files (`pdfimages -j`: JPEGs as embedded). */
+    const images = async (name: string, pdf: Buffer): Promise<string[]> => {
+      await writeFile(join(dir, `${name}.pdf`), pdf);
+      await run('pdfimages', ['-j', join(dir, `${name}.pdf`), join(dir, name)]);
+      return (await readdir(dir)).filter((f) => f.startsWith(`${name}-`)).sort().map((f) => join(dir, f));
+    };
+    const blurredImages = await images('blurred', res.rawPayload);
+    const plainImages = await images('plain', unblurredPdf);
+    expect(blurredImages.length).toBeGreaterThan(0);
+    expect(blurredImages.length).toBe(plainImages.length);
+    let facesBefore = 0;
+    for (const [i, image] of blurredImages.entries()) {
+      const plain = await faces(await readFile(plainImages[i]!));
+      facesBefore += plain.length;
+      expect((await faces(await readFile(image))).filter((f) => sameFace(f, plain)), `image ${i + 1}`).toEqual([]);
+    }
+    expect(facesBefore).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('gives the unblurred copy to the organisation’s managers only', async () => {
+    const url = `/jobs/${job.job_id}/evidence/0?unblurred=true`;
+    expect((await app.request({ method: 'GET', url, token: manager.token })).statusCode).toBe(200);
+    const owner = await app.request({ method: 'GET', url, token: member.token });
+    expect(owner.statusCode).toBe(403);
+    expect(owner.json()).toMatchObject({ code: 'forbidden', detail: 'Only the managers of the organisation can see unblurred evidence.' });
+    expect((await app.request({ method: 'GET', url, token: admin.token })).statusCode).toBe(403);
+    // Everyone who may see the job sees the blurred evidence.
+    for (const who of [manager, member, admin]) expect((await app.request({ method: 'GET', url: `/jobs/${job.job_id}/evidence/0`, token: who.token })).statusCode).toBe(200);
+  });
+
+  it('deletes the unblurred copies once the managers may no longer see them', async () => {
+    const res = await app.request({ method: 'PATCH', url: `/orgs/${orgId}/settings`, token: manager.token, payload: { managers_see_unblurred: false } });
+    expect(res.json()).toEqual({ blur_third_party: true, managers_see_unblurred: false });
+    await eventually(async () => ((await app.infra.objects.list(`jobs/${job.job_id}/unblurred/`)).length === 0 ? true : undefined), 30_000);
+    expect((await app.request({ method: 'GET', url: `/jobs/${job.job_id}/evidence/0?unblurred=true`, token: manager.token })).statusCode).toBe(404);
+    // The blurred evidence stays.
+    expect((await app.request({ method: 'GET', url: `/jobs/${job.job_id}/evidence/0`, token: manager.token })).statusCode).toBe(200);
+  }, 60_000);
+});
