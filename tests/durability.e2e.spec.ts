@@ -56,6 +56,9 @@ describe('durability of the embedded adapters under kill -9', () => {
       const redelivered: number[] = [];
       let done!: () => void;
       const finished = new Promise<void>((r) => (done = r));
+      // A marker after everything the writer sent: when the consumer had handled every message before
+      // the kill (a writer slowed by sealing its events, issue 30), the marker is the first one seen.
+      await infra.bus.publish('t', [{ key: 'k', value: new TextEncoder().encode(String(acked + 1)) }]);
       const sub = await infra.bus.subscribe('g', ['t'], async (m: IncomingMessage) => {
         const n = Number(new TextDecoder().decode(m.value));
         redelivered.push(n);
