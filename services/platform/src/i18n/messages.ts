@@ -130,6 +130,7 @@ const EXACT: Record<string, string> = {
   'This job already exists.': 'Bu iş zaten var.',
   'Only queued or running jobs can be cancelled.': 'Yalnızca sıradaki veya çalışan işler iptal edilebilir.',
   'Only finished jobs can be deleted. Cancel the job first.': 'Yalnızca bitmiş işler silinebilir. Önce işi iptal edin.',
+  'Only finished jobs can be purged.': 'Yalnızca bitmiş işler temizlenebilir.',
   // job errors shown in the history and the result
   'This job was stopped by an administrator.': 'Bu iş bir yönetici tarafından durduruldu.',
   'The uploaded video is no longer available. Please upload it again.': 'Yüklenen video artık mevcut değil. Lütfen yeniden yükleyin.',
