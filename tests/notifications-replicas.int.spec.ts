@@ -72,12 +72,14 @@ describe.skipIf(!installed)('two notification replicas on Kafka and FerretDB', (
   }, 240_000);
 
   afterAll(async () => {
-    for (const r of replicas) await r.stop();
+    // A replica's stop can hang here when other suites load the machine (its consumer waits to leave
+    // the group); the assertions are done, so the teardown waits 20 s for each at most. Known, to fix.
+    const within = (p: Promise<unknown>, ms: number) => Promise.race([p, new Promise((r) => setTimeout(r, ms))]);
+    for (const r of replicas) await within(r.stop(), 20_000);
     await publisher?.close();
     await Promise.all([smtp?.close(), hooks?.close()]);
     await Promise.all([kafka?.stop(), ferret?.stop()]);
-    // Two replicas' consumers leave their groups one after the other: over a minute on a busy machine (seen in CI).
-  }, 240_000);
+  }, 120_000);
 
   const subjectOf = (m: { raw: string }) => decodeHeader(parseMail(m.raw).headers.subject ?? '');
   const reports = (jobId: string) => smtp.accepted.filter((m) => subjectOf(m) === '[Baret] Report ready' && (parseMail(m.raw).text ?? '').includes(jobId));
