@@ -12,6 +12,7 @@ import {
   orgQuotaAccount,
   projectInline,
   type AuditRecorder,
+  settingChanged,
   type AuditSource,
   type DocumentStore,
   type EventStore,
@@ -194,17 +195,7 @@ export function createOrgs(opts: OrgsOptions) {
    */
   /** An organisation setting that changed, in the audit log once (keyed by its event and the setting; ADR 0023). */
   async function auditSetting(byUserId: string, orgId: string, name: string, value: boolean, eventId: string, from: AuditSource) {
-    await opts.audit?.record({
-      action: 'setting.changed',
-      actorId: byUserId,
-      orgId,
-      objectType: 'setting',
-      objectId: name,
-      ip: from.ip,
-      userAgent: from.userAgent,
-      details: { scope: 'org', value: String(value) },
-      key: `${eventId}\n${name}`,
-    });
+    await opts.audit?.record(settingChanged({ by: byUserId, name, scope: 'org', value: String(value), orgId, from, key: eventId }));
   }
 
   async function changeRole(byUserId: string, orgId: string, userId: string, role: OrgRole, from: AuditSource = {}) {

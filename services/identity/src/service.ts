@@ -5,6 +5,7 @@ import {
   aggregateStream,
   ConflictError,
   createAuditRecorder,
+  settingChanged,
   csv,
   DomainError,
   handleCommand,
@@ -487,16 +488,7 @@ export function createIdentityService(opts: IdentityOptions) {
     // One entry per setting whose value changed (setting the same value again changes nothing).
     for (const name of Object.keys(changes) as Array<keyof IdentitySettings>) {
       if (before[name] === next[name]) continue;
-      await recorder.record({
-        action: 'setting.changed',
-        actorId: by,
-        objectType: 'setting',
-        objectId: name,
-        ip: from.ip,
-        userAgent: from.userAgent,
-        details: { scope: 'admin', value: String(next[name]), previous: String(before[name]) },
-        ...(from.key ? { key: `${from.key}\n${name}` } : {}),
-      });
+      await recorder.record(settingChanged({ by, name, scope: 'admin', value: String(next[name]), previous: String(before[name]), from, key: from.key }));
     }
     return next;
   }

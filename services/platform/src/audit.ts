@@ -65,6 +65,33 @@ export interface AuditInput extends AuditSource {
   key?: string;
 }
 
+/**
+ * The entry of a setting that changed (admin or organisation scope): one shape for every setting.
+ * `key`: what makes a second recording the same change (its event id or Idempotency-Key, with the name).
+ */
+export function settingChanged(input: {
+  by: string;
+  name: string;
+  scope: 'admin' | 'org';
+  value: string;
+  previous?: string;
+  orgId?: string | null;
+  from?: AuditSource;
+  key?: string;
+}): AuditInput {
+  return {
+    action: 'setting.changed',
+    actorId: input.by,
+    ...(input.orgId ? { orgId: input.orgId } : {}),
+    objectType: 'setting',
+    objectId: input.name,
+    ip: input.from?.ip,
+    userAgent: input.from?.userAgent,
+    details: { scope: input.scope, value: input.value, ...(input.previous !== undefined ? { previous: input.previous } : {}) },
+    ...(input.key ? { key: `${input.key}\n${input.name}` } : {}),
+  };
+}
+
 /** The payload of `audit_recorded` (proto/baret/v1/audit.proto). */
 export interface AuditRecordedData {
   entry_id: string;
