@@ -95,6 +95,13 @@ export const distributedEngines = () => ({
   MinIO: minioBinary() !== null,
 });
 
+/** Why an engine did not come up, in one line: the error's first line and the server's own reason if it printed one. */
+function whyNotUp(e: unknown): string {
+  const lines = (e instanceof Error ? e.message : String(e)).split('\n').map((l) => l.trim()).filter(Boolean);
+  const reason = lines.slice(1).find((l) => /(Exception|Error|FATAL|fatal)/.test(l) && !l.startsWith('at '));
+  return [lines[0], reason].filter(Boolean).join(' — ').slice(0, 500);
+}
+
 /** What the supervisor did, for a console or a test. */
 export type StackEvent =
   | { kind: 'started'; name: StackProcess | EngineName; pid: number | undefined; restart: number }
@@ -188,9 +195,10 @@ export async function startDistributedStack(options: StackOptions = {}): Promise
       const engine = engines[name];
       void engine.exited().then(async () => {
         if (closing || !supervise) return;
+        let failure = 'not up yet';
         for (let attempt = 0; !closing && !held.has(name); attempt++) {
           const wait = backoffMs(attempt, 500, 15_000);
-          emit(attempt === 0 ? { kind: 'died', name, code: null, retryInMs: wait } : { kind: 'restart-failed', name, error: 'not up yet', retryInMs: wait });
+          emit(attempt === 0 ? { kind: 'died', name, code: null, retryInMs: wait } : { kind: 'restart-failed', name, error: failure, retryInMs: wait });
           await pause(wait);
           if (closing || held.has(name)) return;
           try {
@@ -200,8 +208,9 @@ export async function startDistributedStack(options: StackOptions = {}): Promise
             emit({ kind: 'started', name, pid: engine.pid(), restart: n });
             watchEngine(name);
             return;
-          } catch {
-            // tried again below
+          } catch (e) {
+            // Tried again below; the operator (and a failing test) sees why it did not come up.
+            failure = whyNotUp(e);
           }
         }
       });

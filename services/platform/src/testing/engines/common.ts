@@ -110,30 +110,54 @@ export interface RestartableEngine {
   stop(): Promise<void>;
 }
 
-/** The restart machinery around one `launch` (start a server process and wait until it answers). */
+/**
+ * The restart machinery around one `launch` (start a server process and wait until it answers).
+ * `launch` hands the process it spawned to `spawned` at once, so a kill reaches a server that is
+ * still starting, not only one that answers.
+ *
+ * One server process at a time, whatever the callers do: restarts are serialised (a second
+ * `restart()` while one runs waits for it and starts nothing if the server is up by then), and a
+ * `kill()` while a restart is under way ends the starting process and that restart (it fails, it
+ * does not try again). Two servers on one data folder can corrupt it: a combined Kafka node opens
+ * and recovers its KRaft metadata log without locking the folder (its log manager locks it later),
+ * so a second broker started beside a first may truncate the file under it. CI once saw a broker
+ * that could not start again after a SIGKILL ("CorruptRecordException: Unexpected EOF … log
+ * header" on __cluster_metadata); a restart overlapping another is the one way this runner could
+ * have made two brokers, and it can no longer.
+ */
 export function restartable(
-  launch: () => Promise<EngineProcess>,
+  launch: (spawned: (proc: EngineProcess) => void) => Promise<EngineProcess>,
   cleanup: () => void,
   stopSignal: NodeJS.Signals = 'SIGTERM',
 ): RestartableEngine & { first: Promise<void> } {
+  /** The newest server process: the one answering, or the one starting. */
   let proc: EngineProcess | null = null;
   let stopped = false;
+  /** Bumped by every kill and stop: a start under way whose generation is gone gives up. */
+  let generation = 0;
+  let restarting: Promise<void> | null = null;
+  const alive = (p: EngineProcess | null) => !!p && p.child.exitCode === null && p.child.signalCode === null;
   // A server killed with SIGKILL may leave children or a lock behind for a moment: try a few times.
   const start = async () => {
+    const mine = generation;
     for (let attempt = 1; ; attempt++) {
       try {
-        proc = await launch();
+        proc = await launch((p) => {
+          proc = p;
+        });
+        if (mine !== generation) throw new Error('the engine was killed while it started');
         return;
       } catch (e) {
-        if (attempt >= 5 || stopped) throw e;
+        if (attempt >= 5 || stopped || mine !== generation) throw e;
         await new Promise((r) => setTimeout(r, 1000 * attempt));
+        if (stopped || mine !== generation) throw e;
       }
     }
   };
   const first = start();
   return {
     first,
-    pid: () => (proc && proc.child.exitCode === null && proc.child.signalCode === null ? proc.child.pid : undefined),
+    pid: () => (restarting === null && alive(proc) ? proc!.child.pid : undefined),
     exited: () =>
       new Promise<void>((resolve) => {
         const child = proc?.child;
@@ -141,15 +165,30 @@ export function restartable(
         child.once('exit', () => resolve());
       }),
     kill: (signal = 'SIGKILL') => {
+      generation++;
       proc?.child.kill(signal);
     },
     restart: async () => {
       if (stopped) throw new Error('the engine was stopped for good');
-      await proc?.stop('SIGKILL');
-      await start();
+      while (restarting) {
+        await restarting.catch(() => undefined);
+        if (restarting === null && alive(proc)) return;
+      }
+      const run = (async () => {
+        await proc?.stop('SIGKILL');
+        await start();
+      })();
+      restarting = run;
+      try {
+        await run;
+      } finally {
+        restarting = null;
+      }
     },
     stop: async () => {
       stopped = true;
+      generation++;
+      await restarting?.catch(() => undefined);
       await proc?.stop(stopSignal);
       cleanup();
     },

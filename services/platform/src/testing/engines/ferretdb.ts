@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type EngineProcess, type RestartableEngine } from './common.js';
 import { releasePort, reservePort } from './ports.js';
 
 /** The FerretDB binary that scripts/engines/install-ferretdb.sh built, or null. */
@@ -24,8 +24,9 @@ export async function startFerretDb(options: EngineOptions = {}): Promise<Runnin
   mkdirSync(join(dir, 'data'), { recursive: true });
   // Reserved (below the ephemeral range, locked across processes): free again when FerretDB restarts.
   const port = await reservePort();
-  const launch = async () => {
+  const launch = async (spawned: (proc: EngineProcess) => void) => {
     const proc = spawnEngine(bin, ['-listen', `127.0.0.1:${port}`, '-dir', join(dir, 'data')]);
+    spawned(proc);
     await waitUntil(
       () =>
         new Promise<boolean>((resolve) => {

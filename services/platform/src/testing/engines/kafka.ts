@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type EngineProcess, type RestartableEngine } from './common.js';
 import { releasePort, reservePort } from './ports.js';
 
 /** The broker versions scripts/engines/install-kafka.sh fetches. */
@@ -79,8 +79,9 @@ async function startKafkaOnce(line: KafkaLine, options: EngineOptions): Promise<
       throw e;
     }
   }
-  const launch = async () => {
+  const launch = async (spawned: (proc: EngineProcess) => void) => {
     const proc = spawnEngine('java', [...java, 'kafka.Kafka', props]);
+    spawned(proc);
     await waitUntil(
       () =>
         new Promise<boolean>((resolve) => {
@@ -89,7 +90,9 @@ async function startKafkaOnce(line: KafkaLine, options: EngineOptions): Promise<
           const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
           socket.on('error', () => resolve(false));
         }),
-      120_000,
+      // A broker started again after a crash recovers its logs first; on a busy 2-core machine (an
+      // analysis running beside it) that has taken minutes. Killing it half-way only starts over.
+      240_000,
       () => `Kafka ${KAFKA_VERSIONS[line]} did not start on port ${port}:\n${proc.log()}`,
     ).catch(async (e: unknown) => {
       await proc.stop('SIGKILL');

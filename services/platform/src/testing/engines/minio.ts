@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type EngineProcess, type RestartableEngine } from './common.js';
 import { releasePort, reservePort } from './ports.js';
 
 /** The MinIO server binary that scripts/engines/install-minio.sh built, or null. */
@@ -29,10 +29,11 @@ export async function startMinio(options: EngineOptions = {}): Promise<RunningMi
   const accessKey = 'baret-test';
   const secretKey = 'baret-test-secret-key';
   const endPoint = `http://127.0.0.1:${port}`;
-  const launch = async () => {
+  const launch = async (spawned: (proc: EngineProcess) => void) => {
     const proc = spawnEngine(bin, ['server', join(dir, 'data'), '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${console}`, '--quiet'], {
       env: { ...process.env, MINIO_ROOT_USER: accessKey, MINIO_ROOT_PASSWORD: secretKey, MINIO_BROWSER: 'off', MINIO_UPDATE: 'off' },
     });
+    spawned(proc);
     await waitUntil(
       async () => proc.child.exitCode !== null || proc.child.signalCode !== null || (await fetch(`${endPoint}/minio/health/ready`)).ok,
       60_000,

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { restartable, spawnEngine, waitUntil, type EngineOptions, type RestartableEngine } from './common.js';
+import { restartable, spawnEngine, waitUntil, type EngineOptions, type EngineProcess, type RestartableEngine } from './common.js';
 import { releasePort, reservePort } from './ports.js';
 
 /** The folder of PostgreSQL's server programs (Debian: /usr/lib/postgresql/<version>/bin), or null. */
@@ -41,12 +41,13 @@ export async function startPostgres(options: EngineOptions = {}): Promise<Runnin
   // Reserved (below the ephemeral range, locked across processes): free again when PostgreSQL restarts.
   const port = await reservePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const launch = async () => {
+  const launch = async (spawned: (proc: EngineProcess) => void) => {
     const proc = spawnEngine(
       join(bin, 'postgres'),
       ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
       as,
     );
+    spawned(proc);
     await waitUntil(
       async () => {
         if (proc.child.exitCode !== null || proc.child.signalCode !== null) return true;
