@@ -183,7 +183,11 @@ describe.skipIf(!installed)('distributed Baret through engine outages', () => {
       const restartsBefore = events.filter((e) => e.kind === 'started' && e.name === engine).length;
       await stack.killEngine(engine);
       // The runner brings it back by itself.
-      await waitUntil(async () => events.filter((e) => e.kind === 'started' && e.name === engine).length > restartsBefore, 300_000, () => `${engine} was not started again`);
+      await waitUntil(
+        async () => events.filter((e) => e.kind === 'started' && e.name === engine).length > restartsBefore,
+        300_000,
+        () => `${engine} was not started again: ${events.filter((e) => e.kind === 'restart-failed' && e.name === engine).map((e) => (e.kind === 'restart-failed' ? e.error : '')).pop() ?? 'no attempt failed'}`,
+      );
       expectIntactHistory(await waitJob(id, (j) => ['done', 'error', 'cancelled'].includes(j.status), 'ended'));
     } finally {
       await stop();
