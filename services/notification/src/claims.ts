@@ -71,8 +71,10 @@ export function createClaims(col: Collection<ClaimDoc>, opts: { owner: string; l
   }
   /**
    * Gives up `key` if this process holds it (a send it did not make, cut off by a stop): another
-   * process, or this one restarted, may take it at once rather than when the lease ends. Only the
-   * newest generation can be ours to give up, so the next claimer inserts that generation again.
+   * process, or this one restarted, may take it at once rather than when the lease ends. The claim
+   * is kept but owned by nobody with its lease over, so every next claimer, this one too, must
+   * insert the next generation, which only one can (deleting it would let an earlier holder of an
+   * older generation think it still held it).
    */
   async function release(key: string): Promise<void> {
     let gen = 0;
@@ -83,7 +85,7 @@ export function createClaims(col: Collection<ClaimDoc>, opts: { owner: string; l
       last = doc;
       gen++;
     }
-    if (last?.owner === opts.owner) await col.delete(last.id);
+    if (last?.owner === opts.owner) await col.put(last.id, { ...last, owner: '', lease_until: 0 });
   }
   return { claim, claimOrWait, release, owner: opts.owner };
 }
