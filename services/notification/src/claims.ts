@@ -32,6 +32,18 @@ export class ClaimedElsewhere extends Error {
   }
 }
 
+/**
+ * This process is stopping: the message is left for the bus to deliver again (not acknowledged),
+ * like a dependency that is not there, so it is never dead-lettered for it.
+ */
+export class Stopping extends Error {
+  readonly unavailable = true;
+  constructor() {
+    super('the notification service is stopping: left for the next try');
+    this.name = 'Stopping';
+  }
+}
+
 /** This process: the pod (hostname) and the process in it; a container restarted in its pod is the same owner. */
 export const defaultOwner = (): string => `${hostname()}:${process.pid}`;
 
@@ -57,6 +69,24 @@ export function createClaims(col: Collection<ClaimDoc>, opts: { owner: string; l
   async function claimOrWait(key: string): Promise<void> {
     if (!(await claim(key))) throw new ClaimedElsewhere(key);
   }
-  return { claim, claimOrWait, owner: opts.owner };
+  /**
+   * Gives up `key` if this process holds it (a send it did not make, cut off by a stop): another
+   * process, or this one restarted, may take it at once rather than when the lease ends. The claim
+   * is kept but owned by nobody with its lease over, so every next claimer, this one too, must
+   * insert the next generation, which only one can (deleting it would let an earlier holder of an
+   * older generation think it still held it).
+   */
+  async function release(key: string): Promise<void> {
+    let gen = 0;
+    let last: ClaimDoc | null = null;
+    for (;;) {
+      const doc = await col.get(`${key}#${gen}`);
+      if (!doc) break;
+      last = doc;
+      gen++;
+    }
+    if (last?.owner === opts.owner) await col.put(last.id, { ...last, owner: '', lease_until: 0 });
+  }
+  return { claim, claimOrWait, release, owner: opts.owner };
 }
 export type Claims = ReturnType<typeof createClaims>;

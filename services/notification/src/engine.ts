@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import webPush from 'web-push';
 import type { Collection, DecodedEnvelope, Lang } from '@baret/platform';
 import type { Logger } from 'pino';
-import type { Claims } from './claims.js';
+import { Stopping, type Claims } from './claims.js';
 import { composeMail, unsubscribeToken } from './email.js';
 import type { Mailer, OutgoingMail } from './mailer.js';
 import { noticeOf, noticeText, type Notice, type NoticeKind } from './notices.js';
@@ -81,8 +81,19 @@ export function createEngine(o: EngineOptions) {
   let wake: (() => void) | null = null;
   const kick = () => wake?.();
 
-  async function mail(id: string, kind: OutboxDoc['kind'], userId: string | null, message: OutgoingMail): Promise<boolean> {
+  /**
+   * On a stop (`signal` aborted) no new send starts: the message is left unacknowledged (Stopping)
+   * and handled again by the next owner, whose records show what was already sent. A send already
+   * on the wire (SMTP, a push) is let finish — cut off, it might reach the person and then be sent
+   * again — and its waits are bounded (mailer timeouts, `webhookTimeoutMs`).
+   */
+  const notStopping = (signal?: AbortSignal) => {
+    if (signal?.aborted) throw new Stopping();
+  };
+
+  async function mail(id: string, kind: OutboxDoc['kind'], userId: string | null, message: OutgoingMail, signal?: AbortSignal): Promise<boolean> {
     if (await o.outbox.get(id)) return false;
+    notStopping(signal);
     // Only one process sends it; a holder that died is taken over when its lease ends.
     await o.claims.claimOrWait(`mail:${id}`);
     if (await o.outbox.get(id)) return false;
@@ -104,7 +115,7 @@ export function createEngine(o: EngineOptions) {
   }
 
   /** Web push to every subscription of the user; a subscription the push service says is gone is removed. */
-  async function push(notice: Notice, lang: Lang): Promise<void> {
+  async function push(notice: Notice, lang: Lang, signal?: AbortSignal): Promise<void> {
     const subs = await cols.pushSubscriptions.find({ where: { user_id: notice.userId } });
     if (subs.length === 0) return;
     const keys = await o.keys();
@@ -113,6 +124,7 @@ export function createEngine(o: EngineOptions) {
     for (const sub of subs) {
       const logId = `${notice.eventId}:${sub.id}`;
       if (await cols.pushLog.get(logId)) continue;
+      notStopping(signal);
       await o.claims.claimOrWait(`push:${logId}`);
       if (await cols.pushLog.get(logId)) continue;
       let status = 0;
@@ -167,7 +179,7 @@ export function createEngine(o: EngineOptions) {
   }
 
   /** Everything a notice sends, each channel at most once per event and person. */
-  async function notify(notice: Notice): Promise<void> {
+  async function notify(notice: Notice, signal?: AbortSignal): Promise<void> {
     const recipient: RecipientDoc | null = await cols.recipients.get(notice.userId);
     if (recipient?.deleted) return;
     const lang: Lang = recipient?.language ?? 'tr';
@@ -180,11 +192,11 @@ export function createEngine(o: EngineOptions) {
       await cols.inApp.insert(inAppId, { id: inAppId, user_id: notice.userId, kind: notice.kind, job_id: notice.jobId, path: notice.path, data: notice.data, created_at: notice.createdAt, read_at: null });
     }
     await enqueueWebhooks(notice);
-    if (wants('email')) await email(notice, recipient, lang);
-    if (wants('push')) await push(notice, lang);
+    if (wants('email')) await email(notice, recipient, lang, signal);
+    if (wants('push')) await push(notice, lang, signal);
   }
 
-  async function email(notice: Notice, recipient: RecipientDoc | null, lang: Lang): Promise<void> {
+  async function email(notice: Notice, recipient: RecipientDoc | null, lang: Lang, signal?: AbortSignal): Promise<void> {
     if (!recipient) {
       log.warn({ user_id: notice.userId, event_id: notice.eventId }, 'no address known for this user: e-mail not sent');
       return;
@@ -196,7 +208,7 @@ export function createEngine(o: EngineOptions) {
       to: recipient.email,
       ...composed,
       ...(unsubscribe ? { headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } : {}),
-    });
+    }, signal);
   }
 
   /**
@@ -216,12 +228,13 @@ export function createEngine(o: EngineOptions) {
    * A job or quota event: at least once from the bus, exactly once to the person. An event handled
    * to the end is marked; one cut off half-way is handled again, and each channel's own record
    * (in-app item, delivery, push log, outbox) keeps what was already sent from being sent twice.
+   * `signal`: the service is stopping — no new send starts, the event is left unacknowledged.
    */
-  async function handleEvent(event: DecodedEnvelope): Promise<void> {
+  async function handleEvent(event: DecodedEnvelope, signal?: AbortSignal): Promise<void> {
     const notice = noticeOf(event);
     if (!notice) return;
     if (await cols.handled.get(event.id)) return;
-    for (const userId of await recipientsOf(notice)) await notify({ ...notice, userId });
+    for (const userId of await recipientsOf(notice)) await notify({ ...notice, userId }, signal);
     await cols.handled.put(event.id, { id: event.id, type: event.type, handled_at: clock().toISOString() });
   }
 
@@ -248,9 +261,12 @@ export function createEngine(o: EngineOptions) {
    * One attempt of a delivery: signed POST, then delivered, a retry scheduled, or failed. Each
    * attempt (by its number) is claimed first, and the delivery read again: of two processes that
    * found it due, one sends; the other finds it claimed, or already moved on, and leaves it.
+   * A stop (`signal`) cuts the request off: the attempt is not counted and its claim given up, so
+   * another process (or this one restarted) makes it at once, with the same `Baret-Delivery` id.
    */
-  async function attempt(due: DeliveryDoc): Promise<void> {
-    if (!(await o.claims.claim(`webhook:${due.id}:${due.attempts + 1}`))) return;
+  async function attempt(due: DeliveryDoc, signal?: AbortSignal): Promise<void> {
+    const claim = `webhook:${due.id}:${due.attempts + 1}`;
+    if (signal?.aborted || !(await o.claims.claim(claim))) return;
     const d = await cols.deliveries.get(due.id);
     if (!d || d.status !== 'pending' || d.attempts !== due.attempts || (d.next_attempt_at ?? '') > clock().toISOString()) return;
     const hook = await cols.webhooks.get(d.webhook_id);
@@ -274,10 +290,16 @@ export function createEngine(o: EngineOptions) {
         body: d.body,
         timeoutMs,
         allowPrivate: o.allowPrivateHosts,
+        signal,
       });
       code = res.status;
     } catch (err) {
       error = (err as Error).message;
+    }
+    if (signal?.aborted && code === null) {
+      await o.claims.release(claim);
+      log.info({ delivery_id: d.id, webhook_id: hook.id }, 'webhook attempt cut off by a stop: left for the next try');
+      return;
     }
     const now = clock();
     const attempts = d.attempts + 1;
@@ -311,7 +333,7 @@ export function createEngine(o: EngineOptions) {
         orderBy: [{ field: 'next_attempt_at' }],
         limit: 20,
       });
-      await Promise.all(due.map((d) => attempt(d).catch((err: unknown) => log.error({ err, delivery_id: d.id }, 'webhook attempt failed'))));
+      await Promise.all(due.map((d) => attempt(d, signal).catch((err: unknown) => log.error({ err, delivery_id: d.id }, 'webhook attempt failed'))));
       if (due.length > 0) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, o.pollMs ?? 1000);

@@ -101,6 +101,8 @@ export interface SafeRequest {
   maxRedirects?: number;
   /** The DNS resolver (tests give their own names); default the system's. */
   resolve?: typeof dnsLookup;
+  /** Ends the request at once when it aborts (the service is stopping). */
+  signal?: AbortSignal;
 }
 
 const MAX_BODY = 64 * 1024;
@@ -109,6 +111,7 @@ const MAX_BODY = 64 * 1024;
 export async function safeFetch(target: string, req: SafeRequest): Promise<SafeResponse> {
   let url = new URL(target);
   for (let hop = 0; ; hop++) {
+    req.signal?.throwIfAborted();
     checkTarget(url, req.allowPrivate);
     const res = await once(url, req);
     const location = res.headers.location;
@@ -133,6 +136,7 @@ function once(url: URL, req: SafeRequest): Promise<SafeResponse> {
         // A fresh connection each time: a pooled socket would skip the address check.
         agent: false,
         timeout: req.timeoutMs,
+        ...(req.signal ? { signal: req.signal } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];

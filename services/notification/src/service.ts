@@ -101,7 +101,7 @@ export function createNotificationService(opts: NotificationOptions) {
   const onOrgEvent = createOrgHandler(cols, engine);
 
   /** Who users are and the account mails identity asks for (user-events). */
-  async function onUserEvent(event: ReturnType<typeof decodeEnvelope>): Promise<void> {
+  async function onUserEvent(event: ReturnType<typeof decodeEnvelope>, signal?: AbortSignal): Promise<void> {
     const d = event.data as Record<string, string | undefined>;
     const userId = d.user_id ?? '';
     switch (event.type) {
@@ -133,7 +133,7 @@ export function createNotificationService(opts: NotificationOptions) {
         const page = kind === 'password_reset' ? 'reset-password' : 'verify-email';
         const recipient = await cols.recipients.get(userId);
         const composed = composeMail(lang, { name: recipient?.full_name ?? null, title: words.title, body: words.body, link: engine.link(`/${page}?token=${encodeURIComponent(d.token ?? '')}`), linkLabel: words.label });
-        await engine.mail(`${event.id}:email`, kind, userId, { to: d.email ?? '', ...composed });
+        await engine.mail(`${event.id}:email`, kind, userId, { to: d.email ?? '', ...composed }, signal);
         return;
       }
       default:
@@ -242,14 +242,14 @@ export function createNotificationService(opts: NotificationOptions) {
         // Job and quota events → the owner's notifications; at least once from the bus, once to the person.
         name: 'notification:events',
         run: (signal) =>
-          runConsumer(bus, 'notification-events', ['job-events', 'quota-events'], async (message) => engine.handleEvent(decodeEnvelope(message.value)), signal, {
+          runConsumer(bus, 'notification-events', ['job-events', 'quota-events'], async (message) => engine.handleEvent(decodeEnvelope(message.value), signal), signal, {
             maxAttempts: 10,
             retryDelayMs: 500,
           }),
       },
       {
         name: 'notification:users',
-        run: (signal) => runConsumer(bus, 'notification-users', ['user-events'], async (message) => onUserEvent(decodeEnvelope(message.value)), signal, { maxAttempts: 10, retryDelayMs: 500 }),
+        run: (signal) => runConsumer(bus, 'notification-users', ['user-events'], async (message) => onUserEvent(decodeEnvelope(message.value), signal), signal, { maxAttempts: 10, retryDelayMs: 500 }),
       },
       {
         // Who manages which organisation, and the invitation mails (issue 28).

@@ -54,4 +54,23 @@ describe('SSRF guard', () => {
       await new Promise<void>((r) => redirectServer.close(() => r()));
     }
   });
+
+  it('ends a request that is waiting for its answer when its signal aborts (the service is stopping)', async () => {
+    let arrived!: () => void;
+    const received = new Promise<void>((r) => (arrived = r));
+    const silent = createServer(() => arrived()); // never answers
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const stop = new AbortController();
+      const request = safeFetch(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, { method: 'POST', headers: {}, body: '{}', timeoutMs: 600_000, allowPrivate: true, signal: stop.signal });
+      await received;
+      stop.abort();
+      await expect(request).rejects.toMatchObject({ name: 'AbortError' });
+      // One already stopped sends nothing.
+      await expect(safeFetch(`http://127.0.0.1:${port}/`, { method: 'GET', headers: {}, timeoutMs: 5000, allowPrivate: true, signal: stop.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
 });

@@ -124,10 +124,22 @@ export class KafkaMessageBus implements MessageBus {
         heartbeatInterval: Math.max(300, Math.floor((this.opts.sessionTimeoutMs ?? 10_000) / 5)),
         rebalanceTimeout: 30_000,
         allowAutoTopicCreation: false,
+        // A consumer's stop waits for its fetch in flight, a long poll of up to this long while the
+        // topic is idle (kafkajs' default 5 s made every stop take ~5 s); a message still comes at once.
+        maxWaitTimeInMs: 1000,
+        // A consumer that crashes once it is being closed is not started again by kafkajs.
+        retry: { retries: 8, initialRetryTime: 200, restartOnFailure: () => Promise.resolve(!sub.closing) },
       });
-    const sub = new KafkaSubscription(consumer, this, group, handler, options, this.opts.maxHandlerMs ?? 30 * 60_000, this.opts.log);
-    await sub.start(topics);
+    const sub: KafkaSubscription = new KafkaSubscription(consumer, this, group, handler, options, this.opts.maxHandlerMs ?? 30 * 60_000, this.opts.log);
+    // Known before it has started: the bus's close() closes a subscription still joining its group.
     this.subscriptions.add(sub);
+    try {
+      await sub.start(topics);
+    } catch (err) {
+      this.subscriptions.delete(sub);
+      await sub.close().catch(() => undefined);
+      throw err;
+    }
     return { close: async () => (this.subscriptions.delete(sub), sub.close()) };
   }
 
@@ -171,6 +183,7 @@ class KafkaSubscription {
   /** The message being handled (and committed), awaited by close. */
   private inflight: Promise<void> = Promise.resolve();
   private consumer: Consumer;
+  private closed: Promise<void> | null = null;
   topics: readonly string[] = [];
 
   constructor(
@@ -185,6 +198,10 @@ class KafkaSubscription {
     this.consumer = makeConsumer();
   }
 
+  get closing(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
   async start(topics: readonly string[]): Promise<void> {
     this.topics = topics;
     const consumer = this.consumer;
@@ -196,8 +213,17 @@ class KafkaSubscription {
       this.log?.warn({ err: payload.error, group: payload.groupId }, 'Kafka consumer stopped after an error: starting a new one');
       void this.restart(consumer);
     });
+    // Closed while connecting: close() has disconnected this consumer already, or is about to; one
+    // that connected after that is disconnected here, so nothing of it outlives the close.
+    const closedMeanwhile = async () => {
+      if (!this.stopping.signal.aborted) return false;
+      await consumer.disconnect().catch(() => undefined);
+      return true;
+    };
     await consumer.connect();
+    if (await closedMeanwhile()) return;
     await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    if (await closedMeanwhile()) return;
     await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: 1,
@@ -219,6 +245,7 @@ class KafkaSubscription {
         }
       },
     });
+    await closedMeanwhile();
   }
 
   private async restart(crashed: Consumer): Promise<void> {
@@ -291,9 +318,17 @@ class KafkaSubscription {
     }
   }
 
-  async close(): Promise<void> {
-    this.stopping.abort();
-    await this.inflight; // a handler that finished gets its commit before the consumer leaves
-    await this.consumer.disconnect();
+  /**
+   * Stops taking messages and leaves the group. A handler in flight is told (its retry and
+   * "wait for a dependency" sleeps end at once, and it is not tried again) and awaited: what it
+   * finished is committed, what it did not is not, so the group's next owner gets it again.
+   */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.stopping.abort();
+      await this.inflight; // a handler that finished gets its commit before the consumer leaves
+      await this.consumer.disconnect();
+    })();
+    return this.closed;
   }
 }

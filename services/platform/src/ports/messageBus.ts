@@ -57,7 +57,14 @@ export interface MessageBus {
 
 export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;
 
-/** Consume as `group` until `signal` aborts, then close the subscription (for background tasks). */
+/**
+ * Consume as `group` until `signal` aborts, then close the subscription (for background tasks).
+ *
+ * A stop that comes while the subscription is still being made (joining a Kafka group can take many
+ * seconds on a busy machine) does not wait for it: the subscription is closed as soon as it exists,
+ * and the bus's own close() closes one still starting. (Listening for the abort only after subscribe
+ * resolved missed such a stop, and the task, and with it the service's stop, never ended: issue 29.)
+ */
 export async function runConsumer(
   bus: MessageBus,
   group: string,
@@ -67,7 +74,13 @@ export async function runConsumer(
   options?: ConsumeOptions,
 ): Promise<void> {
   if (signal.aborted) return;
-  const subscription = await bus.subscribe(group, topics, handler, options);
-  await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  const stopped = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
+  const subscribing = bus.subscribe(group, topics, handler, options);
+  const subscription = await Promise.race([subscribing, stopped]);
+  if (subscription === null) {
+    void subscribing.then((s) => s.close()).catch(() => undefined);
+    return;
+  }
+  await stopped;
   await subscription.close();
 }

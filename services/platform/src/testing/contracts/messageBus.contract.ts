@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deadLetterTopic, type IncomingMessage, type MessageBus } from '../../ports/messageBus.js';
+import { deadLetterTopic, runConsumer, type IncomingMessage, type MessageBus } from '../../ports/messageBus.js';
 
 export interface MessageBusHarness {
   bus: MessageBus;
@@ -151,6 +151,21 @@ export function messageBusContract(name: string, create: () => Promise<MessageBu
       await dlq.done;
       await s2.close();
       expect(dlq.seen.map((m) => dec(m.value))).toEqual(['bad']);
+    }));
+
+    it('ends a consumer stopped while it is still subscribing, and its group later gets every message it did not finish', withHarness(async (h) => {
+      const topic = h.topic('early-stop');
+      await h.bus.publish(topic, [1, 2].map((n) => ({ key: 'k', value: enc(String(n)) })));
+      const early: string[] = [];
+      const stop = new AbortController();
+      const running = runConsumer(h.bus, 'early-stop', [topic], async (m) => void early.push(dec(m.value)), stop.signal);
+      stop.abort(); // a service stopped just after it started (issue 29: this stop never ended)
+      await running;
+      const c = collector(2 - early.length);
+      const sub = await h.bus.subscribe('early-stop', [topic], c.handler);
+      if (early.length < 2) await c.done;
+      await sub.close();
+      expect([...early, ...c.seen.map((m) => dec(m.value))]).toEqual(['1', '2']);
     }));
 
     it('hands an uncommitted message to the group again after a crash', withHarness(async (h) => {
