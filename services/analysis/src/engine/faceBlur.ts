@@ -10,10 +10,12 @@
  *
  * Each region covers the face from the brow down to below the chin and a little beyond the cheeks
  * — not the head above the brow, so a hard hat stays as sharp as it was, nor the torso, so a vest
- * does — and is pixelated to {@link FACE_BLOCKS} blocks across, then smoothed: no feature of the
- * face survives. The image is then searched again and whatever the detector still finds is blurred
- * in turn, up to {@link MAX_PASSES} times, so that the image handed back has no face the detector
- * finds at its default score.
+ * does — and is covered by an opaque patch of one colour, the region's mean ({@link fill}): no
+ * feature of the face survives, and none comes back when the image is shown small (pixelation's
+ * blocks, downsampled on a PDF page, made a smooth face-like blob the detector found again). The
+ * image is then searched again and whatever the detector still finds is covered in turn, up to
+ * {@link MAX_PASSES} times, so that the image handed back has no face the detector finds at its
+ * default score.
  */
 import sharp from 'sharp';
 import { FACE_DEFAULT_MIN_SCORE, detectFacesRaw, type DetectedFace, type RawImage } from './detector.js';
@@ -21,8 +23,6 @@ import { detectHeads, type DetectedHead } from './headDetector.js';
 
 /** The score at which a face is blurred: below BlazeFace's default, so what it finds at its default is blurred with a margin. */
 export const FACE_BLUR_MIN_SCORE = 0.15;
-/** Blocks across a face after pixelation (a face a few blocks wide cannot be recognised). */
-export const FACE_BLOCKS = 5;
 /** Blur passes at most: search, blur, search again what the blur left (or made). */
 export const MAX_PASSES = 3;
 
@@ -230,8 +230,7 @@ export const JPEG_CHECKS = 3;
 /**
  * {@link blurFacesRaw} on a JPEG (or any image sharp reads): the blurred image as JPEG, its size
  * and the report. The encoded JPEG — what is stored — is decoded and searched again at
- * BlazeFace's default score; what is found there is blurred in turn (flattened inside a region
- * already blurred), up to {@link JPEG_CHECKS} times, and `remaining` / `falseFaces` describe the
+ * BlazeFace's default score; what is found there is covered in turn, up to {@link JPEG_CHECKS} times, and `remaining` / `falseFaces` describe the
  * JPEG handed back.
  */
 export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
