@@ -4,7 +4,8 @@
  * organisation whose managers may see unblurred evidence, so that every stored blurred image can
  * be compared with its unblurred copy. Acceptance: no face the face detector (BlazeFace, at its
  * default score) finds on the unblurred evidence is still found on the stored evidence, nor on the
- * images of the PDF (rendered pages: see ADR 0024, not met at page scale); the unblurred copy reaches the organisation's managers only, and goes when they may
+ * images of the PDF, nor on its pages rendered whole (pdftoppm at 72, 100 and 150 dpi) where a worker's
+ * face is drawn; the unblurred copy reaches the organisation's managers only, and goes when they may
  * no longer see it.
  */
 import { execFile } from 'node:child_process';
