@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FACE_DEFAULT_MIN_SCORE, decodeImage, detectFaces, detectFacesRaw, warmUpDetector } from '../services/analysis/src/engine/detector.js';
+import { FACE_DEFAULT_MIN_SCORE, decodeImage, detectFaces, warmUpDetector } from '../services/analysis/src/engine/detector.js';
 import { findFaces, sameFace } from '../services/analysis/src/engine/faceBlur.js';
 import { PPE_PHOTOS_DIR, videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { renderJobReport } from '../services/job/src/report/pdf.js';
@@ -195,7 +195,7 @@ describe('faces blurred in evidence (issue 30)', () => {
         const here = realFaces.filter((r) => r.page === page).map((r) => r.box.map((v) => (v * dpi) / 72) as Box);
         const img = (await decodeImage(await readFile(join(dir, file)), Number.MAX_SAFE_INTEGER)).work;
         // The whole page at the detector's default score, and its tiles as the blur searches them.
-        for (const f of [...(await detectFacesRaw(img)), ...(await findFaces(img, FACE_DEFAULT_MIN_SCORE))]) {
+        for (const f of await findFaces(img, FACE_DEFAULT_MIN_SCORE)) {
           if (sameFace(f.box, here)) left.push(`${file}: ${f.box.map(Math.round).join(',')} score ${f.score.toFixed(2)}`);
         }
       }
