@@ -4,18 +4,19 @@
  * organisation whose managers may see unblurred evidence, so that every stored blurred image can
  * be compared with its unblurred copy. Acceptance: no face the face detector (BlazeFace, at its
  * default score) finds on the unblurred evidence is still found on the stored evidence, nor on the
- * images of the PDF (rendered pages: see ADR 0024, not met at page scale); the unblurred copy reaches the organisation's managers only, and goes when they may
+ * images of the PDF, nor on its pages rendered whole (pdftoppm at 72, 100 and 150 dpi) where a worker's
+ * face is drawn; the unblurred copy reaches the organisation's managers only, and goes when they may
  * no longer see it.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectFaces, warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { sameFace } from '../services/analysis/src/engine/faceBlur.js';
+import { FACE_DEFAULT_MIN_SCORE, decodeImage, detectFaces, warmUpDetector } from '../services/analysis/src/engine/detector.js';
+import { findFaces, sameFace } from '../services/analysis/src/engine/faceBlur.js';
 import { PPE_PHOTOS_DIR, videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { renderJobReport } from '../services/job/src/report/pdf.js';
 import { eventually, startTestApp, type TestApp } from './helpers/app.js';
@@ -147,6 +148,62 @@ describe('faces blurred in evidence (issue 30)', () => {
     }
     expect(facesBefore).toBeGreaterThan(0);
   }, 300_000);
+
+  it('renders every PDF page with no face the detector finds where a worker’s face is, at 72, 100 and 150 dpi, on the whole page and on its tiles', async () => {
+    const res = await app.request({ method: 'GET', url: `/jobs/${job.job_id}/report.pdf?lang=tr`, token: manager.token });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = join(dir, 'report.pdf');
+    await writeFile(pdf, res.rawPayload);
+    // Where each image is drawn (pdftohtml's XML, in its units: 1.5 per point) and the image as embedded, in the same order.
+    const xml = (await run('pdftohtml', ['-xml', '-stdout', '-q', pdf, join(dir, 'html')], { maxBuffer: 16 << 20 })).stdout;
+    const placed: Array<{ page: number; rect: Box }> = [];
+    for (const pageXml of xml.split('<page ').slice(1)) {
+      const page = Number(/number="(\d+)"/.exec(pageXml)![1]);
+      for (const m of pageXml.matchAll(/<image top="([\d.]+)" left="([\d.]+)" width="([\d.]+)" height="([\d.]+)"/g)) {
+        placed.push({ page, rect: [Number(m[2]) / 1.5, Number(m[1]) / 1.5, Number(m[3]) / 1.5, Number(m[4]) / 1.5] });
+      }
+    }
+    await run('pdfimages', ['-j', pdf, join(dir, 'report')]);
+    const embedded = (await readdir(dir)).filter((f) => /^report-\d+\.jpg$/.test(f)).sort();
+    expect(placed.length).toBe(embedded.length);
+    // The workers' faces: what the detector finds on the unblurred copy of each embedded image, placed on its page (in points).
+    const realFaces: Array<{ page: number; box: Box }> = [];
+    for (const [i, file] of embedded.entries()) {
+      const { rect, page } = placed[i]!;
+      const blurredImage = await readFile(join(dir, file));
+      const stored = (await app.infra.objects.list(`jobs/${job.job_id}/`)).filter((k) => k.endsWith('.jpg') && !k.includes('/unblurred/'));
+      let plain: Buffer | undefined;
+      for (const key of stored) if ((await read(key)).equals(blurredImage)) plain = await read(key.replace(`jobs/${job.job_id}/`, `jobs/${job.job_id}/unblurred/`));
+      expect(plain, `${file}: the stored image it was made of`).toBeDefined();
+      const { width, height, faces: found } = await detectFaces(plain!);
+      for (const f of found) {
+        const sx = rect[2] / width;
+        const sy = rect[3] / height;
+        realFaces.push({ page, box: [rect[0] + f.box[0] * sx, rect[1] + f.box[1] * sy, f.box[2] * sx, f.box[3] * sy] });
+      }
+    }
+    expect(realFaces.length).toBeGreaterThanOrEqual(2);
+    let pages = 0;
+    const left: string[] = [];
+    for (const dpi of [72, 100, 150]) {
+      await run('pdftoppm', ['-r', String(dpi), '-png', pdf, join(dir, `page-${dpi}`)]);
+      const files = (await readdir(dir)).filter((f) => f.startsWith(`page-${dpi}-`)).sort();
+      expect(files.length).toBeGreaterThan(0);
+      for (const file of files) {
+        pages++;
+        const page = Number(/-(\d+)\.png$/.exec(file)![1]);
+        const here = realFaces.filter((r) => r.page === page).map((r) => r.box.map((v) => (v * dpi) / 72) as Box);
+        const img = (await decodeImage(await readFile(join(dir, file)), Number.MAX_SAFE_INTEGER)).work;
+        // The whole page at the detector's default score, and its tiles as the blur searches them.
+        for (const f of await findFaces(img, FACE_DEFAULT_MIN_SCORE)) {
+          if (sameFace(f.box, here)) left.push(`${file}: ${f.box.map(Math.round).join(',')} score ${f.score.toFixed(2)}`);
+        }
+      }
+    }
+    if (process.env.BARET_FACES_KEEP) await cp(dir, process.env.BARET_FACES_KEEP, { recursive: true });
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(left, 'faces found on a rendered page where a worker’s face is').toEqual([]);
+  }, 600_000);
 
   it('gives the unblurred copy to the organisation’s managers only', async () => {
     const url = `/jobs/${job.job_id}/evidence/0?unblurred=true`;

@@ -10,10 +10,12 @@
  *
  * Each region covers the face from the brow down to below the chin and a little beyond the cheeks
  * — not the head above the brow, so a hard hat stays as sharp as it was, nor the torso, so a vest
- * does — and is pixelated to {@link FACE_BLOCKS} blocks across, then smoothed: no feature of the
- * face survives. The image is then searched again and whatever the detector still finds is blurred
- * in turn, up to {@link MAX_PASSES} times, so that the image handed back has no face the detector
- * finds at its default score.
+ * does — and is covered by an opaque patch of one colour, the region's mean ({@link fill}): no
+ * feature of the face survives, and none comes back when the image is shown small (pixelation's
+ * blocks, downsampled on a PDF page, made a smooth face-like blob the detector found again). The
+ * image is then searched again and whatever the detector still finds is covered in turn, up to
+ * {@link MAX_PASSES} times, so that the image handed back has no face the detector finds at its
+ * default score.
  */
 import sharp from 'sharp';
 import { FACE_DEFAULT_MIN_SCORE, detectFacesRaw, type DetectedFace, type RawImage } from './detector.js';
@@ -21,8 +23,6 @@ import { detectHeads, type DetectedHead } from './headDetector.js';
 
 /** The score at which a face is blurred: below BlazeFace's default, so what it finds at its default is blurred with a margin. */
 export const FACE_BLUR_MIN_SCORE = 0.15;
-/** Blocks across a face after pixelation (a face a few blocks wide cannot be recognised). */
-export const FACE_BLOCKS = 5;
 /** Blur passes at most: search, blur, search again what the blur left (or made). */
 export const MAX_PASSES = 3;
 
@@ -157,76 +157,10 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
 }
 
 /**
- * Pixelates `box` of `img` in place to {@link FACE_BLOCKS} blocks across (square blocks), then
- * smooths it with a box filter one block wide, so block edges do not draw a new pattern.
+ * Covers `box` of `img` in place with one opaque colour, the region's mean (ADR 0024): nothing of
+ * the face is left to downsample into a face-like blob at page scale, as pixelation left.
  */
-export function pixelate(img: RawImage, box: Box): void {
-  const x0 = Math.max(0, Math.floor(box[0]));
-  const y0 = Math.max(0, Math.floor(box[1]));
-  const x1 = Math.min(img.width, Math.ceil(box[0] + box[2]));
-  const y1 = Math.min(img.height, Math.ceil(box[1] + box[3]));
-  const w = x1 - x0;
-  const h = y1 - y0;
-  if (w <= 0 || h <= 0) return;
-  const block = Math.max(2, Math.ceil(w / FACE_BLOCKS));
-  const d = img.data;
-  for (let by = y0; by < y1; by += block) {
-    for (let bx = x0; bx < x1; bx += block) {
-      const ex = Math.min(x1, bx + block);
-      const ey = Math.min(y1, by + block);
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      const n = (ex - bx) * (ey - by);
-      for (let y = by; y < ey; y++) {
-        for (let x = bx; x < ex; x++) {
-          const i = (y * img.width + x) * 3;
-          r += d[i]!;
-          g += d[i + 1]!;
-          b += d[i + 2]!;
-        }
-      }
-      for (let y = by; y < ey; y++) {
-        for (let x = bx; x < ex; x++) {
-          const i = (y * img.width + x) * 3;
-          d[i] = r / n;
-          d[i + 1] = g / n;
-          d[i + 2] = b / n;
-        }
-      }
-    }
-  }
-  // Box filter (one block wide), horizontal then vertical, inside the region only.
-  const radius = Math.floor(block / 2);
-  const line = new Float32Array(Math.max(w, h) * 3);
-  for (let y = y0; y < y1; y++) {
-    for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) line[(x - x0) * 3 + c] = d[(y * img.width + x) * 3 + c]!;
-    for (let x = x0; x < x1; x++) {
-      const a = Math.max(x0, x - radius);
-      const e = Math.min(x1 - 1, x + radius);
-      for (let c = 0; c < 3; c++) {
-        let s = 0;
-        for (let k = a; k <= e; k++) s += line[(k - x0) * 3 + c]!;
-        d[(y * img.width + x) * 3 + c] = s / (e - a + 1);
-      }
-    }
-  }
-  for (let x = x0; x < x1; x++) {
-    for (let y = y0; y < y1; y++) for (let c = 0; c < 3; c++) line[(y - y0) * 3 + c] = d[(y * img.width + x) * 3 + c]!;
-    for (let y = y0; y < y1; y++) {
-      const a = Math.max(y0, y - radius);
-      const e = Math.min(y1 - 1, y + radius);
-      for (let c = 0; c < 3; c++) {
-        let s = 0;
-        for (let k = a; k <= e; k++) s += line[(k - y0) * 3 + c]!;
-        d[(y * img.width + x) * 3 + c] = s / (e - a + 1);
-      }
-    }
-  }
-}
-
-/** Fills `box` of `img` in place with its mean colour (what a second pass does to a pixelated face the detector still takes for one). */
-export function flatten(img: RawImage, box: Box): void {
+export function fill(img: RawImage, box: Box): void {
   const x0 = Math.max(0, Math.floor(box[0]));
   const y0 = Math.max(0, Math.floor(box[1]));
   const x1 = Math.min(img.width, Math.ceil(box[0] + box[2]));
@@ -254,27 +188,18 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     heads = (await detectHeads(img)).filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3));
   }
   let passes = 0;
-  const blurred: Box[] = [];
   while ((faces.length > 0 || heads.length > 0) && passes < MAX_PASSES) {
     passes++;
     for (const f of faces) {
-      // A face found again inside a region already pixelated is the blur's own blob: flattened, not enlarged again.
-      if (blurred.some((b) => overlapOfSmaller(b, f.box) > 0.6)) {
-        flatten(img, f.box);
-        regions.push({ box: f.box, source: 'face', score: f.score });
-        continue;
-      }
-      // The first pass blurs each face over its whole region; a later one only the box found (the
-      // detector's false faces on a blurred neighbourhood would otherwise grow it pass after pass).
+      // The first pass covers each face's whole region; a later one only the box found (the
+      // detector's false faces next to a filled region would otherwise grow it pass after pass).
       const box = passes === 1 ? faceRegion(f, img.width, img.height) : f.box;
-      pixelate(img, box);
-      blurred.push(box);
+      fill(img, box);
       regions.push({ box, source: 'face', score: f.score });
     }
     for (const h of heads) {
       const box = headFaceRegion(h, img.width, img.height);
-      pixelate(img, box);
-      blurred.push(box);
+      fill(img, box);
       regions.push({ box, source: 'head', score: h.score });
     }
     heads = [];
@@ -305,8 +230,7 @@ export const JPEG_CHECKS = 3;
 /**
  * {@link blurFacesRaw} on a JPEG (or any image sharp reads): the blurred image as JPEG, its size
  * and the report. The encoded JPEG — what is stored — is decoded and searched again at
- * BlazeFace's default score; what is found there is blurred in turn (flattened inside a region
- * already blurred), up to {@link JPEG_CHECKS} times, and `remaining` / `falseFaces` describe the
+ * BlazeFace's default score; what is found there is covered in turn, up to {@link JPEG_CHECKS} times, and `remaining` / `falseFaces` describe the
  * JPEG handed back.
  */
 export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
@@ -321,8 +245,7 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
     left = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
-      const inBlurred = report.regions.some((r) => overlapOfSmaller(r.box, f.box) > 0.6);
-      (inBlurred ? flatten : pixelate)(img, f.box);
+      fill(img, f.box);
       report.regions.push({ box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
     }
     jpeg = await encode(img, quality);
