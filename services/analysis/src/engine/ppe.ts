@@ -8,7 +8,8 @@
  * judged hard hat / bare / cannot tell, a torso crop hi-vis / none / cannot tell. A second crop of
  * each head, placed by the head detector (`headDetector.ts`), is judged too and the two crops'
  * probabilities averaged; a head the detector finds on no detected person is a worker of its own
- * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`). The colour thresholds
+ * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`); so is a face BlazeFace
+ * finds where no worker's head is (close-ups, {@link FACE_HEAD}). The colour thresholds
  * that came before the learned classifier were retired with issue 26 (ADR 0018); only the
  * fluorescent-pixel gate of hi-vis remains of them.
  */
@@ -313,10 +314,11 @@ const headProbabilities = (p: readonly number[]): HeadProbabilities => ({ hat: p
  * head box, judged by the head classifier like a detected head. The box is where labelled heads lie
  * around the faces BlazeFace finds on the training subsets other than the cross-validated one
  * (`scripts/train/faceHeads.ts`, medians; offsets in face widths left/right, face heights
- * above/below): the headwear above the brows is most of it. `minScore` and `minWidthPx` (face
- * width in working pixels) keep BlazeFace's false faces on textures and distant faces out; both were
- * chosen on the hard-hat-or-headwear cross-validation and checked on the validation photos and the
- * video fixtures (MODEL_CARD.md).
+ * above/below): the headwear above the brows is most of it. `minScore` keeps BlazeFace's false
+ * faces out: on ffmpeg's test pattern they reach 0.48, and a worker found there would be judged
+ * ("no worker, no verdict"); 0.5 found one head more in the hard-hat-or-headwear cross-validation
+ * (MODEL_CARD.md). `minWidthPx` (face width in working pixels) leaves distant faces to the person
+ * and head detectors.
  */
 export const FACE_HEAD = {
   minScore: 0.6,
@@ -328,9 +330,6 @@ export const FACE_HEAD = {
   /** A face head overlapping a worker's head by more than this (of the smaller box) is that worker's, not a new one. */
   overlap: 0.3,
 } as const;
-
-/** The BlazeFace score {@link FACE_HEAD} needs (exported for the calibration script). */
-export const FACE_HEAD_MIN_SCORE = FACE_HEAD.minScore;
 
 type Box = [number, number, number, number];
 
@@ -419,6 +418,10 @@ export function matchDetectedHeads(persons: readonly PersonDetection[], heads: r
  * `unknown` (never `absent`: with no body detected that region is a guess). Every
  * judged crop of the image goes through its kind's tuned backbone in batches (ppeEmbedding.ts).
  * `heads`: the image's detected heads, when already known (else the head detector runs here).
+ * Faces BlazeFace finds where no head was judged or detected ({@link faceHeads}) are heads too: a
+ * person placed by its box alone takes the one on it, the others are workers of their own like a
+ * head on no person (`headFrom: 'faceDetector'`). `faces`: the image's faces, when already known
+ * (else BlazeFace runs here, on the whole image).
  */
 export async function analyzePersons(img: RawImage, persons: PersonDetection[], heads?: readonly DetectedHead[], faces?: readonly DetectedFace[]): Promise<PpePerson[]> {
   const model = loadPpeModel();
