@@ -8,12 +8,13 @@
  * judged hard hat / bare / cannot tell, a torso crop hi-vis / none / cannot tell. A second crop of
  * each head, placed by the head detector (`headDetector.ts`), is judged too and the two crops'
  * probabilities averaged; a head the detector finds on no detected person is a worker of its own
- * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`). The colour thresholds
+ * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`); so is a face BlazeFace
+ * finds where no worker's head is (close-ups, {@link FACE_HEAD}). The colour thresholds
  * that came before the learned classifier were retired with issue 26 (ADR 0018); only the
  * fluorescent-pixel gate of hi-vis remains of them.
  */
 import sharp from 'sharp';
-import { DETECT_MAX_SIDE, decodeImage, detectPersonsRaw, type RawImage } from './detector.js';
+import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, type DetectedFace, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
@@ -39,9 +40,10 @@ export interface PpeScores {
   headWidthPx: number;
   /**
    * Where the head geometry came from: face keypoints, shoulders only, the person box, or the head
-   * detector (a worker whose head it found on no detected person).
+   * detector (a worker whose head it found on no detected person), or a face BlazeFace found where
+   * no worker's head was (`faceDetector`: close-ups, {@link FACE_HEAD}).
    */
-  headFrom: 'face' | 'shoulders' | 'box' | 'detector';
+  headFrom: 'face' | 'shoulders' | 'box' | 'detector' | 'faceDetector';
   /** Hard-hat score, −1..1: `p(hat) − p(bare) − p(other headgear)` (0 when the head was not judged). */
   hardHat: number;
   /** Torso height in working pixels. */
@@ -60,6 +62,8 @@ export interface PpeScores {
   otherHeadgearProbability?: number;
   /** Learned model: probability that the torso wears hi-vis clothing (absent when the torso was not judged). */
   hiVisProbability?: number;
+  /** The head's crop was placed from a face BlazeFace found ({@link FACE_HEAD}), not by the head detector or keypoints. */
+  headFromFace?: boolean;
   /**
    * Learned model: a head the head detector found belongs to this person and its crop was judged
    * too — the probabilities are the mean of both crops', or that crop's alone when the keypoints
@@ -305,6 +309,65 @@ interface HeadProbabilities {
 const headProbabilities = (p: readonly number[]): HeadProbabilities => ({ hat: p[0]!, bare: p[1]!, other: p[2]! });
 
 /**
+ * The face head source (issue 26): a face BlazeFace finds where no worker's head is — a close-up
+ * whose head or hat fills the frame, where the person and head detectors find nobody — becomes a
+ * head box, judged by the head classifier like a detected head. The box is where labelled heads lie
+ * around the faces BlazeFace finds on the training subsets other than the cross-validated one
+ * (`scripts/train/faceHeads.ts`, medians; offsets in face widths left/right, face heights
+ * above/below): the headwear above the brows is most of it. `minScore` keeps BlazeFace's false
+ * faces out: on ffmpeg's test pattern they reach 0.48, and a worker found there would be judged
+ * ("no worker, no verdict"); 0.5 found one head more in the hard-hat-or-headwear cross-validation
+ * (MODEL_CARD.md). `minWidthPx` (face width in working pixels) leaves distant faces to the person
+ * and head detectors.
+ */
+export const FACE_HEAD = {
+  minScore: 0.6,
+  minWidthPx: 24,
+  left: 0.29,
+  right: 0.28,
+  above: 0.96,
+  below: 0.17,
+  /** A face head overlapping a worker's head by more than this (of the smaller box) is that worker's, not a new one. */
+  overlap: 0.3,
+} as const;
+
+type Box = [number, number, number, number];
+
+/** The head box a face implies ({@link FACE_HEAD}), clipped to the image. */
+export function faceHeadBox(face: Pick<DetectedFace, 'box'>, width: number, height: number): Box {
+  const [x, y, w, h] = face.box;
+  const x0 = Math.max(0, x - FACE_HEAD.left * w);
+  const y0 = Math.max(0, y - FACE_HEAD.above * h);
+  const x1 = Math.min(width, x + w + FACE_HEAD.right * w);
+  const y1 = Math.min(height, y + h + FACE_HEAD.below * h);
+  return [x0, y0, Math.max(1, x1 - x0), Math.max(1, y1 - y0)];
+}
+
+/** Intersection over the smaller box's area. */
+function overlapOfSmaller(a: readonly number[], b: readonly number[]): number {
+  const ix = Math.max(0, Math.min(a[0]! + a[2]!, b[0]! + b[2]!) - Math.max(a[0]!, b[0]!));
+  const iy = Math.max(0, Math.min(a[1]! + a[3]!, b[1]! + b[3]!) - Math.max(a[1]!, b[1]!));
+  const smaller = Math.min(a[2]! * a[3]!, b[2]! * b[3]!);
+  return smaller > 0 ? (ix * iy) / smaller : 0;
+}
+
+/**
+ * The heads {@link FACE_HEAD} takes from faces: each face of enough score and size whose head box
+ * overlaps none of `taken` (the detected heads and the heads the persons' keypoints place), and no
+ * other face head already taken (the larger face first), as {@link DetectedHead}s (the face's score).
+ */
+export function faceHeads(faces: readonly DetectedFace[], taken: readonly Box[], width: number, height: number): DetectedHead[] {
+  const out: DetectedHead[] = [];
+  const big = faces.filter((f) => f.score >= FACE_HEAD.minScore && f.box[2] >= FACE_HEAD.minWidthPx).sort((a, b) => b.box[2] - a.box[2]);
+  for (const f of big) {
+    const box = faceHeadBox(f, width, height);
+    if ([...taken, ...out.map((h) => h.box)].some((t) => overlapOfSmaller(t, box) > FACE_HEAD.overlap)) continue;
+    out.push({ box, score: f.score });
+  }
+  return out;
+}
+
+/**
  * Which detected head belongs to each person, the most confident heads first, each to one free
  * person: one whose keypoints place a head within ¾ of its width of the detected head's centre
  * (close-ups, where the head sits lower in the box), or else whose box holds that centre across
@@ -355,21 +418,40 @@ export function matchDetectedHeads(persons: readonly PersonDetection[], heads: r
  * `unknown` (never `absent`: with no body detected that region is a guess). Every
  * judged crop of the image goes through its kind's tuned backbone in batches (ppeEmbedding.ts).
  * `heads`: the image's detected heads, when already known (else the head detector runs here).
+ * Faces BlazeFace finds where no head was judged or detected ({@link faceHeads}) are heads too: a
+ * person placed by its box alone takes the one on it, the others are workers of their own like a
+ * head on no person (`headFrom: 'faceDetector'`). `faces`: the image's faces, when already known
+ * (else BlazeFace runs here, on the whole image).
  */
-export async function analyzePersons(img: RawImage, persons: PersonDetection[], heads?: readonly DetectedHead[]): Promise<PpePerson[]> {
+export async function analyzePersons(img: RawImage, persons: PersonDetection[], heads?: readonly DetectedHead[], faces?: readonly DetectedFace[]): Promise<PpePerson[]> {
   const model = loadPpeModel();
   const T = model.thresholds;
   const detector = await loadHeadDetector();
   const geometry = detector.model.crop;
   const found = heads ?? (await detectHeads(img, detector));
   const matched = matchDetectedHeads(persons, found);
+  // Faces where no worker's head is (close-ups, FACE_HEAD): a person whose head nothing placed takes
+  // the face head on it; the others are workers of their own, like a detected head on no person.
+  const geometries = persons.map((p) => headGeometry(p));
+  const taken = [...found.map((h) => h.box), ...geometries.flatMap((g) => (headJudgeable(g) ? [geometryHeadBox(g)] : []))];
+  const fromFaces = faceHeads(faces ?? (await detectFacesRaw(img, { minScore: FACE_HEAD.minScore })), taken, img.width, img.height);
+  const fromFace = new Set<DetectedHead>(fromFaces);
+  if (fromFaces.length > 0) {
+    const headless = persons.flatMap((p, i) => (!matched[i] && !headJudgeable(geometries[i]!) ? [i] : []));
+    matchDetectedHeads(
+      headless.map((i) => persons[i]!),
+      fromFaces,
+    ).forEach((h, j) => {
+      if (h) matched[headless[j]!] = h;
+    });
+  }
   /** Where a detected head puts the head, or null when it is too small to judge. */
   const placeOf = (head: DetectedHead): ReturnType<typeof headBoxPlace> | null => {
     const place = headBoxPlace(head.box, geometry);
     return place.width >= PPE_THRESHOLDS.minHeadWidthPx ? place : null;
   };
   // A head on no detected person: a worker of its own, its torso looked for below the head (no shoulders known).
-  const alone = found.flatMap((head) => {
+  const alone = [...found, ...fromFaces].flatMap((head) => {
     const place = matched.includes(head) ? null : placeOf(head);
     if (!place) return [];
     const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
@@ -412,7 +494,10 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       // The crops' probabilities averaged, class by class.
       const p = headProbabilities(head[0]!.map((_, c) => head.reduce((s, q) => s + q[c]!, 0) / head.length));
       Object.assign(scores, headScores(p));
-      if (m.headRects[1]) scores.headDetected = true;
+      if (m.headRects[1]) {
+        if (fromFace.has(matched[m.index]!)) scores.headFromFace = true;
+        else scores.headDetected = true;
+      }
       hardHat = hatVerdict(p);
     }
     let hiVis: HiVisVerdict = 'unknown';
@@ -434,13 +519,13 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     const scores: PpeScores = {
       person: a.head.score,
       headWidthPx: a.place.width,
-      headFrom: 'detector',
+      headFrom: fromFace.has(a.head) ? 'faceDetector' : 'detector',
       torsoHeightPx: torso ? torso.rect.y1 - torso.rect.y0 : 0,
       hiVisYellow: torso?.stats.hiVisYellow ?? 0,
       hiVisOrange: torso?.stats.hiVisOrange ?? 0,
       hiVis: pTorso?.[0] ?? 0,
       ...headScores(p),
-      headDetected: true,
+      ...(fromFace.has(a.head) ? { headFromFace: true } : { headDetected: true }),
       ...(pTorso ? { hiVisProbability: pTorso[0] } : {}),
     };
     // Only a vest found there counts (`seen`): with no body detected, the region below the head is a
