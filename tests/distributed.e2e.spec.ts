@@ -203,11 +203,11 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     // The gateway's one request log line says what was asked, how it ended, and names the trace; the
     // job service and the worker log in the same one.
     const gatewayLines = stack.procs.get('gateway')!.logs.filter((l) => l.request_id === requestId);
-    const completed = gatewayLines.find((l) => l.msg === 'request completed');
-    expect(completed).toMatchObject({ req: { method: 'POST', url: '/analyze' }, route: '/analyze', res: { statusCode: 202 } });
-    expect(typeof completed?.responseTime).toBe('number');
+    const requestLine = gatewayLines.find((l) => l.msg === 'request completed');
+    expect(requestLine).toMatchObject({ req: { method: 'POST', url: '/analyze' }, route: '/analyze', res: { statusCode: 202 } });
+    expect(typeof requestLine?.responseTime).toBe('number');
     expect(gatewayLines.filter((l) => l.msg === 'incoming request')).toEqual([]);
-    const traceId = completed?.trace_id as string;
+    const traceId = requestLine?.trace_id as string;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(stack.procs.get('job')!.logs.find((l) => l.msg === 'job queued' && l.job_id === jobId)?.trace_id).toBe(traceId);
     const worker = workerOf(jobId)!;
