@@ -50,6 +50,9 @@ export const SLOW_REQUEST_MS = 1000;
 
 const debugOn = (log: FastifyBaseLogger): boolean => (log as unknown as Logger).isLevelEnabled('debug');
 
+const CLIENT = Symbol('baret.client');
+type ArrivedRequest = FastifyRequest & { [CLIENT]?: string };
+
 type LoggedRequest = FastifyRequest & { routeOptions?: { url?: string } };
 
 /**
@@ -63,11 +66,16 @@ class RequestLog extends LogController {
   }
 
   override incomingRequest(request: FastifyRequest): void {
+    // The client's address, read while the socket is there (it may be gone once the answer is sent).
+    (request as ArrivedRequest)[CLIENT] = request.ip;
     if (debugOn(request.log)) request.log.debug({ req: request }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, request: LoggedRequest, reply: FastifyReply): void {
-    const fields = { req: request, route: request.routeOptions?.url, res: reply, responseTime: reply.elapsedTime };
+    // Plain values, not the request (Fastify's `req` serializer reads `ip` from the socket, gone by
+    // now on a connection the client closed): the serializer makes `remoteAddress` of `ip`.
+    const req = { method: request.method, url: request.url, host: request.host, ip: (request as ArrivedRequest)[CLIENT] };
+    const fields = { req, route: request.routeOptions?.url, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else if (!this.quietUnlessNotable || reply.statusCode >= 500 || reply.elapsedTime >= SLOW_REQUEST_MS) reply.log.info(fields, 'request completed');
     else if (debugOn(reply.log)) reply.log.debug(fields, 'request completed');
