@@ -200,10 +200,14 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
     const jobId = ((await res.json()) as { job_id: string }).job_id;
     expect((await waitJob(user.token, jobId)).status).toBe('done');
 
-    // The gateway's request log line names the trace; the job service and the worker log in the same one.
+    // The gateway's one request log line says what was asked, how it ended, and names the trace; the
+    // job service and the worker log in the same one.
     const gatewayLines = stack.procs.get('gateway')!.logs.filter((l) => l.request_id === requestId);
-    expect(gatewayLines.find((l) => l.msg === 'incoming request')).toMatchObject({ req: { method: 'POST', url: '/analyze' } });
-    const traceId = gatewayLines.find((l) => l.msg === 'request completed')?.trace_id as string;
+    const requestLine = gatewayLines.find((l) => l.msg === 'request completed');
+    expect(requestLine).toMatchObject({ req: { method: 'POST', url: '/analyze' }, route: '/analyze', res: { statusCode: 202 } });
+    expect(typeof requestLine?.responseTime).toBe('number');
+    expect(gatewayLines.filter((l) => l.msg === 'incoming request')).toEqual([]);
+    const traceId = requestLine?.trace_id as string;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(stack.procs.get('job')!.logs.find((l) => l.msg === 'job queued' && l.job_id === jobId)?.trace_id).toBe(traceId);
     const worker = workerOf(jobId)!;

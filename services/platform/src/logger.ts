@@ -48,8 +48,13 @@ export function loggerOptions(level: string, name = 'baret'): LoggerOptions {
   };
 }
 
+/**
+ * A logger writing JSON lines to `destination`, by default to standard output without blocking:
+ * lines written while a write is under way go out together in the next one (one system call for
+ * many lines under load, docs/adr/0019), and whatever is left is flushed when the process exits.
+ */
 export function createLogger(level: string, name = 'baret', destination?: pino.DestinationStream): Logger {
-  return destination ? pino(loggerOptions(level, name), destination) : pino(loggerOptions(level, name));
+  return pino(loggerOptions(level, name), destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 export type { Logger };

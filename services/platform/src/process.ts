@@ -97,7 +97,7 @@ export async function buildServiceApp(opts: {
   version?: string;
 }): Promise<FastifyInstance> {
   const { config } = opts;
-  const app = await createHttpApp(config, opts.log, { trustAllProxies: true });
+  const app = await createHttpApp(config, opts.log, { trustAllProxies: true, behindGateway: true });
   const routes: PublicRoute[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];

@@ -2,7 +2,7 @@ import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { SERVICE_HEADER, sendProblem, type ServiceClient, signServiceToken, traceHeaders, type PublicRoute, type ServiceManifest } from '@baret/platform';
+import { SERVICE_HEADER, sendProblem, type ServiceClient, ServiceCredentialSigner, traceHeaders, type PublicRoute, type ServiceManifest } from '@baret/platform';
 
 export interface UpstreamRoutes extends ServiceManifest {
   url: string;
@@ -49,6 +49,8 @@ export const proxyPlugin = fp<{ upstreams: UpstreamRoutes[]; secret: string }>(
       undici: { headersTimeout: 30 * 60_000, bodyTimeout: 5 * 60_000, connections: 128 },
       disableRequestLogging: true,
     });
+    // One credential per principal and client address, signed again when half its minute is gone.
+    const credentials = new ServiceCredentialSigner(opts.secret);
     await app.register(async (scope) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
@@ -57,7 +59,7 @@ export const proxyPlugin = fp<{ upstreams: UpstreamRoutes[]; secret: string }>(
           rewriteRequestHeaders: (_raw, headers) => {
             const out: Record<string, string | string[] | undefined> = { ...headers };
             for (const name of STRIPPED) delete out[name];
-            out[SERVICE_HEADER] = signServiceToken(opts.secret, { iss: 'gateway', ip: request.ip, ...(request.principal ? { principal: request.principal } : {}) });
+            out[SERVICE_HEADER] = credentials.sign({ iss: 'gateway', ip: request.ip, ...(request.principal ? { principal: request.principal } : {}) });
             out['x-forwarded-for'] = request.ip;
             out['x-forwarded-proto'] = request.protocol;
             // The address the client used, for links a service writes (the CSV's job links).

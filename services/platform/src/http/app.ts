@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -37,6 +37,49 @@ function bodyDeadline(app: FastifyInstance, ms: number): void {
 export interface HttpAppOptions {
   /** Trust X-Forwarded-For from every peer: a service process reached only through the gateway. */
   trustAllProxies?: boolean;
+  /**
+   * Behind the gateway (a service process of the distributed run): the gateway already logs every
+   * request at info with its request id, so this hop logs a request at info only when it failed
+   * (5xx) or was slow (`SLOW_REQUEST_MS`); the others at debug.
+   */
+  behindGateway?: boolean;
+}
+
+/** A request answered later than this is logged at info by a service behind the gateway too. */
+export const SLOW_REQUEST_MS = 1000;
+
+const debugOn = (log: FastifyBaseLogger): boolean => (log as unknown as Logger).isLevelEnabled('debug');
+
+const CLIENT = Symbol('baret.client');
+type ArrivedRequest = FastifyRequest & { [CLIENT]?: string };
+
+type LoggedRequest = FastifyRequest & { routeOptions?: { url?: string } };
+
+/**
+ * One log line per request and hop, written when the answer is sent (Fastify's default is two, one
+ * on arrival and one on the answer): method, address, route, client, status, duration and the
+ * request id. The arrival line is kept at debug.
+ */
+class RequestLog extends LogController {
+  constructor(private readonly quietUnlessNotable: boolean) {
+    super({ requestIdLogLabel: 'request_id' });
+  }
+
+  override incomingRequest(request: FastifyRequest): void {
+    // The client's address, read while the socket is there (it may be gone once the answer is sent).
+    (request as ArrivedRequest)[CLIENT] = request.ip;
+    if (debugOn(request.log)) request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: LoggedRequest, reply: FastifyReply): void {
+    // Plain values, not the request (Fastify's `req` serializer reads `ip` from the socket, gone by
+    // now on a connection the client closed): the serializer makes `remoteAddress` of `ip`.
+    const req = { method: request.method, url: request.url, host: request.host, ip: (request as ArrivedRequest)[CLIENT] };
+    const fields = { req, route: request.routeOptions?.url, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else if (!this.quietUnlessNotable || reply.statusCode >= 500 || reply.elapsedTime >= SLOW_REQUEST_MS) reply.log.info(fields, 'request completed');
+    else if (debugOn(reply.log)) reply.log.debug(fields, 'request completed');
+  }
 }
 
 /**
@@ -56,7 +99,7 @@ export async function createHttpApp(
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLog(options.behindGateway === true),
     trustProxy: options.trustAllProxies ? true : config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
     // A slow or stalled client never holds a connection for long: no bytes for HTTP_IDLE_TIMEOUT_MS

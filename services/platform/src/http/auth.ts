@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { accessTokenKeys, AccessTokenVerifier, InvalidTokenError, type Jwks, type TokenClaims } from './accessTokens.js';
-import { SERVICE_HEADER, verifyServiceToken } from './serviceToken.js';
+import { SERVICE_HEADER, ServiceCredentialVerifier } from './serviceToken.js';
 
 /** Who is calling, resolved on the server for every request that carries a credential. */
 export interface Principal {
@@ -109,10 +109,11 @@ export const authPlugin = fp<AuthPluginOptions>(
 
     const { serviceSecret, resolvers } = opts;
     if (serviceSecret) {
+      const credentials = new ServiceCredentialVerifier(serviceSecret);
       app.addHook('onRequest', async (request: FastifyRequest) => {
         if (OPEN_PATHS.has(request.url.split('?')[0] ?? '')) return;
         const header = request.headers[SERVICE_HEADER];
-        const claims = verifyServiceToken(serviceSecret, typeof header === 'string' ? header : undefined);
+        const claims = credentials.verify(typeof header === 'string' ? header : undefined);
         if (!claims) throw new UnauthorizedError('This service answers only through the Baret gateway.');
         request.caller = claims.iss;
         request.principal = claims.principal ?? null;

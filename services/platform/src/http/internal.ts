@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import type { OrgSummary, PersonalDataSource, QuotaClient, QuotaView, ReservationOutcome, TaskCatalogClient, UserDirectory, UserSummary } from '../clients.js';
 import { UnauthorizedError } from '../errors.js';
 import type { AuthResolvers, Principal } from './auth.js';
-import { SERVICE_HEADER, signServiceToken } from './serviceToken.js';
+import { SERVICE_HEADER, ServiceCredentialSigner } from './serviceToken.js';
 import { SpanKind, traceHeaders, withSpan } from '../telemetry.js';
 
 /** API keys are told from JWTs by this prefix (identity issues them). */
@@ -47,10 +47,14 @@ export class ServiceClient {
   constructor(
     readonly service: string,
     readonly baseUrl: string,
-    private readonly secret: string,
+    secret: string,
     private readonly caller: string,
     private readonly timeoutMs = 10_000,
-  ) {}
+  ) {
+    this.credentials = new ServiceCredentialSigner(secret);
+  }
+
+  private readonly credentials: ServiceCredentialSigner;
 
   /** The JSON body of a 2xx answer; `null` for a 404 when `allow404`. One client span, its context sent along. */
   call<T>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<T | null> {
@@ -70,7 +74,7 @@ export class ServiceClient {
         res = await fetch(new URL(path, this.baseUrl), {
           method,
           headers: {
-            [SERVICE_HEADER]: signServiceToken(this.secret, { iss: this.caller }),
+            [SERVICE_HEADER]: this.credentials.sign({ iss: this.caller }),
             ...traceHeaders(),
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
