@@ -4,12 +4,11 @@
  * services cross Kafka to the identity service, which keeps them: each action once, a member
  * cannot read the log, another organisation's manager gets 404, the CSV export.
  */
-import { readFileSync } from 'node:fs';
 import { engineInstalled } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
-import { distributedEngines, startDistributedStack, type DistributedStack } from './helpers/distributed.js';
+import { distributedEngines } from './helpers/distributed.js';
 import { multipart } from './helpers/jobs.js';
+import { startOrgStack, type OrgStack, type SignedUp } from './helpers/orgStack.js';
 import { api } from './helpers/process.js';
 
 const installed = Object.entries(distributedEngines()).every(([engine, ok]) => engineInstalled('audit log, distributed', ok, engine));
@@ -25,22 +24,13 @@ interface Entry {
 }
 
 describe.skipIf(!installed)('audit log on the distributed run', () => {
-  let stack: DistributedStack;
+  let baret: OrgStack;
   let gateway: string;
-  let fx: Awaited<ReturnType<typeof videoFixtures>>;
   let video: Buffer;
-  let admin: { token: string; id: string; email: string };
-
-  const call = <T>(path: string, token: string, init: RequestInit = {}) => api<T>(gateway, path, { ...init, token, headers: { 'accept-language': 'en', ...(init.headers as Record<string, string>) } });
-  const send = <T>(method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) =>
-    call<T>(path, token, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-
-  async function signUp(email: string): Promise<{ token: string; id: string; email: string }> {
-    const reg = await api<{ id: string }>(gateway, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'correct horse battery' }) });
-    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-    const login = await api<{ access_token: string }>(gateway, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'correct horse battery' }) });
-    return { token: login.body.access_token, id: reg.body.id, email };
-  }
+  let admin: SignedUp;
+  const call = <T,>(path: string, token: string, init?: RequestInit) => baret.call<T>(path, token, init);
+  const send = <T,>(method: string, path: string, token: string, body?: unknown) => baret.send<T>(method, path, token, body);
+  const signUp = (email: string) => baret.signUp(email);
 
   async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
@@ -53,21 +43,12 @@ describe.skipIf(!installed)('audit log on the distributed run', () => {
   }
 
   beforeAll(async () => {
-    fx = await videoFixtures();
-    video = readFileSync(await fx.testsrc('clip.mp4', { seconds: 2 }));
-    stack = await startDistributedStack({
-      env: { BARET_ADMIN_EMAILS: 'admin@baret.test', RATE_LIMIT_PER_MINUTE: '100000' },
-      onLine: (name, line) => {
-        if (/"level":"(error|fatal)"/.test(line)) process.stderr.write(`[${name}] ${line.slice(0, 2000)}\n`);
-      },
-    });
-    gateway = stack.gateway;
-    admin = await signUp('admin@baret.test');
+    baret = await startOrgStack();
+    ({ gateway, video, admin } = baret);
   }, 300_000);
 
   afterAll(async () => {
-    await stack?.close();
-    await fx?.dispose();
+    await baret?.close();
   }, 120_000);
 
   it('records each action once across the services, shows managers their organisation’s log, refuses members and other organisations', async () => {
@@ -77,10 +58,9 @@ describe.skipIf(!installed)('audit log on the distributed run', () => {
     const failed = await api(gateway, '/auth/login', { method: 'POST', body: JSON.stringify({ email: alice.email, password: 'not her password' }) });
     expect(failed.status).toBe(401);
 
-    const org = (await send<{ id: string }>('POST', '/orgs', manager.token, { name: 'Boğaziçi Elektrik' })).body;
-    expect((await send('POST', '/orgs', other.token, { name: 'Başka Elektrik' })).status).toBe(201);
-    const invite = await send<{ token: string }>('POST', `/orgs/${org.id}/invites`, manager.token, { email: alice.email, role: 'member' });
-    expect((await send('POST', `/invites/${invite.body.token}/accept`, alice.token)).status).toBe(200);
+    const org = (await baret.createOrg(manager, 'Boğaziçi Elektrik')).body;
+    expect((await baret.createOrg(other, 'Başka Elektrik')).status).toBe(201);
+    expect((await baret.join(org.id, manager, alice)).accepted.status).toBe(200);
 
     // Alice records a job; it is analysed by the analysis worker and finished by the job service.
     const form = await multipart(

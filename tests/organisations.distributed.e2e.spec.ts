@@ -6,32 +6,22 @@
  * another organisation's manager (404); 20 concurrent analyses of members charge the
  * organisation's quota exactly; compliance and CSV answer through the gateway.
  */
-import { readFileSync } from 'node:fs';
 import { engineInstalled } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
-import { distributedEngines, startDistributedStack, type DistributedStack } from './helpers/distributed.js';
+import { distributedEngines } from './helpers/distributed.js';
 import { multipart } from './helpers/jobs.js';
-import { api } from './helpers/process.js';
+import { startOrgStack, type OrgStack, type SignedUp } from './helpers/orgStack.js';
 
 const installed = Object.entries(distributedEngines()).every(([engine, ok]) => engineInstalled('organisations, distributed', ok, engine));
 
 describe.skipIf(!installed)('organisations on the distributed run', () => {
-  let stack: DistributedStack;
+  let baret: OrgStack;
   let gateway: string;
-  let fx: Awaited<ReturnType<typeof videoFixtures>>;
   let video: Buffer;
-  let admin: { token: string; id: string };
-
-  const call = <T>(path: string, token: string, init: RequestInit = {}) => api<T>(gateway, path, { ...init, token, headers: { 'accept-language': 'en', ...(init.headers as Record<string, string>) } });
-  const post = <T>(path: string, token: string, body?: unknown) => call<T>(path, token, { method: 'POST', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-
-  async function signUp(email: string): Promise<{ token: string; id: string; email: string }> {
-    const reg = await api<{ id: string }>(gateway, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'correct horse battery' }) });
-    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-    const login = await api<{ access_token: string }>(gateway, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'correct horse battery' }) });
-    return { token: login.body.access_token, id: reg.body.id, email };
-  }
+  let admin: SignedUp;
+  const call = <T,>(path: string, token: string, init?: RequestInit) => baret.call<T>(path, token, init);
+  const post = <T,>(path: string, token: string, body?: unknown) => baret.send<T>('POST', path, token, body);
+  const signUp = (email: string) => baret.signUp(email);
 
   async function analyze(token: string, payload: Record<string, unknown> = {}) {
     const body = await multipart(
@@ -43,36 +33,26 @@ describe.skipIf(!installed)('organisations on the distributed run', () => {
   }
 
   beforeAll(async () => {
-    fx = await videoFixtures();
-    video = readFileSync(await fx.testsrc('clip.mp4', { seconds: 2 }));
-    stack = await startDistributedStack({
-      env: { BARET_ADMIN_EMAILS: 'admin@baret.test', RATE_LIMIT_PER_MINUTE: '100000' },
-      onLine: (name, line) => {
-        if (/"level":"(error|fatal)"/.test(line)) process.stderr.write(`[${name}] ${line.slice(0, 2000)}\n`);
-      },
-    });
-    gateway = stack.gateway;
-    admin = await signUp('admin@baret.test');
+    baret = await startOrgStack();
+    ({ gateway, video, admin } = baret);
   }, 300_000);
 
   afterAll(async () => {
-    await stack?.close();
-    await fx?.dispose();
+    await baret?.close();
   }, 120_000);
 
   it('creates, invites, accepts; a member’s job with its site and crew is the manager’s to see, nobody else’s; 20 concurrent analyses charge the organisation exactly', async () => {
     const manager = await signUp('manager@example.com');
     const alice = await signUp('alice@example.com');
     const bob = await signUp('bob@example.com');
-    const org = await post<{ id: string; role: string }>('/orgs', manager.token, { name: 'Boğaziçi Elektrik' });
+    const org = await baret.createOrg(manager, 'Boğaziçi Elektrik');
     expect(org.status).toBe(201);
     expect(org.body.role).toBe('manager');
     const orgId = org.body.id;
     for (const member of [alice, bob]) {
-      const invite = await post<{ token: string; url: string }>(`/orgs/${orgId}/invites`, manager.token, { email: member.email, role: 'member' });
+      const { invite, accepted } = await baret.join(orgId, manager, member);
       expect(invite.status).toBe(201);
       expect(invite.body.url).toBe(`/invite/${invite.body.token}`);
-      const accepted = await post<{ id: string; role: string }>(`/invites/${invite.body.token}/accept`, member.token);
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
       expect(accepted.body).toMatchObject({ id: orgId, role: 'member' });
     }

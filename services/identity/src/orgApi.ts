@@ -37,6 +37,8 @@ const OrgSettingsSchema = Type.Object(
   { description: 'How the organisation’s evidence treats faces (issue 30). Stored evidence always has faces blurred.' },
 );
 const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
+/** A member of an organisation: `/orgs/{id}/members/{user_id}`. */
+const MemberParams = Type.Object({ id: IdParams.properties.id, user_id: IdParams.properties.id });
 
 export const orgRoutes =
   (orgs: Orgs): FastifyPluginAsync =>
@@ -202,7 +204,7 @@ export const orgRoutes =
           summary: 'Change a member’s role (managers); the last manager cannot demote themselves (409)',
           description: 'Takes effect on the member’s next request. Recorded in the audit log (`member.role_changed`); setting the role a member already has changes nothing and records nothing.',
           security: bearer,
-          params: Type.Object({ id: IdParams.properties.id, user_id: IdParams.properties.id }),
+          params: MemberParams,
           body: Type.Object({ role: Role }, { additionalProperties: false }),
           response: { 200: MemberSchema, ...problems(400, 401, 403, 404, 409, 429) },
         },
@@ -221,7 +223,7 @@ export const orgRoutes =
           tags: ['organisations'],
           summary: 'Remove a member (managers), or leave (yourself); their jobs stay with the organisation',
           security: bearer,
-          params: Type.Object({ id: IdParams.properties.id, user_id: IdParams.properties.id }),
+          params: MemberParams,
           response: { 204: Type.Null(), ...problems(401, 403, 404, 409) },
         },
       },

@@ -179,12 +179,26 @@ export function createOrgs(opts: OrgsOptions) {
     return list.sort((a, b) => (a.role === b.role ? 0 : a.role === 'manager' ? -1 : 1) || a.joined_at.localeCompare(b.joined_at) || a.email.localeCompare(b.email));
   }
 
+  /**
+   * What a manager (or the member themselves, or the system) does to a member: the caller must be in
+   * the organisation (else it does not exist for them: 404); the organisation's stream decides who
+   * may (managers; the last manager stays), then the member's membership stream, which the
+   * principal reads, follows. Returns the organisation's result (its recorded events).
+   */
+  async function onMember(byUserId: string | 'system', orgId: string, userId: string, commands: (now: Date) => { org: OrgCommand; membership: MembershipCommand }) {
+    if (byUserId !== 'system') await requireMember(orgId, byUserId);
+    const { org, membership } = commands(clock());
+    const result = await onOrg(orgId, org);
+    await onMembership(userId, membership);
+    return result;
+  }
+
   /** A manager removes a member, or a member leaves; their jobs stay with the organisation. */
   async function removeMember(byUserId: string | 'system', orgId: string, userId: string) {
-    if (byUserId !== 'system') await requireMember(orgId, byUserId);
-    const now = clock();
-    await onOrg(orgId, { type: 'remove_member', data: { user_id: userId, by: byUserId, system: byUserId === 'system', now } });
-    await onMembership(userId, { type: 'leave_org', data: { user_id: userId, org_id: orgId, now } });
+    await onMember(byUserId, orgId, userId, (now) => ({
+      org: { type: 'remove_member', data: { user_id: userId, by: byUserId, system: byUserId === 'system', now } },
+      membership: { type: 'leave_org', data: { user_id: userId, org_id: orgId, now } },
+    }));
     log.info({ org_id: orgId, user_id: userId, by: byUserId }, 'member removed');
   }
 
@@ -199,10 +213,10 @@ export function createOrgs(opts: OrgsOptions) {
   }
 
   async function changeRole(byUserId: string, orgId: string, userId: string, role: OrgRole, from: AuditSource = {}) {
-    await requireMember(orgId, byUserId);
-    const now = clock();
-    const result = await onOrg(orgId, { type: 'change_member_role', data: { user_id: userId, role, by: byUserId, now } });
-    await onMembership(userId, { type: 'change_role', data: { user_id: userId, org_id: orgId, role, now } });
+    const result = await onMember(byUserId, orgId, userId, (now) => ({
+      org: { type: 'change_member_role', data: { user_id: userId, role, by: byUserId, now } },
+      membership: { type: 'change_role', data: { user_id: userId, org_id: orgId, role, now } },
+    }));
     const changed = result.recorded.find((e) => e.type === 'org_member_role_changed');
     if (changed) {
       const data = changed.data as { previous_role: string };

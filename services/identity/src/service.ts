@@ -36,7 +36,7 @@ import { identityRoutes } from './api.js';
 import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './passwords.js';
 import { API_KEYS, apiKeyQueries, apiKeysProjection, type ApiKeyDoc } from './readModels/apiKeys.js';
 import { USERS, userQueries, usersProjection, type UserDoc } from './readModels/users.js';
-import { emailDecider, emailStream, normaliseEmail } from './user/emailClaim.js';
+import { claimEmail, emailDecider, emailStream, normaliseEmail } from './user/emailClaim.js';
 import { InvalidTokenError, userDecider } from './user/businessLogic.js';
 import { userStream } from './user/user.js';
 import { DEFAULT_THROTTLE, LoginThrottle, type LoginSource, type ThrottleRules } from './loginThrottle.js';
@@ -44,7 +44,7 @@ import { createOrgs, orgProjections } from './orgs.js';
 import { orgRoutes } from './orgApi.js';
 import { INVITES, MEMBERSHIPS } from './readModels/orgs.js';
 import { createOidc, SSO_ERRORS, SsoError, type OidcSettings, type SsoClaims } from './sso/oidc.js';
-import { ssoLinkDecider, ssoLinkStream } from './sso/ssoLink.js';
+import { linkSsoIdentity, ssoLinkDecider, ssoLinkStream } from './sso/ssoLink.js';
 import { ssoRoutes } from './sso/api.js';
 import { AUDIT, auditRoutes, createAuditLog } from './audit.js';
 
@@ -207,7 +207,7 @@ export function createIdentityService(opts: IdentityOptions) {
     const claim = await aggregateStream(eventStore, emailStream(email), emailDecider);
     const owner = claim.state.owner;
     const abandoned = owner !== null && (await eventStore.readStream(userStream(owner))).length === 0 ? owner : null;
-    await run(eventStore, emailStream(email), emailDecider, { type: 'claim_email', data: { user_id: userId, abandoned_owner: abandoned } });
+    await run(eventStore, emailStream(email), emailDecider, claimEmail(userId, abandoned));
     await run(eventStore, userStream(userId), userDecider, {
       type: 'register_user',
       data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: adminEmails.has(normaliseEmail(email)), now: clock(), language: input.language ?? 'tr' },
@@ -318,7 +318,7 @@ export function createIdentityService(opts: IdentityOptions) {
       if (existing) {
         if (!claims.emailVerified) throw SSO_ERRORS.taken();
         try {
-          await run(eventStore, stream, ssoLinkDecider, { type: 'link_sso_identity', data: { user_id: existing.id, issuer: claims.issuer, subject: claims.subject, abandoned_owner: abandoned, now } });
+          await run(eventStore, stream, ssoLinkDecider, linkSsoIdentity(existing.id, claims, abandoned, now));
         } catch (e) {
           if (e instanceof ConflictError && attempt < 300) continue;
           throw e;
@@ -329,7 +329,7 @@ export function createIdentityService(opts: IdentityOptions) {
       }
       const userId = randomUUID();
       try {
-        await run(eventStore, stream, ssoLinkDecider, { type: 'link_sso_identity', data: { user_id: userId, issuer: claims.issuer, subject: claims.subject, abandoned_owner: abandoned, now } });
+        await run(eventStore, stream, ssoLinkDecider, linkSsoIdentity(userId, claims, abandoned, now));
       } catch (e) {
         if (e instanceof ConflictError && attempt < 300) continue;
         throw e;
@@ -338,10 +338,10 @@ export function createIdentityService(opts: IdentityOptions) {
       const emailOwner = claim.state.owner;
       const emailAbandoned = emailOwner !== null && (await eventStore.readStream(userStream(emailOwner))).length === 0 ? emailOwner : null;
       try {
-        await run(eventStore, emailStream(email), emailDecider, { type: 'claim_email', data: { user_id: userId, abandoned_owner: emailAbandoned } });
+        await run(eventStore, emailStream(email), emailDecider, claimEmail(userId, emailAbandoned));
       } catch (e) {
         // Someone registered the address a moment ago: the link is given back, and the person told.
-        await run(eventStore, stream, ssoLinkDecider, { type: 'unlink_sso_identity', data: { user_id: userId } });
+        await run(eventStore, stream, ssoLinkDecider, { type: 'release', data: { user_id: userId } });
         if (e instanceof ConflictError) throw SSO_ERRORS.taken();
         throw e;
       }
@@ -432,7 +432,7 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, userStream(userId), userDecider, { type: 'delete_user', data: { deleted_by: by, now: clock(), erasure } });
     for (const key of await keys.ofUser(userId)) await deleteApiKey(null, key.id);
     await orgs.userDeleted(userId);
-    if (user) await run(eventStore, emailStream(user.email), emailDecider, { type: 'release_email', data: { user_id: userId } });
+    if (user) await run(eventStore, emailStream(user.email), emailDecider, { type: 'release', data: { user_id: userId } });
     // Every personal field of the user's events (address, name, password hash, tokens) unreadable from now on (docs/adr/0025).
     await shredderOf(eventStore)?.shred(`user:${userId}`);
     log.info({ user_id: userId, deleted_by: by, erasure }, 'user deleted');

@@ -1,9 +1,10 @@
-import { describe, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, IllegalStateError, NotFoundError, ValidationError } from '@baret/platform';
 import { deciderSpec } from '@baret/platform/testing';
 import { apiKeyDecider } from '../src/apiKey/businessLogic.js';
 import type { ApiKeyEvent } from '../src/apiKey/apiKey.js';
-import { emailDecider } from '../src/user/emailClaim.js';
+import { claimEmail, emailDecider, emailStream } from '../src/user/emailClaim.js';
 import { userDecider } from '../src/user/businessLogic.js';
 import type { UserEvent } from '../src/user/user.js';
 
@@ -50,22 +51,29 @@ describe('User decider', () => {
 describe('Email claim decider', () => {
   const spec = deciderSpec(emailDecider);
   it('claims a free address', () =>
-    spec.given([]).when({ type: 'claim_email', data: { user_id: 'u1', abandoned_owner: null } }).then([{ type: 'email_claimed', data: { user_id: 'u1' } }]));
+    spec.given([]).when(claimEmail('u1', null)).then([{ type: 'email_claimed', data: { user_id: 'u1' } }]));
   it('refuses an address another user holds', () =>
     spec
       .given([{ type: 'email_claimed', data: { user_id: 'u1' } }])
-      .when({ type: 'claim_email', data: { user_id: 'u2', abandoned_owner: null } })
+      .when(claimEmail('u2', null))
       .thenThrows(ConflictError));
   it('takes over a claim whose user never came to exist', () =>
     spec
       .given([{ type: 'email_claimed', data: { user_id: 'u1' } }])
-      .when({ type: 'claim_email', data: { user_id: 'u2', abandoned_owner: 'u1' } })
+      .when(claimEmail('u2', 'u1'))
       .then([{ type: 'email_claimed', data: { user_id: 'u2' } }]));
   it('frees the address when its user is deleted', () =>
     spec
       .given([{ type: 'email_claimed', data: { user_id: 'u1' } }, { type: 'email_released', data: { user_id: 'u1' } }])
-      .when({ type: 'claim_email', data: { user_id: 'u2', abandoned_owner: null } })
+      .when(claimEmail('u2', null))
       .then([{ type: 'email_claimed', data: { user_id: 'u2' } }]));
+  it('only its holder releases an address; the holder claiming again changes nothing', () => {
+    spec.given([{ type: 'email_claimed', data: { user_id: 'u1' } }]).when({ type: 'release', data: { user_id: 'u2' } }).then([]);
+    spec.given([{ type: 'email_claimed', data: { user_id: 'u1' } }]).when({ type: 'release', data: { user_id: 'u1' } }).then([{ type: 'email_released', data: { user_id: 'u1' } }]);
+    spec.given([{ type: 'email_claimed', data: { user_id: 'u1' } }]).when(claimEmail('u1', null)).then([]);
+  });
+  it('keeps the stream of the stored claims: email- and the SHA-256 of the normalised address', () =>
+    expect(emailStream(' A@Example.com ')).toBe(`email-${createHash('sha256').update('a@example.com').digest('hex').slice(0, 40)}`));
 });
 
 describe('ApiKey decider', () => {

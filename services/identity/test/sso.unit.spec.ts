@@ -5,7 +5,7 @@ import { deciderSpec } from '@baret/platform/testing';
 import { orgDecider } from '../src/org/businessLogic.js';
 import type { OrgEvent } from '../src/org/org.js';
 import { classify, SSO_ERRORS } from '../src/sso/oidc.js';
-import { ssoLinkDecider, ssoLinkStream } from '../src/sso/ssoLink.js';
+import { linkSsoIdentity, ssoLinkDecider, ssoLinkStream } from '../src/sso/ssoLink.js';
 import { ssoOptionsFromConfig } from '../src/service.js';
 import { userDecider } from '../src/user/businessLogic.js';
 
@@ -32,7 +32,7 @@ describe('a user from single sign-on', () => {
 
 describe('the link of a company account to its user', () => {
   const spec = deciderSpec(ssoLinkDecider);
-  const link = (user_id: string, abandoned_owner: string | null = null) => ({ type: 'link_sso_identity' as const, data: { user_id, ...sso, abandoned_owner, now } });
+  const link = (user_id: string, abandoned_owner: string | null = null) => linkSsoIdentity(user_id, sso, abandoned_owner, now);
   const linked = (user_id: string) => ({ type: 'sso_identity_linked' as const, data: { user_id, ...sso, at } });
   it('links once; the same link again changes nothing; another user is refused', () => {
     spec.given([]).when(link('u1')).then([linked('u1')]);

@@ -6,3 +6,4 @@ export * from '@/components/ui/logo';
 export * from '@/components/ui/modal';
 export * from '@/components/ui/progress-bar';
 export * from '@/components/ui/spinner';
+export * from '@/components/ui/setting-toggle';

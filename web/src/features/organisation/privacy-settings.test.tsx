@@ -35,6 +35,7 @@ describe('the organisation’s face settings (issue 30)', () => {
     const blur = await screen.findByRole('checkbox', { name: 'Harici görüntü modeline gönderilen karelerde yüzleri bulanıklaştır' });
     const unblurred = screen.getByRole('checkbox', { name: 'Yöneticiler bulanıklaştırılmamış kanıtları görebilsin' });
     expect(blur).toBeChecked();
+    expect(blur).toHaveAccessibleDescription('Varsayılan olarak açık. Kapalıyken harici (OpenAI uyumlu) model yüzleri görünür kareler alır; saklanan kanıtlar yine bulanıktır.');
     expect(unblurred).not.toBeChecked();
     await userEvent.setup().click(unblurred);
     await waitFor(() => expect(patches).toEqual([{ managers_see_unblurred: true }]));

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 
+import { SettingToggle } from '@/components/ui/setting-toggle';
 import { api } from '@/lib/api-client';
 
 interface AccountSettings {
@@ -19,10 +20,12 @@ export function SettingsSection() {
   if (!settings.data) return null;
   return (
     <section className="card" aria-label={t('admin.requireVerification')}>
-      <label className="check-row">
-        <input type="checkbox" checked={settings.data.require_email_verification} disabled={save.isPending} onChange={(e) => save.mutate({ require_email_verification: e.target.checked })} />{' '}
-        {t('admin.requireVerification')}
-      </label>
+      <SettingToggle
+        label={t('admin.requireVerification')}
+        checked={settings.data.require_email_verification}
+        disabled={save.isPending}
+        onChange={(checked) => save.mutate({ require_email_verification: checked })}
+      />
     </section>
   );
 }

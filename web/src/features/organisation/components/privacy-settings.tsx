@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
+import { SettingToggle } from '@/components/ui/setting-toggle';
 import { api, serverReason } from '@/lib/api-client';
 import type { Org } from '@/types/api';
 
@@ -34,13 +35,14 @@ export function PrivacySettings({ org }: { org: Org }) {
       {settings.data ? (
         <div className="stack">
           {KEYS.map((k) => (
-            <div key={k}>
-              <label className="check-row">
-                <input type="checkbox" checked={settings.data[k]} disabled={!manager || save.isPending} onChange={(e) => save.mutate({ [k]: e.target.checked })} />{' '}
-                {t(`org.privacy.${k}`)}
-              </label>
-              <p className="muted small">{t(`org.privacy.${k}_help`)}</p>
-            </div>
+            <SettingToggle
+              key={k}
+              label={t(`org.privacy.${k}`)}
+              help={t(`org.privacy.${k}_help`)}
+              checked={settings.data[k]}
+              disabled={!manager || save.isPending}
+              onChange={(checked) => save.mutate({ [k]: checked })}
+            />
           ))}
           {manager ? null : <p className="muted small">{t('org.privacy.managersOnly')}</p>}
         </div>

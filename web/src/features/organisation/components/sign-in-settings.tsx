@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
+import { SettingToggle } from '@/components/ui/setting-toggle';
 import { api, serverReason } from '@/lib/api-client';
 import type { Org } from '@/types/api';
 
@@ -31,21 +32,14 @@ export function SignInSettings({ org }: { org: Org }) {
       {data ? (
         <>
           <p className="muted">{data.sso_enabled ? t('org.signIn.lead') : t('org.signIn.noSso')}</p>
-          <label className="check-row">
-            <input
-              type="checkbox"
-              checked={data.password_login}
-              disabled={change.isPending || (!data.sso_enabled && data.password_login)}
-              onChange={(e) => change.mutate(e.target.checked)}
-            />{' '}
-            {t('org.signIn.passwordLogin')}
-          </label>
+          <SettingToggle
+            label={t('org.signIn.passwordLogin')}
+            checked={data.password_login}
+            disabled={change.isPending || (!data.sso_enabled && data.password_login)}
+            onChange={(checked) => change.mutate(checked)}
+            saved={change.isSuccess ? t('org.signIn.saved') : null}
+          />
           {!data.password_login ? <p className="muted">{t('org.signIn.passwordLoginOffHint')}</p> : null}
-          {change.isSuccess ? (
-            <p className="muted" role="status">
-              {t('org.signIn.saved')}
-            </p>
-          ) : null}
         </>
       ) : null}
       {change.isError ? <Alert tone="error">{serverReason(change.error) ?? t('org.failed')}</Alert> : null}
