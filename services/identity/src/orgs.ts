@@ -44,12 +44,19 @@ export interface OrgsOptions {
   clock: () => Date;
   /** Records role changes in the audit log (issue 30). */
   audit?: AuditRecorder;
+  /**
+   * The read models a command updates at once (default `orgProjections`). The identity service
+   * passes them wrapped so each applied event is announced to the gateways that cache principals:
+   * a role change then holds on the member's next request, not when the background pass catches up.
+   */
+  projections?: Projection[];
 }
 
 export const orgProjections: Projection[] = [orgsProjection, membershipsProjection];
 
 export function createOrgs(opts: OrgsOptions) {
   const { eventStore, documents, users, log, clock } = opts;
+  const projections = opts.projections ?? orgProjections;
   const queries = orgQueries(documents);
 
   // A command and its projection run as one per stream, so concurrent commands (invitations sent
@@ -58,13 +65,13 @@ export function createOrgs(opts: OrgsOptions) {
   const onOrg = (orgId: string, command: OrgCommand) =>
     locks.run(orgStream(orgId), async () => {
       const result = await handleCommand(eventStore, orgStream(orgId), orgDecider, command);
-      await projectInline(orgProjections, result.recorded, documents, eventStore);
+      await projectInline(projections, result.recorded, documents, eventStore);
       return result;
     });
   const onMembership = (userId: string, command: MembershipCommand) =>
     locks.run(membershipStream(userId), async () => {
       const result = await handleCommand(eventStore, membershipStream(userId), membershipDecider, command);
-      await projectInline(orgProjections, result.recorded, documents, eventStore);
+      await projectInline(projections, result.recorded, documents, eventStore);
       return result;
     });
 

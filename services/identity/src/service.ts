@@ -181,11 +181,12 @@ export function createIdentityService(opts: IdentityOptions) {
   // membership events too, since a principal carries its organisation and role.
   const changes = new PrincipalChanges();
   const projections = [usersProjection, apiKeysProjection, ...orgProjections].map((projection) => announcing(projection, changes));
+  const orgAnnouncing = projections.slice(2);
   // The audit log (issue 30, docs/adr/0023): this service records its own entries like any other,
   // and keeps everyone's, arriving on the bus.
   const recorder = createAuditRecorder({ eventStore, source: 'identity', clock, log });
   const audit = createAuditLog({ documents, users, recorder, bus: opts.bus, log });
-  const orgs = createOrgs({ eventStore, documents, users, quota: opts.quota, log, clock, audit: recorder });
+  const orgs = createOrgs({ eventStore, documents, users, quota: opts.quota, log, clock, audit: recorder, projections: orgAnnouncing });
   // A real hash to verify against when the email is unknown, so both failures take as long.
   const dummyHash = hashPassword(randomBytes(16).toString('hex'), scryptParams);
 
