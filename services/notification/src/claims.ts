@@ -49,16 +49,20 @@ export const defaultOwner = (): string => `${hostname()}:${process.pid}`;
 
 export function createClaims(col: Collection<ClaimDoc>, opts: { owner: string; leaseMs: number; now?: () => number }) {
   const now = opts.now ?? Date.now;
-  /** Whether this process holds `key` now (taking it when free, or when its holder's lease is over). */
-  async function claim(key: string): Promise<boolean> {
+  /** The newest generation of `key`'s claim (null when never claimed), and the number the next one takes. */
+  async function latest(key: string): Promise<{ last: ClaimDoc | null; gen: number }> {
     let gen = 0;
     let last: ClaimDoc | null = null;
     for (;;) {
       const doc = await col.get(`${key}#${gen}`);
-      if (!doc) break;
+      if (!doc) return { last, gen };
       last = doc;
       gen++;
     }
+  }
+  /** Whether this process holds `key` now (taking it when free, or when its holder's lease is over). */
+  async function claim(key: string): Promise<boolean> {
+    const { last, gen } = await latest(key);
     if (last?.owner === opts.owner) return true;
     const t = now();
     if (last && last.lease_until > t) return false;
@@ -77,14 +81,7 @@ export function createClaims(col: Collection<ClaimDoc>, opts: { owner: string; l
    * older generation think it still held it).
    */
   async function release(key: string): Promise<void> {
-    let gen = 0;
-    let last: ClaimDoc | null = null;
-    for (;;) {
-      const doc = await col.get(`${key}#${gen}`);
-      if (!doc) break;
-      last = doc;
-      gen++;
-    }
+    const { last } = await latest(key);
     if (last?.owner === opts.owner) await col.put(last.id, { ...last, owner: '', lease_until: 0 });
   }
   return { claim, claimOrWait, release, owner: opts.owner };
