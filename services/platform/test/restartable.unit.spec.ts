@@ -66,3 +66,16 @@ describe('restartable engine', () => {
     await engine.stop();
   });
 });
+
+describe('engine process output', () => {
+  it('remembers a marker the server printed even after many lines pushed it out of the tail', async () => {
+    // Like a broker after a crash: "started", then a burst of partition and group lines at once.
+    const script = `console.log('Kafka Server started'); for (let i = 0; i < 500; i++) console.log('Loaded partition ' + i); setInterval(() => {}, 1000);`;
+    const proc = spawnEngine(process.execPath, ['-e', script], { markers: ['Kafka Server started', 'never printed'] });
+    await waitUntil(async () => proc.log().includes('Loaded partition 499'), 30_000, () => 'the burst did not arrive');
+    expect(proc.log()).not.toContain('Kafka Server started');
+    expect(proc.printed('Kafka Server started')).toBe(true);
+    expect(proc.printed('never printed')).toBe(false);
+    await proc.stop('SIGKILL');
+  });
+});

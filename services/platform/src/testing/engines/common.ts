@@ -38,17 +38,36 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
 export interface EngineProcess {
   child: ChildProcess;
   log(): string;
+  /**
+   * Whether the process has printed `marker` (one of the `markers` it was spawned with) at any time.
+   * `log()` holds only the tail: a server that prints dozens of lines right after its "started" line
+   * (Kafka loading its partitions as the clients come back) pushes that line out of the tail before
+   * a poll sees it.
+   */
+  printed(marker: string): boolean;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
 let hooked = false;
 
-export function spawnEngine(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; uid?: number; gid?: number } = {}): EngineProcess {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnEngine(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; uid?: number; gid?: number; markers?: string[] } = {},
+): EngineProcess {
+  const { markers = [], ...spawnOptions } = options;
+  const child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const seen = new Set<string>();
+  // The end of the previous chunk, so a marker split across two chunks is still seen.
+  let carry = '';
   const keep = (c: Buffer) => {
-    output = (output + c.toString()).slice(-20_000);
+    const text = c.toString();
+    const scan = carry + text;
+    for (const marker of markers) if (!seen.has(marker) && scan.includes(marker)) seen.add(marker);
+    carry = scan.slice(-200);
+    output = (output + text).slice(-20_000);
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
@@ -63,6 +82,7 @@ export function spawnEngine(command: string, args: string[], options: { env?: No
   return {
     child,
     log: () => output.split('\n').slice(-30).join('\n'),
+    printed: (marker) => seen.has(marker),
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

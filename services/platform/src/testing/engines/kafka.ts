@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { enginesDir, restartable, spawnEngine, waitUntil, type EngineOptions, type EngineProcess, type RestartableEngine } from './common.js';
 import { releasePort, reservePort } from './ports.js';
 
+/** What a broker prints once it serves (3.9 and 4 say it differently). */
+const STARTED = ['Kafka Server started', 'started (kafka.server.KafkaRaftServer)'];
+
 /** The broker versions scripts/engines/install-kafka.sh fetches. */
 export const KAFKA_VERSIONS = { '3.9': '3.9.1', '4': '4.1.1' } as const;
 export type KafkaLine = keyof typeof KAFKA_VERSIONS;
@@ -80,13 +83,13 @@ async function startKafkaOnce(line: KafkaLine, options: EngineOptions): Promise<
     }
   }
   const launch = async (spawned: (proc: EngineProcess) => void) => {
-    const proc = spawnEngine('java', [...java, 'kafka.Kafka', props]);
+    const proc = spawnEngine('java', [...java, 'kafka.Kafka', props], { markers: STARTED });
     spawned(proc);
     await waitUntil(
       () =>
         new Promise<boolean>((resolve) => {
           if (proc.child.exitCode !== null || proc.child.signalCode !== null) return resolve(true); // gave up (a port taken): said below, at once
-          if (!proc.log().includes('Kafka Server started') && !proc.log().includes('started (kafka.server.KafkaRaftServer)')) return resolve(false);
+          if (!STARTED.some((marker) => proc.printed(marker))) return resolve(false);
           const socket = createConnection(port, '127.0.0.1', () => (socket.end(), resolve(true)));
           socket.on('error', () => resolve(false));
         }),
