@@ -72,13 +72,15 @@ class RequestLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: LoggedRequest, reply: FastifyReply): void {
+    const level = error ? 'error' : !this.quietUnlessNotable || reply.statusCode >= 500 || reply.elapsedTime >= SLOW_REQUEST_MS ? 'info' : debugOn(reply.log) ? 'debug' : null;
+    // Most requests behind the gateway are logged at no level: nothing is built for them.
+    if (level === null) return;
     // Plain values, not the request (Fastify's `req` serializer reads `ip` from the socket, gone by
     // now on a connection the client closed): the serializer makes `remoteAddress` of `ip`.
     const req = { method: request.method, url: request.url, host: request.host, ip: (request as ArrivedRequest)[CLIENT] };
     const fields = { req, route: request.routeOptions?.url, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
-    else if (!this.quietUnlessNotable || reply.statusCode >= 500 || reply.elapsedTime >= SLOW_REQUEST_MS) reply.log.info(fields, 'request completed');
-    else if (debugOn(reply.log)) reply.log.debug(fields, 'request completed');
+    else reply.log[level](fields, 'request completed');
   }
 }
 
