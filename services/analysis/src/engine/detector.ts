@@ -248,6 +248,14 @@ export function iou(a: readonly [number, number, number, number], b: readonly [n
   return union > 0 ? inter / union : 0;
 }
 
+/** Overlap of two `[x, y, w, h]` boxes: intersection over the smaller box's area, 0..1 (1 when one lies inside the other). */
+export function overlapOfSmaller(a: readonly number[], b: readonly number[]): number {
+  const ix = Math.max(0, Math.min(a[0]! + a[2]!, b[0]! + b[2]!) - Math.max(a[0]!, b[0]!));
+  const iy = Math.max(0, Math.min(a[1]! + a[3]!, b[1]! + b[3]!) - Math.max(a[1]!, b[1]!));
+  const smaller = Math.min(a[2]! * a[3]!, b[2]! * b[3]!);
+  return smaller > 0 ? (ix * iy) / smaller : 0;
+}
+
 async function poseForBox(
   human: Human,
   image: tf.Tensor4D,

@@ -18,7 +18,7 @@
  * default score.
  */
 import sharp from 'sharp';
-import { FACE_DEFAULT_MIN_SCORE, detectFacesRaw, type DetectedFace, type RawImage } from './detector.js';
+import { FACE_DEFAULT_MIN_SCORE, detectFacesRaw, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
 import { detectHeads, type DetectedHead } from './headDetector.js';
 
 /** The score at which a face is blurred: below BlazeFace's default, so what it finds at its default is blurred with a margin. */
@@ -128,13 +128,6 @@ function cropRaw(img: RawImage, [x, y, w, h]: Box): RawImage {
   }
   return { data, width, height };
 }
-
-const overlapOfSmaller = (a: Box, b: Box): number => {
-  const ix = Math.max(0, Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]));
-  const iy = Math.max(0, Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]));
-  const smaller = Math.min(a[2] * a[3], b[2] * b[3]);
-  return smaller > 0 ? (ix * iy) / smaller : 0;
-};
 
 /** Score a face found on a tile needs: tiles enlarge textures into false faces, a real small face scores high (ADR 0024). */
 export const TILE_MIN_SCORE = 0.5;

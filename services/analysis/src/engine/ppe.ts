@@ -14,7 +14,7 @@
  * fluorescent-pixel gate of hi-vis remains of them.
  */
 import sharp from 'sharp';
-import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, type DetectedFace, type RawImage } from './detector.js';
+import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
@@ -341,14 +341,6 @@ export function faceHeadBox(face: Pick<DetectedFace, 'box'>, width: number, heig
   const x1 = Math.min(width, x + w + FACE_HEAD.right * w);
   const y1 = Math.min(height, y + h + FACE_HEAD.below * h);
   return [x0, y0, Math.max(1, x1 - x0), Math.max(1, y1 - y0)];
-}
-
-/** Intersection over the smaller box's area. */
-function overlapOfSmaller(a: readonly number[], b: readonly number[]): number {
-  const ix = Math.max(0, Math.min(a[0]! + a[2]!, b[0]! + b[2]!) - Math.max(a[0]!, b[0]!));
-  const iy = Math.max(0, Math.min(a[1]! + a[3]!, b[1]! + b[3]!) - Math.max(a[1]!, b[1]!));
-  const smaller = Math.min(a[2]! * a[3]!, b[2]! * b[3]!);
-  return smaller > 0 ? (ix * iy) / smaller : 0;
 }
 
 /**
