@@ -415,6 +415,11 @@ export interface DetectedFace {
   score: number;
   /** BlazeFace's six landmarks (eyes, nose, mouth, ears), `[x, y]` each, in the order the model gives them. */
   landmarks: Array<[number, number]>;
+  /**
+   * With {@link FaceOptions}.mesh: the face mesh's confidence that the crop holds a face (0..1; the
+   * second model's look at what BlazeFace found).
+   */
+  meshScore?: number;
 }
 
 /** Options of {@link detectFacesRaw}. */
@@ -423,6 +428,11 @@ export interface FaceOptions {
   minScore?: number;
   /** Faces per call at most, default 20. */
   maxFaces?: number;
+  /**
+   * Also run the face mesh on each face found and report its confidence ({@link DetectedFace}.meshScore);
+   * box, score and landmarks stay BlazeFace's. Default false.
+   */
+  mesh?: boolean;
 }
 
 /**
@@ -449,10 +459,11 @@ export async function detectFacesRaw(img: RawImage, opts: FaceOptions = {}): Pro
             minConfidence: opts.minScore ?? FACE_DEFAULT_MIN_SCORE,
             iouThreshold: 0.1,
             // The tight box: callers enlarge it as they need (the blur keeps the hard hat above the brow sharp).
-            scale: 1,
+            // With the mesh: BlazeFace's own enlargement, the crop the mesh model expects (its box is then not the tight one).
+            scale: opts.mesh ? 1.4 : 1,
             return: false,
           },
-          mesh: { enabled: false },
+          mesh: { enabled: opts.mesh === true, keepInvalid: true },
           attention: { enabled: false },
           iris: { enabled: false },
           description: { enabled: false },
@@ -465,7 +476,8 @@ export async function detectFacesRaw(img: RawImage, opts: FaceOptions = {}): Pro
       return result.face.map((f) => ({
         box: [f.box[0], f.box[1], f.box[2], f.box[3]] as [number, number, number, number],
         score: f.boxScore,
-        landmarks: (f.mesh ?? []).map((p) => [p[0], p[1]] as [number, number]),
+        landmarks: opts.mesh ? [] : (f.mesh ?? []).map((p) => [p[0], p[1]] as [number, number]),
+        ...(opts.mesh ? { meshScore: f.faceScore } : {}),
       }));
     } finally {
       // Per-call settings stick to the instance: the person detector's calls must not run the face model.

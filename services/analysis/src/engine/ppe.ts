@@ -14,7 +14,7 @@
  * fluorescent-pixel gate of hi-vis remains of them.
  */
 import sharp from 'sharp';
-import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
+import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, iou, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
@@ -93,6 +93,15 @@ export const PPE_THRESHOLDS = {
   keypointScore: 0.3,
   /** Below this head width (working pixels) the hard-hat verdict is `unknown`. */
   minHeadWidthPx: 10,
+  /**
+   * A head placed from the person box alone (the pose model found neither face nor shoulders: a
+   * worker seen from behind, a wide brim, a silhouette) is judged only from this width (working
+   * pixels) up — close-ups, where the top of the box is the head; smaller box-only heads are
+   * `unknown`; a detected or face head on that person is judged instead. Issue 26 (MODEL_CARD.md):
+   * in the hard-hat-or-headwear cross-validation 12 of the 21 "cannot tell" heads were box-only
+   * heads of 47–102 px.
+   */
+  minBoxHeadWidthPx: 40,
   /** Below this torso height (working pixels) the hi-vis verdict is `unknown`. */
   minTorsoHeightPx: 20,
   /**
@@ -288,9 +297,18 @@ function geometryHeadBox(g: HeadGeometry): [number, number, number, number] {
 
 const roundBox = (b: readonly number[]): [number, number, number, number] => [Math.round(b[0]!), Math.round(b[1]!), Math.round(b[2]!), Math.round(b[3]!)];
 
-/** Whether the head is large enough and placed by keypoints (a box-only guess is never judged). */
+/** Whether the head is large enough and placed by keypoints (a box-only guess: see {@link boxHeadJudged}). */
 function headJudgeable(head: HeadGeometry): boolean {
   return head.width >= PPE_THRESHOLDS.minHeadWidthPx && head.from !== 'box';
+}
+
+/**
+ * Whether a head placed from the person box alone is judged: only when nothing else placed that
+ * person's head (no detected or face head on it) and it is at least {@link PPE_THRESHOLDS}.minBoxHeadWidthPx
+ * wide — a close-up seen from behind, where the top of the box is the head.
+ */
+function boxHeadJudged(head: HeadGeometry, otherHead: boolean): boolean {
+  return head.from === 'box' && !otherHead && head.width >= PPE_THRESHOLDS.minBoxHeadWidthPx;
 }
 
 /** Class probabilities of crops of one kind: their embedding by the kind's tuned backbone, through the kind's classifier. */
@@ -314,14 +332,18 @@ const headProbabilities = (p: readonly number[]): HeadProbabilities => ({ hat: p
  * head box, judged by the head classifier like a detected head. The box is where labelled heads lie
  * around the faces BlazeFace finds on the training subsets other than the cross-validated one
  * (`scripts/train/faceHeads.ts`, medians; offsets in face widths left/right, face heights
- * above/below): the headwear above the brows is most of it. `minScore` keeps BlazeFace's false
- * faces out: on ffmpeg's test pattern they reach 0.48, and a worker found there would be judged
- * ("no worker, no verdict"); 0.5 found one head more in the hard-hat-or-headwear cross-validation
- * (MODEL_CARD.md). `minWidthPx` (face width in working pixels) leaves distant faces to the person
- * and head detectors.
+ * above/below): the headwear above the brows is most of it. A face counts only when a second
+ * model confirms it: the face mesh of `@vladmandic/human` (run on BlazeFace's own enlarged crop)
+ * must give it at least `minMeshScore`. BlazeFace alone scores false faces on ffmpeg's test
+ * patterns up to 0.48 (testsrc2) and 0.63 (mandelbrot, which made a worker there before the mesh
+ * check); the mesh gives those at most 0.03 where they are `minWidthPx` wide or more, and real
+ * faces mostly 0.9–1 (MODEL_CARD.md). `minScore` is BlazeFace's floor below which no face is
+ * looked at. `minWidthPx` (face width in working pixels) leaves distant faces to the person and head
+ * detectors.
  */
 export const FACE_HEAD = {
   minScore: 0.6,
+  minMeshScore: 0.5,
   minWidthPx: 24,
   left: 0.29,
   right: 0.28,
@@ -344,19 +366,55 @@ export function faceHeadBox(face: Pick<DetectedFace, 'box'>, width: number, heig
 }
 
 /**
- * The heads {@link FACE_HEAD} takes from faces: each face of enough score and size whose head box
- * overlaps none of `taken` (the detected heads and the heads the persons' keypoints place), and no
- * other face head already taken (the larger face first), as {@link DetectedHead}s (the face's score).
+ * The faces that could become face heads before the mesh has looked at them: enough score and
+ * size, and a head box overlapping none of `taken`; the larger face first.
+ */
+export function openFaces(faces: readonly DetectedFace[], taken: readonly Box[], width: number, height: number): DetectedFace[] {
+  return faces
+    .filter((f) => f.score >= FACE_HEAD.minScore && f.box[2] >= FACE_HEAD.minWidthPx)
+    .filter((f) => !taken.some((t) => overlapOfSmaller(t, faceHeadBox(f, width, height)) > FACE_HEAD.overlap))
+    .sort((a, b) => b.box[2] - a.box[2]);
+}
+
+/**
+ * The heads {@link FACE_HEAD} takes from faces: each of the {@link openFaces} the face mesh
+ * confirmed (`meshScore` ≥ `minMeshScore`; a face the mesh never scored is not taken) whose head box
+ * overlaps no other face head already taken (the larger face first), as {@link DetectedHead}s (the
+ * face's score).
  */
 export function faceHeads(faces: readonly DetectedFace[], taken: readonly Box[], width: number, height: number): DetectedHead[] {
   const out: DetectedHead[] = [];
-  const big = faces.filter((f) => f.score >= FACE_HEAD.minScore && f.box[2] >= FACE_HEAD.minWidthPx).sort((a, b) => b.box[2] - a.box[2]);
-  for (const f of big) {
+  for (const f of openFaces(faces, taken, width, height)) {
+    if ((f.meshScore ?? 0) < FACE_HEAD.minMeshScore) continue;
     const box = faceHeadBox(f, width, height);
-    if ([...taken, ...out.map((h) => h.box)].some((t) => overlapOfSmaller(t, box) > FACE_HEAD.overlap)) continue;
+    if (out.some((h) => overlapOfSmaller(h.box, box) > FACE_HEAD.overlap)) continue;
     out.push({ box, score: f.score });
   }
   return out;
+}
+
+/**
+ * `faces` with the face mesh's confidence ({@link DetectedFace}.meshScore): one pass of BlazeFace
+ * with the mesh over the image, each face given the score of the meshed face that overlaps it most
+ * (0 when none does). Faces that already carry a mesh score are kept as they are; with none to
+ * score, nothing runs.
+ */
+export async function withMeshScores(img: RawImage, faces: readonly DetectedFace[]): Promise<DetectedFace[]> {
+  if (faces.every((f) => f.meshScore !== undefined)) return [...faces];
+  const meshed = await detectFacesRaw(img, { minScore: FACE_HEAD.minScore, mesh: true });
+  return faces.map((f) => {
+    if (f.meshScore !== undefined) return f;
+    let best: DetectedFace | undefined;
+    let bestOverlap = 0.5;
+    for (const m of meshed) {
+      const o = iou(m.box, f.box) + overlapOfSmaller(m.box, f.box);
+      if (overlapOfSmaller(m.box, f.box) >= 0.5 && o > bestOverlap) {
+        best = m;
+        bestOverlap = o;
+      }
+    }
+    return { ...f, meshScore: best?.meshScore ?? 0 };
+  });
 }
 
 /**
@@ -399,7 +457,8 @@ export function matchDetectedHeads(persons: readonly PersonDetection[], heads: r
  * learned classifier: a hard hat is `seen` when p(hat) reaches the model's `hatSeen`; the head wears
  * no hard hat when p(bare) + p(other headgear) reaches `noHatSeen` — `headgear` (a cap, sun hat,
  * hood) or `bare`, whichever is likelier; otherwise `unknown` (also for small heads and heads
- * placed from the box alone, unless the head detector found that person's head); likewise hi-vis
+ * placed from the box alone narrower than {@link PPE_THRESHOLDS}.minBoxHeadWidthPx, unless the head
+ * detector found that person's head); likewise hi-vis
  * `seen` / `absent` / `unknown` on the torso. A head has up to two crops: around the keypoint head
  * geometry, and around the box of the head the head detector found on that person
  * ({@link matchDetectedHeads}); both are judged and their probabilities averaged. A detected head
@@ -426,7 +485,8 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   // the face head on it; the others are workers of their own, like a detected head on no person.
   const geometries = persons.map((p) => headGeometry(p));
   const taken = [...found.map((h) => h.box), ...geometries.flatMap((g) => (headJudgeable(g) ? [geometryHeadBox(g)] : []))];
-  const fromFaces = faceHeads(faces ?? (await detectFacesRaw(img, { minScore: FACE_HEAD.minScore })), taken, img.width, img.height);
+  const open = openFaces(faces ?? (await detectFacesRaw(img, { minScore: FACE_HEAD.minScore })), taken, img.width, img.height);
+  const fromFaces = open.length > 0 ? faceHeads(await withMeshScores(img, open), taken, img.width, img.height) : [];
   const fromFace = new Set<DetectedHead>(fromFaces);
   if (fromFaces.length > 0) {
     const headless = persons.flatMap((p, i) => (!matched[i] && !headJudgeable(geometries[i]!) ? [i] : []));
@@ -436,6 +496,14 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     ).forEach((h, j) => {
       if (h) matched[headless[j]!] = h;
     });
+    // A close-up placed by its box alone whose head (the top of the box) the face head overlaps: that
+    // face is its head, not a second worker.
+    for (const i of headless) {
+      if (matched[i] || geometries[i]!.from !== 'box') continue;
+      const box = geometryHeadBox(geometries[i]!);
+      const face = fromFaces.find((h) => !matched.includes(h) && overlapOfSmaller(h.box, box) > FACE_HEAD.overlap);
+      if (face) matched[i] = face;
+    }
   }
   /** Where a detected head puts the head, or null when it is too small to judge. */
   const placeOf = (head: DetectedHead): ReturnType<typeof headBoxPlace> | null => {
@@ -455,7 +523,8 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     const head = matched[i];
     const place = head ? placeOf(head) : null;
     const detectedRect = place ? headCropRect(place.cx, place.eyeY, place.width) : null;
-    return { person, ...m, headRects: [headJudgeable(m.head) ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, detectedRect], torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
+    const own = headJudgeable(m.head) || boxHeadJudged(m.head, detectedRect !== null);
+    return { person, ...m, headRects: [own ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, detectedRect], torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
   });
   const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
   const torsos = measured.filter((m) => m.torsoJudged);
