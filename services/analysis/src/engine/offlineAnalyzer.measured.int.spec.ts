@@ -23,7 +23,9 @@ describe('OfflineAnalyzer measured on safety-vest-v4 (learned classifier)', () =
  * Measured at commit (v4, issue 26: the head classifier judges hard hat / bare / other headgear;
  * safety-vest-v4 with the hi-vis label corrections, as `npm run bench` measures it): hard hat worn
  * 95.1 % / 85.3 %, not worn 72.0 % / 81.8 %, hi-vis worn 82.6 % / 90.5 %, hi-vis not worn 95.2 % /
- * 88.2 %. Each floor is about one image per class below.
+ * 88.2 %. Each floor is about one image per class below. Since box-only close-ups are judged (issue
+ * 26, heads not found) hard hat worn is 93.5 % / 85.3 %: valid__img25's hard hat, judged right, is not
+ * labelled — so that floor is now less than one image away.
  */
 const FLOOR: Record<MeasureName, { precision: number; recall: number }> = {
   'hard hat worn': { precision: 0.93, recall: 0.83 },
