@@ -336,8 +336,8 @@ const headProbabilities = (p: readonly number[]): HeadProbabilities => ({ hat: p
  * model confirms it: the face mesh of `@vladmandic/human` (run on BlazeFace's own enlarged crop)
  * must give it at least `minMeshScore`. BlazeFace alone scores false faces on ffmpeg's test
  * patterns up to 0.48 (testsrc2) and 0.63 (mandelbrot, which made a worker there before the mesh
- * check); the mesh gives those at most 0.03 where they are `minWidthPx` wide or more, and real
- * faces mostly 0.9–1 (MODEL_CARD.md). `minScore` is BlazeFace's floor below which no face is
+ * check); the mesh gives every false face of eight test sources that is `minWidthPx` wide or more
+ * and scores ≥ 0.15 at most 0.11 (mandelbrot's 0), real faces mostly 0.9–1 (MODEL_CARD.md, ADR 0026). `minScore` is BlazeFace's floor below which no face is
  * looked at. `minWidthPx` (face width in working pixels) leaves distant faces to the person and head
  * detectors.
  */
