@@ -134,7 +134,7 @@ for (let r = 0; r < nRules; r++) {
   let label = '';
   for (const s of runs) {
     const rule = rulesOf(s)[r]!;
-    label = hatGrid.length || noHatGrid.length ? `hat ≥ ${rule.hat}, no hat ≥ ${rule.noHat}, margin ${rule.margin}, other ×${rule.otherScale}` : `the models' thresholds, margin ${rule.margin}, other ×${rule.otherScale}`;
+    label = `hat ≥ ${hatGrid.length ? rule.hat : "the model's"}, no hat ≥ ${noHatGrid.length ? rule.noHat : "the model's"}, margin ${rule.margin}, other ×${rule.otherScale}`;
     const measures = measuresFor(s.classes);
     for (const ph of s.photos) {
       const workers = ph.workers.map((w) => ({ ...w, hardHat: w.p ? verdict(w.p, rule) : w.hardHat }));

@@ -1,5 +1,6 @@
 """Re-fits the head classifier on the embeddings of an already fine-tuned head backbone (the
-backbone frozen), with other class weights: the classifier stage of `npm run train` (train.ts).
+backbone frozen), with other class weights: an experiment of issue 26, not a step of `npm run
+train` (measured and not taken: MODEL_CARD.md, "Class weights and thresholds").
 
 The fine-tuning (finetune.py) trains backbone and classifier together with class-balanced weights;
 with them the 741 other-headgear crops weigh about 18 times a hard hat's and the classifier takes
