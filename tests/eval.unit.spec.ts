@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addConfusion, applyRelabel, emptyConfusion, formatConfusion, formatWorkerTable, headConfusion, matchLabels, measuresFor, predictionOf, progressBar, tally, tallyWorkers, truthOf, workerOutcome } from '../scripts/eval/measure.js';
+import { addConfusion, applyRelabel, emptyConfusion, formatConfusion, formatWorkerTable, headConfusion, headVerdictUnder, matchLabels, measuresFor, predictionOf, progressBar, tally, tallyWorkers, truthOf, workerOutcome } from '../scripts/eval/measure.js';
 import { parseYoloLabels } from '../scripts/yolo.js';
 import { predictMlp, type MlpModel } from '../services/analysis/src/engine/ppeModel.js';
 
@@ -161,6 +161,19 @@ describe('image-level measures', () => {
     expect(applyRelabel('a.txt', '0 0.1 0.1 0.1 0.1\n3 0.5 0.5 0.2 0.4\n', relabel)).toBe('0 0.1 0.1 0.1 0.1\n1 0.5 0.5 0.2 0.4\n');
     expect(applyRelabel('b.txt', '3 0.5 0.5 0.2 0.4', relabel)).toBe('3 0.5 0.5 0.2 0.4');
     expect(() => applyRelabel('a.txt', '3 0.6 0.5 0.2 0.4', relabel)).toThrow(/not found in a.txt/);
+  });
+
+  it('re-judges a head under another verdict rule: a stricter hard hat, a margin over other headgear, a lighter "other"', () => {
+    const shipped = { hat: 0.5, noHat: 0.83, margin: 0, otherScale: 1 };
+    const cap: [number, number, number] = [0.62, 0, 0.38];
+    expect(headVerdictUnder(cap, shipped)).toBe('seen');
+    expect(headVerdictUnder(cap, { ...shipped, hat: 0.7 })).toBe('unknown');
+    expect(headVerdictUnder(cap, { ...shipped, margin: 0.5 })).toBe('unknown');
+    expect(headVerdictUnder([0.04, 0.0, 0.96], shipped)).toBe('headgear');
+    expect(headVerdictUnder([0.04, 0.9, 0.06], shipped)).toBe('bare');
+    // p(other) × 0.25 renormalised: 0.2 / (0.2 + 0.2) = 0.5 — the hard hat wins back.
+    expect(headVerdictUnder([0.2, 0, 0.8], shipped)).toBe('unknown');
+    expect(headVerdictUnder([0.2, 0, 0.8], { ...shipped, otherScale: 0.25 })).toBe('seen');
   });
 
   it('draws a progress bar', () => {

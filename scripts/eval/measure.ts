@@ -22,7 +22,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
 import { blurFaces } from '../../services/analysis/src/engine/faceBlur.js';
-import { analyzePpeRaw, noHardHat, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
+import { analyzePpeRaw, noHardHat, type HardHatVerdict, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
 import { parseYoloLabels } from '../yolo.js';
 
 export const MEASURES = ['hard hat worn', 'hard hat not worn', 'hi-vis worn', 'hi-vis not worn'] as const;
@@ -63,6 +63,29 @@ export function truthOf(labelText: string, cls: ClassIds): Verdicts {
     else out[m] = has(cls.noVest) && !has(cls.vest);
   }
   return out;
+}
+
+/**
+ * A hard-hat verdict rule over a head's class probabilities (hat, bare, other headgear), for
+ * measuring other rules than the model's (scripts/eval/headRules.ts): `seen` when p(hat) ≥ `hat`
+ * and p(hat) − p(other) ≥ `margin`; else no hard hat (`headgear` or `bare`, whichever is likelier)
+ * when p(bare) + p(other) ≥ `noHat`; else `unknown`. `otherScale` multiplies p(other) before the
+ * three are renormalised (the classifier's "other" output bias shifted by its log). With margin 0
+ * and scale 1 it is the analyzer's own rule (ppe.ts) at thresholds `hat` and `noHat`.
+ */
+export interface HeadRule {
+  hat: number;
+  noHat: number;
+  margin: number;
+  otherScale: number;
+}
+
+export function headVerdictUnder(q: readonly [number, number, number], r: HeadRule): HardHatVerdict {
+  const sum = q[0] + q[1] + q[2] * r.otherScale;
+  const [hat, bare, other] = [q[0] / sum, q[1] / sum, (q[2] * r.otherScale) / sum];
+  if (hat >= r.hat && hat - other >= r.margin) return 'seen';
+  if (bare + other >= r.noHat) return other > bare ? 'headgear' : 'bare';
+  return 'unknown';
 }
 
 /** Image-level prediction from the analyzer's workers, for the given measures. */
@@ -283,7 +306,7 @@ export interface BlurFigures {
   imagesWithRemaining: number;
 }
 
-async function asJobFrame(file: string, blur?: BlurFigures): Promise<RawImage> {
+export async function asJobFrame(file: string, blur?: BlurFigures): Promise<RawImage> {
   let jpeg: Buffer = await sharp(await readFile(file)).rotate().jpeg({ quality: 90 }).toBuffer();
   if (blur) {
     // As a job stores it: faces blurred, re-encoded; then searched again as the acceptance check does.

@@ -101,6 +101,7 @@ def main():
     ap.add_argument('--average-from', type=int, default=0, help='if > 0: the written weights are the mean of the weights after each epoch from this one on (stochastic weight averaging)')
     ap.add_argument('--exclude', type=Path, help='a file of photo keys (one a line) whose crops are left out (a cross-validation fold)')
     ap.add_argument('--write', type=Path, help='folder to write the tuned backbone and classifier to (default: --out)')
+    ap.add_argument('--sqrt-weights', action='store_true', help='class weights: the square root of the balanced ones, scaled to the same mean weight per crop (an experiment of issue 26; npm run train does not pass it)')
     args = ap.parse_args()
     if not 0 <= args.average_from <= args.epochs:
         ap.error(f'--average-from must be between 1 and --epochs ({args.epochs}), or 0 for the last epoch alone')
@@ -144,7 +145,11 @@ def main():
         tf.keras.layers.Dense(len(classes)),
     ])
     head.build((None, frozen.shape[1]))
-    weight = tf.constant([len(train) / (len(classes) * (labels[train] == c).sum()) for c in range(len(classes))], tf.float32)
+    balanced = np.array([len(train) / (len(classes) * (labels[train] == c).sum()) for c in range(len(classes))])
+    if args.sqrt_weights:
+        counts = np.array([(labels[train] == c).sum() for c in range(len(classes))])
+        balanced = np.sqrt(balanced) * len(train) / (np.sqrt(balanced) * counts).sum()
+    weight = tf.constant(balanced.tolist(), tf.float32)
     opt_head, opt_backbone = tf.keras.optimizers.Adam(1e-3), tf.keras.optimizers.Adam(args.lr)
     trainable = net.trainable()
 
