@@ -24,8 +24,7 @@ import { copyFile, mkdir, open, readFile, symlink, writeFile } from 'node:fs/pro
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEAD_DETECTOR_PATH } from '../../services/analysis/src/engine/headDetector.js';
-import { fluorescentFraction, passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
-import { EMBED_INPUT } from '../../services/analysis/src/engine/ppeEmbedding.js';
+import { passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
 import { backboneWeightsPath, embedPixels, loadBackbone, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { EMBEDDING_ID, MODEL_PATH, MODEL_VERSION, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { addConfusion, emptyConfusion, formatConfusion, type HeadConfusion } from '../eval/measure.js';
@@ -133,20 +132,15 @@ function rounded(model: MlpModel): MlpModel {
 
 /**
  * Probabilities of the hold-out crops by tfjs — the tuned weights loaded into the run time's
- * backbone graph, the committed (rounded) classifier — and their largest difference from TensorFlow's;
- * with each crop's fluorescent fraction (the hi-vis gate's input, {@link fluorescentFraction}) measured
- * on the crop's own pixels by the current gate — not the one cached in the crop metadata, which the
- * gate of the dump's day measured (the gate changes without the crops changing).
+ * backbone graph, the committed (rounded) classifier — and their largest difference from TensorFlow's.
  */
-async function tfjsProbabilities(kind: CropKind, weights: Buffer, mlp: MlpModel, tuned: Tuned): Promise<{ p: number[][]; worst: number; fluorescent: number[] }> {
+async function tfjsProbabilities(kind: CropKind, weights: Buffer, mlp: MlpModel, tuned: Tuned): Promise<{ p: number[][]; worst: number }> {
   const backbone = await loadBackbone(weights);
   const size = bytesPerCrop(kind);
   // Only the hold-out rows are read from the crop file (the training rows are most of its 0.5 GB).
   const crops = await open(path.join(CROPS_DIR, `crops-${kind}.u8`));
   const rows = tuned.holdout.index;
   const p: number[][] = [];
-  const fluorescent: number[] = [];
-  const { width, height } = EMBED_INPUT[kind];
   const crop = Buffer.alloc(size);
   try {
     for (let start = 0; start < rows.length; start += 16) {
@@ -155,7 +149,6 @@ async function tfjsProbabilities(kind: CropKind, weights: Buffer, mlp: MlpModel,
       for (const [i, row] of batch.entries()) {
         await crops.read(crop, 0, size, row * size);
         pixels.set(crop, i * size);
-        fluorescent.push(fluorescentFraction({ data: crop, width, height }, { x0: 0, y0: 0, x1: width, y1: height }));
       }
       for (const e of await embedPixels(backbone, kind, pixels, batch.length)) p.push(predictMlp(mlp, e));
       log(`\r${kind}: tfjs on hold-out crops ${p.length}/${rows.length}`);
@@ -166,7 +159,7 @@ async function tfjsProbabilities(kind: CropKind, weights: Buffer, mlp: MlpModel,
   }
   log('\n');
   const worst = Math.max(...p.map((q, i) => Math.max(...q.map((v, c) => Math.abs(v - tuned.holdout.p[i]![c]!)))));
-  return { p, worst, fluorescent };
+  return { p, worst };
 }
 
 interface Curve {
@@ -351,29 +344,29 @@ async function main(): Promise<void> {
   const models = {} as Record<CropKind, MlpModel>;
   const backbones = {} as PpeModelFile['backbones'];
   const weightsOf = {} as Record<CropKind, Buffer>;
-  const scored = {} as Record<CropKind, Array<{ p: number[]; row: CropRow; fluorescent: number }>>;
+  const scored = {} as Record<CropKind, Array<{ p: number[]; row: CropRow }>>;
   const parity = {} as Record<CropKind, number>;
   const reports = {} as Record<CropKind, Tuned['report']>;
   for (const kind of ['head', 'torso'] as const) {
     const tuned = await fineTune(py, kind);
     const weights = await readFile(path.join(CROPS_DIR, `backbone-${kind}.bin`));
     const mlp = rounded(tuned.model);
-    const { p, worst, fluorescent } = await tfjsProbabilities(kind, weights, mlp, tuned);
+    const { p, worst } = await tfjsProbabilities(kind, weights, mlp, tuned);
     log(`${kind}: tfjs and TensorFlow probabilities differ by at most ${worst.toExponential(2)} on ${p.length} hold-out crops\n`);
     if (!(worst <= PARITY_TOLERANCE)) throw new Error(`${kind}: tfjs differs from TensorFlow by ${worst} (more than ${PARITY_TOLERANCE}); nothing written`);
     models[kind] = mlp;
     weightsOf[kind] = weights;
     backbones[kind] = { sha256: createHash('sha256').update(weights).digest('hex') };
-    scored[kind] = p.map((q, i) => ({ p: q, row: meta[kind][tuned.holdout.index[i]!]!, fluorescent: fluorescent[i]! }));
+    scored[kind] = p.map((q, i) => ({ p: q, row: meta[kind][tuned.holdout.index[i]!]! }));
     parity[kind] = Number(worst.toExponential(2));
     reports[kind] = tuned.report;
   }
 
-  const of = (kind: CropKind, c: number, gate: (s: { fluorescent: number }) => boolean = () => true): Curve[] =>
-    curve(scored[kind].map((s) => ({ p: s.p[c]!, positive: s.row.label === c, passes: gate(s) })));
+  const of = (kind: CropKind, c: number, gate: (r: CropRow) => boolean = () => true): Curve[] =>
+    curve(scored[kind].map((s) => ({ p: s.p[c]!, positive: s.row.label === c, passes: gate(s.row) })));
   // Hi-vis is `seen` only on a torso with enough fluorescent pixels (ppe.ts), so its threshold is
   // picked on the hold-out torsos as the run time judges them: p(vest) ≥ t and the gate passed.
-  const fluorescentGate = (s: { fluorescent: number }): boolean => passesFluorescentGate(s.fluorescent);
+  const fluorescentGate = (r: CropRow): boolean => passesFluorescentGate(r.fluorescent ?? 0);
   const head = headThresholds(scored.head);
   const picks = { ...head, vest: pick(of('torso', 0, fluorescentGate), 0.9), none: pick(of('torso', 1), 0.9) };
 

@@ -24,10 +24,7 @@ export interface CropRow {
   augmented: boolean;
   source: 'detector' | 'label';
   photo: string;
-  /**
-   * Torso crops: fraction of fluorescent pixels in the crop rectangle, by the gate of the day the
-   * crops were dumped (train.ts measures the hold-out crops again with the current gate).
-   */
+  /** Torso crops: fraction of fluorescent pixels in the crop rectangle. */
   fluorescent?: number;
 }
 

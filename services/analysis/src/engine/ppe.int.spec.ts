@@ -102,9 +102,9 @@ describe('the fluorescent gate of hi-vis (drawn workers, synthetic SVG)', () => 
   });
 
   // Issue 26, the hi-vis rule: a fluorescent garment is hi-vis, ordinary clothing in a bright colour
-  // is not. Each ordinary colour below passed the gate before v4.1 (its saturation or brightness is
-  // that of a diffuse surface, not of a fluorescent dye); the fluorescent ones must still pass.
-  const ORDINARY = { 'rust / orange-brown overalls': '#b35a24', 'pale-yellow jacket': '#e6eaaf', 'mustard shirt in the shade': '#9a9a2e' };
+  // is not: a yellow T-shirt's hue is golden (not the yellow-green of a fluorescent dye), tan
+  // overalls and a pale-yellow jacket are not saturated enough.
+  const ORDINARY = { 'yellow T-shirt': '#ffd500', 'tan overalls': '#c8965a', 'pale-yellow jacket': '#e8e08a' };
   const FLUORESCENT = { 'fluorescent yellow-green vest': FLUO_YELLOW, 'yellow vest washed out by the sun': '#f0ff50', 'fluorescent orange vest': '#ff6a00', 'orange vest in light shade': '#f27818' };
 
   it.each(Object.entries(ORDINARY))('does not take a %s (%s) for a fluorescent garment', async (_name, colour) => {

@@ -186,20 +186,12 @@ export function headGeometry(person: PersonDetection): HeadGeometry {
   return { cx: bx + bw / 2, eyeY: by + 0.95 * width, width, from: 'box' };
 }
 
-/**
- * Colour bands of fluorescent fabrics (hue in degrees; saturation and value 0..1). Fluorescent dyes
- * are saturated **and** bright — brighter than a diffuse surface of that hue gets —, so each band
- * needs both (issue 26, the hi-vis rule: a yellow T-shirt, tan or brown overalls, a pale-yellow
- * jacket or a striped shirt is not hi-vis). Chosen on the training torso crops (MODEL_CARD.md,
- * "The fluorescent gate"): v4.1 raised the value floors (yellow 0.55 → 0.65, orange 0.65 → 0.85),
- * golden yellow's saturation floor (0.45 → 0.55), and the lime band's start and floor (hue 62 → 64,
- * saturation 0.22 → 0.3).
- */
+/** Colour bands of fluorescent fabrics (hue in degrees). */
 export const FLUO = {
   /** Yellow-green: lime hues are rare in ordinary clothing, so paler (washed-out) pixels count. */
-  yellow: { hueMin: 52, hueMax: 100, sat: 0.55, satLime: 0.3, limeFrom: 64, val: 0.65 },
-  /** Orange / red-orange: only the brightest (tan, brown and rust fabrics stay below `val`). */
-  orange: { hueMin: 6, hueMax: 36, sat: 0.7, val: 0.85 },
+  yellow: { hueMin: 52, hueMax: 100, sat: 0.45, satLime: 0.22, limeFrom: 62, val: 0.55 },
+  /** Orange / red-orange. */
+  orange: { hueMin: 6, hueMax: 36, sat: 0.7, val: 0.65 },
 } as const;
 
 function isFluoYellow(c: Hsv): boolean {
