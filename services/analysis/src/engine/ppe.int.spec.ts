@@ -102,6 +102,27 @@ describe('the fluorescent gate of hi-vis (drawn workers, synthetic SVG)', () => 
     expect(passesFluorescentGate(fluorescentFraction(yellow, torso))).toBe(true);
     expect(passesFluorescentGate(0)).toBe(false);
   });
+
+  // Issue 26, the hi-vis rule: a fluorescent garment is hi-vis, ordinary clothing in a bright colour
+  // is not: a yellow T-shirt's hue is golden (not the yellow-green of a fluorescent dye), tan
+  // overalls and a pale-yellow jacket are not saturated enough.
+  const ORDINARY = { 'yellow T-shirt': '#ffd500', 'tan overalls': '#c8965a', 'pale-yellow jacket': '#e8e08a' };
+  const FLUORESCENT = { 'fluorescent yellow-green vest': FLUO_YELLOW, 'yellow vest washed out by the sun': '#f0ff50', 'fluorescent orange vest': '#ff6a00', 'orange vest in light shade': '#f27818' };
+
+  it.each(Object.entries(ORDINARY))('does not take a %s (%s) for a fluorescent garment', async (_name, colour) => {
+    const img = await drawWorker({ crown: '#f5c400', torso: colour });
+    expect(fluorescentFraction(img, torso)).toBeLessThan(0.01);
+    expect(passesFluorescentGate(fluorescentFraction(img, torso))).toBe(false);
+    // Whatever the torso classifier thinks of it, the worker is not reported wearing hi-vis.
+    const [p] = await analyzePersons(img, [DRAWN_PERSON], []);
+    expect(p!.hiVis).not.toBe('seen');
+  });
+
+  it.each(Object.entries(FLUORESCENT))('passes a %s (%s)', async (_name, colour) => {
+    const img = await drawWorker({ crown: '#f5c400', torso: colour });
+    expect(fluorescentFraction(img, torso)).toBeGreaterThan(0.8);
+    expect(passesFluorescentGate(fluorescentFraction(img, torso))).toBe(true);
+  });
 });
 
 describe('analyzePersons (the learned classifier)', () => {
