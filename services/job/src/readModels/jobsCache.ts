@@ -100,7 +100,7 @@ export class JobReadCache {
     for (const reads of this.pending.values()) for (const read of reads) read.spoiled = true;
   }
 
-  /** Entries held: lists (by user) and single jobs (for /metrics and tests). */
+  /** Entries held: users with lists, their items, and single jobs (tests look). */
   get size(): { users: number; items: number; jobs: number } {
     return { users: this.lists.size, items: this.items, jobs: this.jobs.size };
   }
