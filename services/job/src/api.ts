@@ -134,6 +134,8 @@ interface Deps {
   submit(principal: Principal, upload: ReceivedUpload): Promise<{ job_id: string; status: 'queued' }>;
   submitResumable(principal: Principal, uploadId: string, fields: Record<string, string>): Promise<{ job_id: string; status: 'queued' }>;
   visibleJob(principal: Principal, jobId: string): Promise<JobDoc>;
+  /** A list of the user's own jobs through the read cache: `key` names the query and language, `load` answers it from the store. */
+  ownJobs<T>(userId: string, key: string, load: () => Promise<T[]>): Promise<T[]>;
   cancel(jobId: string, by: string, from?: AuditSource): Promise<{ job_id: string; status: string }>;
   remove(jobId: string, by: string, from?: AuditSource): Promise<void>;
   /** The audit log (issue 30): views and downloads of a job are recorded. */
@@ -346,9 +348,11 @@ export const jobRoutes =
           if (q.to) range.$lt = dateBound(q.to, 'to', new Date(0));
           where.created_at = range;
         }
-        const found = await deps.jobs.find({ where, orderBy: [{ field: 'created_at', direction: 'desc' }], limit: q.limit });
+        const query = { where, orderBy: [{ field: 'created_at', direction: 'desc' as const }], limit: q.limit };
         const lang = preferredLang(request.headers['accept-language']);
-        return found.map((j) => listItem(j, org, lang));
+        const load = async () => (await deps.jobs.find(query)).map((j) => listItem(j, org, lang));
+        // The user's own list (what the web app polls) comes from the read cache; an organisation's is read afresh.
+        return org ? load() : deps.ownJobs(principal.userId, `${lang}\n${JSON.stringify(query)}`, load);
       },
     );
 

@@ -22,6 +22,7 @@ await runService(
       exportSources: clients.personalData(),
       retentionDays: config.RETENTION_DAYS,
       retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
+      readCacheItems: config.READ_CACHE_ITEMS,
     });
     return { modules: [job.module], projections: job.projections };
   },

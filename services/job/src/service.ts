@@ -29,6 +29,7 @@ import {
   type ObjectStore,
   type PersonalDataSource,
   type Principal,
+  type Projection,
   type QuotaClient,
   type ServiceModule,
   type TaskCatalogClient,
@@ -46,7 +47,8 @@ import { CREWS, SITES, siteCrewsProjection, unitCollection, type UnitDoc } from 
 import { orgJobRoutes } from './orgApi.js';
 import { createSitesCrews } from './sitesCrews.js';
 import { ObjectStoreDataStore } from './resumable/tusStore.js';
-import { JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
+import { applyJobEvent, JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
+import { JobReadCache } from './readModels/jobsCache.js';
 import { cleanFilename, type ReceivedUpload } from './upload.js';
 import { recordFinishedJob, reportJobsByStatus } from './metrics.js';
 import { COMPLIANCE as COMPLIANCE_JOBS } from './readModels/compliance.js';
@@ -75,6 +77,8 @@ export interface JobOptions {
   exportSources?: readonly PersonalDataSource[];
   /** RETENTION_SWEEP_MINUTES: how often jobs past their period are looked for (and at start); default 60. */
   retentionSweepMinutes?: number;
+  /** READ_CACHE_ITEMS: most list items the read cache holds (0: no cache); default 20,000 (docs/adr/0019). */
+  readCacheItems?: number;
 }
 
 /** The events that end a job (counted in /metrics). */
@@ -98,6 +102,18 @@ export function createJobService(opts: JobOptions) {
   const clock = opts.clock ?? (() => new Date());
   const jobs = documents.collection<JobDoc>(JOBS);
   const usage = documents.collection<UsageDoc>(USAGE);
+  // Users' own job lists and jobs in memory, dropped as the jobs projection applies their events
+  // (inline after a command here, and by this replica's catch-up runner for every replica's).
+  const cache = new JobReadCache({ maxItems: opts.readCacheItems });
+  const jobsView: Projection = {
+    ...jobsProjection,
+    async apply(event, docs, events) {
+      const { jobId, owners } = await applyJobEvent(event, docs, events);
+      cache.changed(jobId, owners);
+    },
+    caughtUp: () => cache.caughtUp(),
+    stopped: () => cache.stopped(),
+  };
   const expiryMs = Math.round((opts.uploadExpiryHours ?? 24) * 3600_000);
   /** Resumable (tus) uploads, kept through the object store port; the gateway serves them. */
   const resumable = new ObjectStoreDataStore({ objects, expiryMs, now: clock, log: log.child({ component: 'tus' }) });
@@ -108,7 +124,7 @@ export function createJobService(opts: JobOptions) {
 
   const run = async (jobId: string, command: JobCommand, metadata?: Record<string, unknown>) => {
     const result = await handleCommand(eventStore, jobStream(jobId), jobDecider, command, { metadata });
-    await projectInline([jobsProjection, complianceProjection], result.recorded, documents, eventStore);
+    await projectInline([jobsView, complianceProjection], result.recorded, documents, eventStore);
     await afterEvents(jobId, result.state, result.newEvents);
     if (result.newEvents.some((e) => JOB_ENDS.has(e.type))) {
       recordFinishedJob(await eventStore.readStream(jobStream(jobId)), await jobs.get(jobId));
@@ -152,6 +168,7 @@ export function createJobService(opts: JobOptions) {
     const recorded = await run(jobId, { type: 'purge_job', data: { reason, now: clock() } });
     await documents.collection(COMPLIANCE_JOBS).delete(jobId);
     await jobs.delete(jobId);
+    cache.changed(jobId, before ? [before.user_id] : []);
     const won = recorded.newEvents.length > 0;
     if (won) log.info({ job_id: jobId, reason }, 'job purged');
     // The audit log keeps the deletion (ADR 0023): once, keyed by the purge event, with no actor.
@@ -292,7 +309,8 @@ export function createJobService(opts: JobOptions) {
    * admin. Anything else is "not found", another organisation's job included.
    */
   async function visibleJob(principal: Principal, jobId: string): Promise<JobDoc> {
-    const job = await jobs.get(jobId);
+    // Kept in memory for its owner only: what others may see of it is read afresh.
+    const job = await cache.job(jobId, () => jobs.get(jobId), (doc) => doc.user_id === principal.userId);
     const managerOf = principal.orgRole === 'manager' && !!job?.org_id && job.org_id === principal.orgId;
     if (!job || (job.user_id !== principal.userId && !principal.isAdmin && !managerOf)) throw new NotFoundError('This job does not exist.');
     return job;
@@ -408,6 +426,7 @@ export function createJobService(opts: JobOptions) {
         await deleteObjects(job.id);
         await jobs.delete(job.id);
       }
+      cache.changed(job.id, [userId]);
     }
     await shredder?.shred(`user:${userId}`);
     await usage.delete(userId);
@@ -490,6 +509,7 @@ export function createJobService(opts: JobOptions) {
           submit,
           submitResumable,
           visibleJob,
+          ownJobs: (userId, key, load) => cache.list(userId, key, load),
           cancel,
           remove,
           jobs,
@@ -521,7 +541,7 @@ export function createJobService(opts: JobOptions) {
     },
   };
 
-  return { module, projections: [jobsProjection, usageProjection, complianceProjection, siteCrewsProjection], sitesCrews, recordFinishedJobWithoutVideo, jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable, retention, purge, removeUserJobs };
+  return { module, projections: [jobsView, usageProjection, complianceProjection, siteCrewsProjection], cache, sitesCrews, recordFinishedJobWithoutVideo, jobs, usage, recordProgress, submit, submitResumable, cancel, remove, resumable, retention, purge, removeUserJobs };
 }
 
 export type JobService = ReturnType<typeof createJobService>;

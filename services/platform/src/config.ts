@@ -81,6 +81,11 @@ export const ConfigSchema = Type.Object({
     description: 'days a job (results, evidence, reports) is kept before it is erased, unless an admin or an organisation sets another period (issue 30)',
   }),
   RETENTION_SWEEP_MINUTES: Type.Integer({ minimum: 1, default: 60, description: 'how often the job service looks for jobs past their retention period (also at start)' }),
+  READ_CACHE_ITEMS: Type.Integer({
+    minimum: 0,
+    default: 20_000,
+    description: 'job list items the job service keeps in memory for GET /jobs, dropped as its projection applies their events (0: no cache; docs/adr/0019)',
+  }),
   BARET_CLOCK_OFFSET: Type.Optional(
     Type.String({ pattern: '^-?[0-9]+(ms|s|m|h|d)$', description: 'tests and drills only: this process runs with its clock moved by this much (e.g. 2d), e.g. to see retention act' }),
   ),

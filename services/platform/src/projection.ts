@@ -18,6 +18,13 @@ export interface Projection {
   /** Stream categories this projection reads ("user" for "user-…"). */
   categories: readonly string[];
   apply(event: RecordedEvent, documents: DocumentStore, events: StreamReader): Promise<void>;
+  /**
+   * Told by its catch-up runner each time it has applied every event stored so far (at least once
+   * a second while the event store answers), and when the runner stopped (failed, or the process
+   * stops): what a cache invalidated by this projection needs to know whether it may be used.
+   */
+  caughtUp?(): void;
+  stopped?(): void;
 }
 
 /**
@@ -28,6 +35,8 @@ export interface Projection {
  * never puts an older state back. Every stored document is thus the fold of its stream's events
  * 0…revision. `evolve` returning null means no document: none is written, one there is deleted
  * (a later event of a deleted stream, arriving late, folds the stream to its end and stays deleted).
+ * Returns the document it found (`before`) and the one now stored as far as this call knows
+ * (`after`; the one found when the event was already applied).
  */
 export async function foldStreamInto<D extends Document>(options: {
   collection: Collection<D & { revision: number }>;
@@ -35,11 +44,11 @@ export async function foldStreamInto<D extends Document>(options: {
   event: RecordedEvent;
   events: StreamReader;
   evolve: (doc: D | null, event: RecordedEvent) => D | null;
-}): Promise<void> {
+}): Promise<{ before: D | null; after: D | null }> {
   const { collection, id, event, events, evolve } = options;
   const doc = await collection.get(id);
   const have = typeof doc?.revision === 'number' ? doc.revision : -1;
-  if (event.revision <= have) return;
+  if (event.revision <= have) return { before: doc, after: doc };
   const missing = event.revision === have + 1 ? [event] : await events.readStream(event.streamId, { fromRevision: have + 1 });
   let next: D | null = doc;
   let revision = have;
@@ -49,6 +58,7 @@ export async function foldStreamInto<D extends Document>(options: {
   }
   if (next !== null) await collection.putIfNewer(id, { ...next, revision });
   else if (doc !== null) await collection.delete(id);
+  return { before: doc, after: next };
 }
 
 const categoryOf = (streamId: string): string => streamId.split('-')[0] ?? streamId;
@@ -66,7 +76,8 @@ export async function projectInline(
 
 /**
  * Follows `$all` from the projection's checkpoint and applies every event of its categories,
- * one at a time, in order; stores the checkpoint after each.
+ * one at a time, in order; stores the checkpoint after each. Tells the projection when it has
+ * caught up with the store and when it stops (`caughtUp`, `stopped`).
  */
 export async function runProjection(options: {
   projection: Projection;
@@ -78,20 +89,25 @@ export async function runProjection(options: {
   const { projection, eventStore, documents, signal } = options;
   const checkpoints: Collection<Checkpoint> = documents.collection<Checkpoint>('checkpoints');
   const name = `projection:${projection.name}`;
-  let position = (await checkpoints.get(name))?.position ?? 0;
-  let sinceSave = 0;
-  for await (const event of eventStore.subscribeToAll({ fromPosition: position, signal })) {
-    if (projection.categories.includes(categoryOf(event.streamId))) {
-      await projection.apply(event, documents, eventStore);
-      await checkpoints.put(name, { position: event.position });
-      sinceSave = 0;
-    } else if (++sinceSave >= 100) {
-      await checkpoints.put(name, { position: event.position });
-      sinceSave = 0;
+  try {
+    let position = (await checkpoints.get(name))?.position ?? 0;
+    let sinceSave = 0;
+    const onCaughtUp = projection.caughtUp ? () => projection.caughtUp?.() : undefined;
+    for await (const event of eventStore.subscribeToAll({ fromPosition: position, signal, onCaughtUp })) {
+      if (projection.categories.includes(categoryOf(event.streamId))) {
+        await projection.apply(event, documents, eventStore);
+        await checkpoints.put(name, { position: event.position });
+        sinceSave = 0;
+      } else if (++sinceSave >= 100) {
+        await checkpoints.put(name, { position: event.position });
+        sinceSave = 0;
+      }
+      position = event.position;
     }
-    position = event.position;
+    await checkpoints.put(name, { position });
+  } finally {
+    projection.stopped?.();
   }
-  await checkpoints.put(name, { position });
 }
 
 /** The revision guard: true when `revision` is newer than what the document already holds. */

@@ -36,7 +36,7 @@ eventStoreContract('embedded SQLite', async () => {
       await s.dispose();
     },
   };
-});
+}, { caughtUp: true });
 
 messageBusContract('embedded SQLite log', async () => {
   const s = scratch();

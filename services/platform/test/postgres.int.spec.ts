@@ -29,7 +29,7 @@ describe.skipIf(!installed)('PostgreSQL', () => {
       },
       dispose: () => store.close(),
     };
-  });
+  }, { caughtUp: true });
 
   it('refuses to change or delete an audit entry (issue 30), and still lets other streams be changed by an operator', async () => {
     const schema = `audit_${++schemas}`;

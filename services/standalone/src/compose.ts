@@ -144,6 +144,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     ],
     retentionDays: config.RETENTION_DAYS,
     retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
+    readCacheItems: config.READ_CACHE_ITEMS,
   });
 
   const modules: ServiceModule[] = [identity.module, quota.module, notification.module, job.module, analysis.module];

@@ -142,18 +142,35 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
   }
 }
 
+/**
+ * Applies a job event to the job's document; returns the job and the users whose jobs it
+ * concerns (its owner, from the document or the event), for the read cache (jobsCache.ts).
+ */
+export async function applyJobEvent(recorded: RecordedEvent, documents: DocumentStore, events: StreamReader): Promise<{ jobId: string; owners: string[] }> {
+  const jobId = recorded.streamId.slice('job-'.length);
+  // Every document the fold went through names the owner (a job deleted meanwhile is folded from its start).
+  const owners = new Set<string>();
+  const { before, after } = await foldStreamInto<JobDoc>({
+    collection: documents.collection<JobDoc>(JOBS),
+    id: jobId,
+    event: recorded,
+    events,
+    evolve: (doc, e) => {
+      const next = apply(doc, { type: e.type, data: e.data } as JobEvent, e);
+      if (next) owners.add(next.user_id);
+      return next;
+    },
+  });
+  for (const doc of [before, after]) if (doc) owners.add(doc.user_id);
+  return { jobId, owners: [...owners] };
+}
+
 /** One document per job, with its timeline; a deleted job's document is removed. */
 export const jobsProjection: Projection = {
   name: 'job-jobs',
   categories: ['job'],
   async apply(recorded: RecordedEvent, documents: DocumentStore, events: StreamReader) {
-    await foldStreamInto<JobDoc>({
-      collection: documents.collection<JobDoc>(JOBS),
-      id: recorded.streamId.slice('job-'.length),
-      event: recorded,
-      events,
-      evolve: (doc, e) => apply(doc, { type: e.type, data: e.data } as JobEvent, e),
-    });
+    await applyJobEvent(recorded, documents, events);
   },
 };
 

@@ -239,7 +239,11 @@ export class PostgresEventStore implements EventStore {
         after = Number(row.position);
         yield toRecorded(row);
       }
-      if (res.rows.length < BATCH) await this.notifier.wait(1000, signal);
+      if (res.rows.length < BATCH) {
+        // Every event stored so far has been handled (the consumer's loop ran for each).
+        options.onCaughtUp?.();
+        await this.notifier.wait(1000, signal);
+      }
     }
   }
 

@@ -135,7 +135,11 @@ export class SqliteEventStore implements EventStore {
         after = row.position;
         yield toRecorded(row);
       }
-      if (rows.length < BATCH) await this.notifier.wait(1000, signal);
+      if (rows.length < BATCH) {
+        // Every event stored so far has been handled (the consumer's loop ran for each).
+        options.onCaughtUp?.();
+        await this.notifier.wait(1000, signal);
+      }
     }
   }
 

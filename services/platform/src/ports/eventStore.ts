@@ -61,6 +61,14 @@ export interface SubscribeOptions {
   fromPosition?: number;
   /** Ends the subscription's iterator. */
   signal?: AbortSignal;
+  /**
+   * Called each time the subscriber has been handed (and has handled) every event stored so far:
+   * after each read that reached the end of the log, so at least once a second while the store
+   * answers and nothing is appended. Not called while the store is unreachable. Adapters that
+   * cannot tell (KurrentDB) never call it. A read-model cache uses it to know its invalidations
+   * are current (docs/adr/0019).
+   */
+  onCaughtUp?: () => void;
 }
 
 export interface EventStore {

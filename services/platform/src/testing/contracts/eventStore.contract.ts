@@ -21,8 +21,20 @@ async function take(iter: AsyncIterable<RecordedEvent>, count: number): Promise<
   return out;
 }
 
-/** The guarantees every EventStore adapter keeps. */
-export function eventStoreContract(name: string, create: () => Promise<EventStoreHarness>): void {
+/** Resolves once `check` holds (polled every 10 ms); fails after `ms`. */
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * The guarantees every EventStore adapter keeps. `caughtUp`: the adapter tells a subscriber when it
+ * has handed over every stored event (`onCaughtUp`; PostgreSQL and SQLite do, KurrentDB does not).
+ */
+export function eventStoreContract(name: string, create: () => Promise<EventStoreHarness>, options: { caughtUp?: boolean } = {}): void {
   describe(`EventStore contract: ${name}`, () => {
     const withHarness = (fn: (h: EventStoreHarness) => Promise<void>) => async () => {
       const h = await create();
@@ -96,6 +108,32 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect((next.value as RecordedEvent).type).toBe('d');
       controller.abort();
       expect((await iter.next()).done).toBe(true);
+    }));
+
+    it.runIf(options.caughtUp)('tells a subscriber it has caught up only once it has handled every stored event, and again after a live append', withHarness(async ({ store }) => {
+      await store.appendToStream('job-c1', [ev('a', 1), ev('b', 2)]);
+      await store.appendToStream('user-c1', [ev('c', 3)]);
+      const controller = new AbortController();
+      const handled: RecordedEvent[] = [];
+      /** How many events the subscriber had handled each time it was told it caught up. */
+      const marks: number[] = [];
+      const following = (async () => {
+        for await (const e of store.subscribeToAll({ signal: controller.signal, onCaughtUp: () => marks.push(handled.length) })) {
+          // A subscriber that takes its time with an event (a projection writing its document).
+          await new Promise((r) => setTimeout(r, 20));
+          handled.push(e);
+        }
+      })();
+      try {
+        await until(() => marks.length > 0);
+        expect(marks[0]).toBe(3);
+        await store.appendToStream('job-c1', [ev('d', 4)]);
+        await until(() => marks.includes(4));
+        expect(marks.every((m) => m === 3 || m === 4)).toBe(true);
+      } finally {
+        controller.abort();
+        await following;
+      }
     }));
 
     it('resumes a subscription after a checkpoint, in global order', withHarness(async ({ store }) => {
