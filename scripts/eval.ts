@@ -28,7 +28,7 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { blurDrop, formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
+import { blurDrop, formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, photoSetOptions, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
 
 const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur]';
 
@@ -59,12 +59,7 @@ async function main(): Promise<void> {
   try {
     ({ values } = parseArgs({
       options: {
-        images: { type: 'string' },
-        labels: { type: 'string' },
-        helmet: { type: 'string' },
-        'bare-head': { type: 'string' },
-        'other-headgear': { type: 'string' },
-        relabel: { type: 'string' },
+        ...photoSetOptions,
         vest: { type: 'string' },
         'no-vest': { type: 'string' },
         limit: { type: 'string' },

@@ -30,6 +30,7 @@ import {
   labelTextFor,
   matchLabels,
   measuresFor,
+  photoSetOptions,
   predictionOf,
   readRelabel,
   tally,
@@ -57,12 +58,7 @@ type Rule = HeadRule;
 
 const { values } = parseArgs({
   options: {
-    images: { type: 'string' },
-    labels: { type: 'string' },
-    helmet: { type: 'string' },
-    'bare-head': { type: 'string' },
-    'other-headgear': { type: 'string' },
-    relabel: { type: 'string' },
+    ...photoSetOptions,
     hat: { type: 'string', default: '' },
     'no-hat': { type: 'string', default: '' },
     margin: { type: 'string', default: '0' },

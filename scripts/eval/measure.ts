@@ -497,3 +497,13 @@ export function blurDrop(plain: FolderResult['measures'], blurred: FolderResult[
   }
   return { drops, worst };
 }
+
+/** The command-line options naming a labelled photo set and its classes, shared by `npm run eval` and scripts/eval/headRules.ts. */
+export const photoSetOptions = {
+  images: { type: 'string' },
+  labels: { type: 'string' },
+  helmet: { type: 'string' },
+  'bare-head': { type: 'string' },
+  'other-headgear': { type: 'string' },
+  relabel: { type: 'string' },
+} as const;
