@@ -76,6 +76,39 @@ describe.skipIf(!installed)('PostgreSQL', () => {
     for (const s of [...writers, reader]) await s.close();
   }, 120_000);
 
+  it('an append whose connection the server ends mid-transaction fails as an error, never as an uncaught exception, and the next append works', async () => {
+    const schema = `terminated_${++schemas}`;
+    const store = await PostgresEventStore.connect(server.url, { schema });
+    const uncaught: unknown[] = [];
+    const record = (e: unknown) => uncaught.push(e);
+    process.prependListener('uncaughtException', record);
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      await store.appendToStream('job-1', [{ type: 'e', data: {} }]);
+      // Hold the position counter, so the next append waits inside its transaction on a client the pool has lent out.
+      await admin.query('BEGIN');
+      await admin.query(`SELECT last FROM "${schema}".position WHERE one FOR UPDATE`);
+      const append = store.appendToStream('job-2', [{ type: 'e', data: {} }]).then(() => null, (e: unknown) => e);
+      const waiting = async () =>
+        (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> pg_backend_pid()`)).rows;
+      await waitUntil(async () => (await waiting()).length === 1, 30_000, () => 'the append never waited for the counter');
+      const pid = (await waiting())[0]!.pid;
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      expect(await append).toBeInstanceOf(Error);
+      await admin.query('ROLLBACK');
+      await waitUntil(async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, 30_000, () => 'the terminated backend is still there');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await store.appendToStream('job-3', [{ type: 'e', data: {} }]);
+      expect((await store.readStream('job-3')).length).toBe(1);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.removeListener('uncaughtException', record);
+      await admin.end();
+      await store.close();
+    }
+  });
+
   it('survives the server killed with SIGKILL and started again: the store says it is down, then LISTEN and a subscriber carry on by themselves', async () => {
     const own = await startPostgres();
     const store = await PostgresEventStore.connect(own.url, { schema: 'outage' });

@@ -60,6 +60,10 @@ export class PostgresEventStore implements EventStore {
     // A server that is down is said at once (refused) or within the connection timeout, never hung on.
     const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
     pool.on('error', () => undefined); // an idle client lost its server: the pool replaces it
+    // A client lent out (appends, the migration) that loses its server emits 'error' too, and the
+    // pool listens only to idle ones: without a listener a PostgreSQL restart during an append threw
+    // an uncaught exception. The query under way fails on its own; a broken client is dropped when released.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()), url);
     try {
       await store.migrate();
