@@ -90,15 +90,17 @@ describe.skipIf(!installed)('PostgreSQL', () => {
       await admin.query('BEGIN');
       await admin.query(`SELECT last FROM "${schema}".position WHERE one FOR UPDATE`);
       const append = store.appendToStream('job-2', [{ type: 'e', data: {} }]).then(() => null, (e: unknown) => e);
-      const waiting = async () =>
-        (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> pg_backend_pid()`)).rows;
+      // Inside a transaction pg_stat_activity is a snapshot taken at its first read: cleared before each look.
+      const waiting = async () => {
+        await admin.query('SELECT pg_stat_clear_snapshot()');
+        return (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%' AND pid <> pg_backend_pid()`)).rows;
+      };
       await waitUntil(async () => (await waiting()).length === 1, 30_000, () => 'the append never waited for the counter');
       const pid = (await waiting())[0]!.pid;
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
       expect(await append).toBeInstanceOf(Error);
       await admin.query('ROLLBACK');
       await waitUntil(async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, 30_000, () => 'the terminated backend is still there');
-      await new Promise((resolve) => setTimeout(resolve, 50));
       await store.appendToStream('job-3', [{ type: 'e', data: {} }]);
       expect((await store.readStream('job-3')).length).toBe(1);
       expect(uncaught).toEqual([]);
@@ -107,7 +109,7 @@ describe.skipIf(!installed)('PostgreSQL', () => {
       await admin.end();
       await store.close();
     }
-  });
+  }, 120_000);
 
   it('survives the server killed with SIGKILL and started again: the store says it is down, then LISTEN and a subscriber carry on by themselves', async () => {
     const own = await startPostgres();
