@@ -97,7 +97,8 @@ export const PPE_THRESHOLDS = {
    * A head placed from the person box alone (the pose model found neither face nor shoulders: a
    * worker seen from behind, a wide brim, a silhouette) is judged only from this width (working
    * pixels) up — close-ups, where the top of the box is the head; smaller box-only heads are
-   * `unknown`; a detected or face head on that person is judged instead. Issue 26 (MODEL_CARD.md):
+   * `unknown`; a detected or face head on that person is judged instead. Issue 26
+   * (docs/adr/history/ppe-issue-26-measurements.md):
    * in the hard-hat-or-headwear cross-validation 12 of the 21 "cannot tell" heads were box-only
    * heads of 47–102 px.
    */
@@ -337,7 +338,7 @@ const headProbabilities = (p: readonly number[]): HeadProbabilities => ({ hat: p
  * must give it at least `minMeshScore`. BlazeFace alone scores false faces on ffmpeg's test
  * patterns up to 0.48 (testsrc2) and 0.63 (mandelbrot, which made a worker there before the mesh
  * check); the mesh gives every false face of eight test sources that is `minWidthPx` wide or more
- * and scores ≥ 0.15 at most 0.11 (mandelbrot's 0), real faces mostly 0.9–1 (MODEL_CARD.md, ADR 0026). `minScore` is BlazeFace's floor below which no face is
+ * and scores ≥ 0.15 at most 0.11 (mandelbrot's 0), real faces mostly 0.9–1 (ADR 0026; docs/adr/history/ppe-issue-26-measurements.md). `minScore` is BlazeFace's floor below which no face is
  * looked at. `minWidthPx` (face width in working pixels) leaves distant faces to the person and head
  * detectors.
  */
@@ -404,14 +405,13 @@ export async function withMeshScores(img: RawImage, faces: readonly DetectedFace
   const meshed = await detectFacesRaw(img, { minScore: FACE_HEAD.minScore, mesh: true });
   return faces.map((f) => {
     if (f.meshScore !== undefined) return f;
+    // The meshed face lying at least half on this one, the most overlapping (IoU plus overlap) first.
     let best: DetectedFace | undefined;
     let bestOverlap = 0.5;
     for (const m of meshed) {
-      const o = iou(m.box, f.box) + overlapOfSmaller(m.box, f.box);
-      if (overlapOfSmaller(m.box, f.box) >= 0.5 && o > bestOverlap) {
-        best = m;
-        bestOverlap = o;
-      }
+      const inside = overlapOfSmaller(m.box, f.box);
+      const o = iou(m.box, f.box) + inside;
+      if (inside >= 0.5 && o > bestOverlap) [best, bestOverlap] = [m, o];
     }
     return { ...f, meshScore: best?.meshScore ?? 0 };
   });
