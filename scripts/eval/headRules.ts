@@ -13,8 +13,7 @@
  * saved runs (the five cross-validation folds, each judged by its own fold model) without running
  * the analyzer. The model's own rule is checked to give back the analyzer's verdicts.
  */
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../../services/analysis/src/engine/detector.js';
 import { analyzePpeRaw, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
@@ -22,12 +21,11 @@ import { loadPpeModel } from '../../services/analysis/src/engine/ppeModel.js';
 import { parseYoloLabels } from '../yolo.js';
 import {
   addConfusion,
-  applyRelabel,
   asJobFrame,
   emptyConfusion,
   headVerdictUnder,
   headConfusion,
-  labelTextFor,
+  labelledPhotos,
   matchLabels,
   measuresFor,
   photoSetOptions,
@@ -80,11 +78,10 @@ async function run(): Promise<Saved[]> {
   };
   const relabel = values.relabel ? await readRelabel(values.relabel) : undefined;
   await warmUpDetector();
-  const files = (await readdir(values.images!)).filter((f) => /\.(jpe?g|png|webp)$/i.test(f)).sort();
+  const files = await labelledPhotos(values.images!, values.labels!, relabel);
   const photos: Photo[] = [];
-  for (const [i, file] of files.entries()) {
-    const labelText = applyRelabel(file.replace(/\.[^.]+$/, '.txt'), await labelTextFor(values.labels!, file), relabel);
-    const frame = await asJobFrame(path.join(values.images!, file));
+  for (const [i, { file, image, labelText }] of files.entries()) {
+    const frame = await asJobFrame(image);
     const persons = await analyzePpeRaw(frame);
     photos.push({
       file,

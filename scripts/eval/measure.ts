@@ -417,6 +417,23 @@ export async function measurePhotos(
   };
 }
 
+/**
+ * The photos of `imagesDir` (sorted by name, the first `limit`) with their label text from
+ * `labelsDir`, corrected by `relabel`.
+ */
+export async function labelledPhotos(imagesDir: string, labelsDir: string, relabel?: Relabel, limit?: number): Promise<Array<{ file: string; image: string; labelText: string }>> {
+  const files = (await readdir(imagesDir))
+    .filter((f) => /\.(jpe?g|png|webp|bmp|tiff?)$/i.test(f))
+    .sort()
+    .slice(0, limit ?? Infinity);
+  const out = [];
+  for (const file of files) {
+    const labelText = applyRelabel(file.replace(/\.[^.]+$/, '.txt'), await labelTextFor(labelsDir, file), relabel);
+    out.push({ file, image: path.join(imagesDir, file), labelText });
+  }
+  return out;
+}
+
 /** Runs every image of `imagesDir` through the analyzer and measures it against `labelsDir`. */
 export async function measureFolder(opts: {
   imagesDir: string;
@@ -429,15 +446,7 @@ export async function measureFolder(opts: {
   blur?: boolean;
   onProgress?: (done: number, total: number, file: string) => void;
 }): Promise<FolderResult> {
-  const files = (await readdir(opts.imagesDir))
-    .filter((f) => /\.(jpe?g|png|webp|bmp|tiff?)$/i.test(f))
-    .sort()
-    .slice(0, opts.limit ?? Infinity);
-  const photos: LabelledPhoto[] = [];
-  for (const file of files) {
-    const labelText = applyRelabel(file.replace(/\.[^.]+$/, '.txt'), await labelTextFor(opts.labelsDir, file), opts.relabel);
-    photos.push({ image: path.join(opts.imagesDir, file), labelText, classes: opts.classes });
-  }
+  const photos: LabelledPhoto[] = (await labelledPhotos(opts.imagesDir, opts.labelsDir, opts.relabel, opts.limit)).map((p) => ({ ...p, classes: opts.classes }));
   const result = await measurePhotos(photos, opts.onProgress, { blur: opts.blur });
   const measures = measuresFor(opts.classes);
   return { ...result, measures: Object.fromEntries(Object.entries(result.measures).filter(([m]) => measures.includes(m as MeasureName))) };
