@@ -23,9 +23,12 @@ SE_MEANS = [f'{PREFIX}expanded_conv_{i}/squeeze_excite/Mean' for i in (5, 10, 12
 LAST = 'tower_0/extern1/hard_swish/mul_1'
 
 
-def load_graph(model_dir: Path = MODEL_DIR):
+def load_graph(model_dir: Path = MODEL_DIR, weights_file: Path | None = None):
+    """The graph's nodes and weights; the weights from `weights_file` when given (a tuned backbone
+    finetune.py exported: the same manifest order and quantisation), else the package's."""
     graph = json.loads((model_dir / 'centernet.json').read_text())
-    data = (model_dir / 'centernet.bin').read_bytes()
+    weights_file = weights_file or model_dir / 'centernet.bin'
+    data = weights_file.read_bytes()
     weights, offset = {}, 0
     for w in graph['weightsManifest'][0]['weights']:
         n = int(np.prod(w['shape'])) if w['shape'] else 1
@@ -39,6 +42,8 @@ def load_graph(model_dir: Path = MODEL_DIR):
             a = np.frombuffer(data, dtype=np.float32, count=n, offset=offset)
             offset += 4 * n
         weights[w['name']] = a.reshape(w['shape'])
+    if offset != len(data):
+        raise ValueError(f'{weights_file}: {len(data)} bytes, the manifest reads {offset}')
     nodes = {n['name']: n for n in graph['modelTopology']['node']}
     return nodes, weights
 
@@ -58,8 +63,8 @@ def _strs(attr, k):
 class Backbone:
     """The graph's float weights as variables; those whose name matches `trainable` are trained."""
 
-    def __init__(self, trainable: str | None = None, model_dir: Path = MODEL_DIR):
-        self.nodes, weights = load_graph(model_dir)
+    def __init__(self, trainable: str | None = None, model_dir: Path = MODEL_DIR, weights_file: Path | None = None):
+        self.nodes, weights = load_graph(model_dir, weights_file)
         self.vars = {}
         for name, value in weights.items():
             if value.dtype == np.float32:

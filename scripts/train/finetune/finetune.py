@@ -24,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from backbone import MODEL_DIR, REPO, Backbone
+from classifier import class_weights, classifier_head, mlp_model
 
 CROPS = REPO / 'tmp' / 'ppe-train' / 'finetune'
 SEED = 11
@@ -139,17 +140,10 @@ def main():
 
     frozen = embed_all(train)
     mean, std = frozen.mean(0), frozen.std(0) + 1e-3
-    head = tf.keras.Sequential([
-        tf.keras.layers.Dense(32, activation='relu', kernel_regularizer=tf.keras.regularizers.l2(1e-3)),
-        tf.keras.layers.Dropout(0.3, seed=SEED),
-        tf.keras.layers.Dense(len(classes)),
-    ])
+    head = classifier_head(len(classes), SEED)
     head.build((None, frozen.shape[1]))
-    balanced = np.array([len(train) / (len(classes) * (labels[train] == c).sum()) for c in range(len(classes))])
-    if args.sqrt_weights:
-        counts = np.array([(labels[train] == c).sum() for c in range(len(classes))])
-        balanced = np.sqrt(balanced) * len(train) / (np.sqrt(balanced) * counts).sum()
-    weight = tf.constant(balanced.tolist(), tf.float32)
+    counts = np.array([(labels[train] == c).sum() for c in range(len(classes))])
+    weight = tf.constant(class_weights('sqrt' if args.sqrt_weights else 'balanced', counts).tolist(), tf.float32)
     opt_head, opt_backbone = tf.keras.optimizers.Adam(1e-3), tf.keras.optimizers.Adam(args.lr)
     trainable = net.trainable()
 
@@ -229,13 +223,11 @@ def export(out, net, head, mean, std, holdout, embed_all, kind, classes, report)
         else:
             parts.append(value.astype(np.int32 if w['dtype'] == 'int32' else np.float32).tobytes())
     (out / f'backbone-{kind}.bin').write_bytes(b''.join(parts))
-    dense = [l for l in head.layers if isinstance(l, tf.keras.layers.Dense)]
-    layers = [{'weights': l.kernel.numpy().T.tolist(), 'bias': l.bias.numpy().tolist()} for l in dense]
+    model = mlp_model(head, mean, std, classes)
     for w in graph['weightsManifest'][0]['weights']:
         if (w.get('quantization') or {}).get('dtype') == 'float16':
             net.vars[w['name']].assign(net.vars[w['name']].numpy().astype(np.float16).astype(np.float32))
     p = tf.nn.softmax(head((embed_all(holdout) - mean) / std, training=False)).numpy()
-    model = {'classes': classes, 'featureMean': mean.tolist(), 'featureStd': std.tolist(), 'layers': layers}
     (out / f'classifier-{kind}.json').write_text(json.dumps({'model': model, 'holdout': {'index': holdout.tolist(), 'p': p.tolist()}, 'report': report}))
     print(f'written to {out}', flush=True)
 

@@ -1,6 +1,7 @@
 """Re-fits the head classifier on the embeddings of an already fine-tuned head backbone (the
 backbone frozen), with other class weights: an experiment of issue 26, not a step of `npm run
-train` (measured and not taken: MODEL_CARD.md, "Class weights and thresholds").
+train` (measured and not taken: docs/adr/history/ppe-issue-26-measurements.md, "Class weights and
+thresholds").
 
 The fine-tuning (finetune.py) trains backbone and classifier together with class-balanced weights;
 with them the 741 other-headgear crops weigh about 18 times a hard hat's and the classifier takes
@@ -20,49 +21,11 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from backbone import MODEL_DIR, Backbone
+from backbone import Backbone
+from classifier import class_weights, classifier_head, mlp_model
 
 SEED = 11
 CLASSES = ['hat', 'bare', 'other']
-
-
-def load_tuned(net, weights_file: Path):
-    """Puts the weights of a tuned backbone file (finetune.py's export: centernet.json's manifest
-    order, float16 where the original is) into the backbone's variables."""
-    graph = json.loads((MODEL_DIR / 'centernet.json').read_text())
-    data, offset = weights_file.read_bytes(), 0
-    for w in graph['weightsManifest'][0]['weights']:
-        n = int(np.prod(w['shape'])) if w['shape'] else 1
-        if (w.get('quantization') or {}).get('dtype') == 'float16':
-            a, offset = np.frombuffer(data, dtype=np.float16, count=n, offset=offset).astype(np.float32), offset + 2 * n
-        else:
-            dt = np.int32 if w['dtype'] == 'int32' else np.float32
-            a, offset = np.frombuffer(data, dtype=dt, count=n, offset=offset), offset + 4 * n
-        if isinstance(net.vars[w['name']], tf.Variable):
-            net.vars[w['name']].assign(a.reshape(w['shape']))
-    if offset != len(data):
-        raise ValueError(f'{weights_file}: {len(data)} bytes, the manifest reads {offset}')
-
-
-def class_weights(mode: str, counts: np.ndarray) -> np.ndarray:
-    """Loss weight per class from the training crops' counts. `balanced`: N / (3 n_c) (finetune.py's);
-    `sqrt`: the square root of those, scaled to the same mean weight per crop; `cap:K`: balanced, each
-    class at most K times the hard hat's; `none`: 1; `w:a,b,c`: given."""
-    n = counts.sum()
-    balanced = n / (len(counts) * counts)
-    if mode == 'balanced':
-        return balanced
-    if mode == 'none':
-        return np.ones(len(counts))
-    if mode == 'sqrt':
-        w = np.sqrt(balanced)
-        return w * n / (w * counts).sum()
-    if mode.startswith('cap:'):
-        w = np.minimum(balanced, float(mode[4:]) * balanced[0])
-        return w * n / (w * counts).sum()
-    if mode.startswith('w:'):
-        return np.array([float(v) for v in mode[2:].split(',')])
-    raise ValueError(f'unknown --weights {mode}')
 
 
 def main():
@@ -94,8 +57,7 @@ def main():
     else:
         tf.keras.utils.set_random_seed(SEED)
         tf.config.experimental.enable_op_determinism()
-        net = Backbone()
-        load_tuned(net, args.backbone)
+        net = Backbone(weights_file=args.backbone)
         batch = 256
         embed = tf.function(net.embed, input_signature=[tf.TensorSpec([batch, h, w, 3], tf.float32)])
         need = np.concatenate([train, holdout, left_out])
@@ -124,11 +86,7 @@ def main():
         tf.keras.utils.set_random_seed(SEED)
         tf.config.experimental.enable_op_determinism()
         weight = tf.constant(class_weights(mode, counts), tf.float32)
-        head = tf.keras.Sequential([
-            tf.keras.layers.Dense(32, activation='relu', kernel_regularizer=tf.keras.regularizers.l2(1e-3)),
-            tf.keras.layers.Dropout(0.3, seed=SEED),
-            tf.keras.layers.Dense(3),
-        ])
+        head = classifier_head(3, SEED)
         head.build((None, emb.shape[1]))
         opt = tf.keras.optimizers.Adam(1e-3)
 
@@ -152,8 +110,7 @@ def main():
                 return np.zeros((0, 3), np.float32)
             return tf.nn.softmax(head((emb[idx] - mean) / std, training=False)).numpy()
 
-        dense = [l for l in head.layers if isinstance(l, tf.keras.layers.Dense)]
-        model = {'classes': CLASSES, 'featureMean': mean.tolist(), 'featureStd': std.tolist(), 'layers': [{'weights': l.kernel.numpy().T.tolist(), 'bias': l.bias.numpy().tolist()} for l in dense]}
+        model = mlp_model(head, mean, std, CLASSES)
         name = mode.replace(':', '-').replace(',', '_')
         out = {'weights': mode, 'classWeights': class_weights(mode, counts).tolist(), 'model': model,
                'holdout': {'index': holdout.tolist(), 'p': prob(holdout).tolist()},
