@@ -92,8 +92,7 @@ export async function runProjection(options: {
   try {
     let position = (await checkpoints.get(name))?.position ?? 0;
     let sinceSave = 0;
-    const onCaughtUp = projection.caughtUp ? () => projection.caughtUp?.() : undefined;
-    for await (const event of eventStore.subscribeToAll({ fromPosition: position, signal, onCaughtUp })) {
+    for await (const event of eventStore.subscribeToAll({ fromPosition: position, signal, onCaughtUp: projection.caughtUp?.bind(projection) })) {
       if (projection.categories.includes(categoryOf(event.streamId))) {
         await projection.apply(event, documents, eventStore);
         await checkpoints.put(name, { position: event.position });

@@ -44,10 +44,8 @@ export class JobReadCache {
   private readonly lists = new Map<string, Map<string, Timed<readonly unknown[]>>>();
   private readonly jobs = new Map<string, Timed<JobDoc>>();
   private items = 0;
-  /** Reads under way, by `u:<user>` or `j:<job>`: a change while one is on spoils it. */
+  /** Reads under way, by `u:<user>` or `j:<job>`: a change (or a clear) while one is on spoils it. */
   private readonly pending = new Map<string, Set<Read>>();
-  /** Bumped by every clear: a read started before one is not kept. */
-  private epoch = 0;
   private caughtUpAt = Number.NEGATIVE_INFINITY;
   private running = false;
   private readonly maxItems: number;
@@ -85,7 +83,7 @@ export class JobReadCache {
   /** An event of this job was applied: its entry and its owners' lists go. */
   changed(jobId: string, owners: Iterable<string>): void {
     this.spoil(`j:${jobId}`);
-    this.dropJob(jobId);
+    this.jobs.delete(jobId);
     for (const userId of new Set(owners)) {
       this.spoil(`u:${userId}`);
       this.dropUser(userId);
@@ -93,7 +91,6 @@ export class JobReadCache {
   }
 
   clear(): void {
-    this.epoch++;
     this.lists.clear();
     this.jobs.clear();
     this.items = 0;
@@ -156,13 +153,12 @@ export class JobReadCache {
 
   private async read<T>(key: string, load: () => Promise<T>, keep: (value: T) => void): Promise<T> {
     const read: Read = { spoiled: !this.live };
-    const epoch = this.epoch;
     let reads = this.pending.get(key);
     if (!reads) this.pending.set(key, (reads = new Set()));
     reads.add(read);
     try {
       const value = await load();
-      if (!read.spoiled && epoch === this.epoch && this.live) keep(value);
+      if (!read.spoiled && this.live) keep(value);
       return value;
     } finally {
       reads.delete(read);
@@ -178,10 +174,6 @@ export class JobReadCache {
     if (!lists) return;
     for (const entry of lists.values()) this.items -= entry.value.length;
     this.lists.delete(userId);
-  }
-
-  private dropJob(jobId: string): void {
-    this.jobs.delete(jobId);
   }
 
   /** Most recently used last (Map order). */
