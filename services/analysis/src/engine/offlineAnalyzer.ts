@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import type { RawImage } from './detector.js';
-import { analyzePersons, analyzePpeRaw, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
+import { analyzePpeRaw, judgeFrame, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -176,7 +176,7 @@ export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[]):
       out.push(null);
       continue;
     }
-    const persons = cell.persons ? await analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop);
+    const persons = cell.persons ? await judgeFrame(crop, cell.persons) : await analyzePpeRaw(crop);
     out.push({ width: crop.width, height: crop.height, persons });
   }
   return out;

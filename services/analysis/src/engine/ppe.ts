@@ -9,12 +9,13 @@
  * each head, placed by the head detector (`headDetector.ts`), is judged too and the two crops'
  * probabilities averaged; a head the detector finds on no detected person is a worker of its own
  * (its hi-vis judged below the head: `seen` or `unknown`, never `absent`); so is a face BlazeFace
- * finds where no worker's head is (close-ups, {@link FACE_HEAD}). The colour thresholds
+ * finds where no worker's head is (close-ups, {@link FACE_HEAD}); a frame where none of them finds
+ * a worker is looked at once more, shrunk, for close-ups cut by its edges ({@link judgeFrame}). The colour thresholds
  * that came before the learned classifier were retired with issue 26 (ADR 0018); only the
  * fluorescent-pixel gate of hi-vis remains of them.
  */
 import sharp from 'sharp';
-import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, iou, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
+import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, detectPersonsShrunk, iou, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { embedCrops, type CropKind } from './ppeEmbedding.js';
 import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
@@ -616,8 +617,21 @@ export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
     work = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
     scale = img.width / width;
   }
-  const persons = await detectPersonsRaw(work);
-  return (await analyzePersons(work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, scale), ...(p.head ? { head: scaleBox(p.head, scale) } : {}) }));
+  return (await judgeFrame(work)).map((p) => ({ ...p, box: scaleBox(p.box, scale), ...(p.head ? { head: scaleBox(p.head, scale) } : {}) }));
+}
+
+/**
+ * The workers of one frame (working pixels) and their verdicts: {@link analyzePersons} on `persons`
+ * (detected here when not given). A frame where that finds no worker at all — no person, no head on
+ * its own, no face head — is looked at once more for close-ups ({@link detectPersonsShrunk}: the
+ * frame shrunk on a grey canvas, where a head and shoulders cut by the frame's edges are a whole
+ * person); the persons found there are judged on the frame itself.
+ */
+export async function judgeFrame(img: RawImage, persons?: PersonDetection[]): Promise<PpePerson[]> {
+  const workers = await analyzePersons(img, persons ?? (await detectPersonsRaw(img)));
+  if (workers.length > 0) return workers;
+  const closeUps = await detectPersonsShrunk(img);
+  return closeUps.length > 0 ? analyzePersons(img, closeUps) : workers;
 }
 
 function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
@@ -632,7 +646,6 @@ function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'
  */
 export async function analyzePpe(jpeg: Buffer): Promise<{ width: number; height: number; persons: PpePerson[] }> {
   const decoded = await decodeImage(jpeg);
-  const persons = await detectPersonsRaw(decoded.work);
-  const analysed = (await analyzePersons(decoded.work, persons)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale), ...(p.head ? { head: scaleBox(p.head, decoded.scale) } : {}) }));
+  const analysed = (await judgeFrame(decoded.work)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale), ...(p.head ? { head: scaleBox(p.head, decoded.scale) } : {}) }));
   return { width: decoded.width, height: decoded.height, persons: analysed };
 }
