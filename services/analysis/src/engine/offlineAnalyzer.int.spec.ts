@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { warmUpDetector } from './detector.js';
-import { OfflineAnalyzer } from './offlineAnalyzer.js';
+import { judgeCells, OfflineAnalyzer } from './offlineAnalyzer.js';
 import type { Composite, CompositeCell } from './types.js';
 
 const VEST_DIR = sharedDataDir('ppe-photos', 'safety-vest-v4', 'images');
@@ -124,6 +124,27 @@ describe('OfflineAnalyzer', () => {
     expect(result.workers!.some((w) => w.verdicts.pic1 === 'not_worn' && w.reasons?.pic1 === 'bare_head')).toBe(true);
     expect(result.workers!.every((w) => w.verdicts.pic1 !== 'worn' || w.reasons === undefined)).toBe(true);
   });
+
+  it('looks for a close-up cut by the frame\'s edges once per composite, on its first frame, when none of its frames shows a worker', async () => {
+    // A wide hat seen from behind filling the frame (a training photo: this checks the path): no
+    // detector finds that worker at full size, the close-up pass (the frame shrunk) does (ADR 0027).
+    const dir = sharedDataDir('ppe-training', 'hard-hat-or-headwear', 'images');
+    const closeUp = await readFile(path.join(dir, (await readdir(dir)).find((f) => f.startsWith('cash-macanaya-Oe7HQQWm9Z4'))!));
+    const four = await composite([closeUp, closeUp, closeUp, closeUp]);
+    const alone = await judgeCells(four.jpeg, four.cells);
+    expect(alone.map((c) => c!.persons.length)).toEqual([1, 0, 0, 0]);
+    const [x, y, w, h] = alone[0]!.persons[0]!.box;
+    expect(x >= 0 && y >= 0 && x + w <= 416 && y + h <= 416 && w * h > 0.3 * 416 * 416).toBe(true);
+    // The analyzer reports that worker (the verdict at this size is the classifier's; ppe.int.spec.ts checks it at full size).
+    const result = await analyzer.analyzeComposite(await composite([closeUp, await plain('#222222')]), equipment(['pic1']));
+    expect(result.persons).toBe(1);
+    expect(result.findings.map((f) => f.frameIndex)).toEqual([10]);
+    // A composite where another frame shows a worker gets no close-up pass: the close-up frame stays empty.
+    const mixed = await composite([closeUp, await photo('valid__02325_jpg')]);
+    const cells = await judgeCells(mixed.jpeg, mixed.cells);
+    expect(cells[0]!.persons).toEqual([]);
+    expect(cells[1]!.persons.length).toBeGreaterThan(0);
+  }, 120_000);
 
   it('stops when the job is cancelled', async () => {
     const comp = await composite([await photo('valid__00362_jpg')]);

@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import type { RawImage } from './detector.js';
-import { analyzePpeRaw, judgeFrame, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
+import { analyzePpeRaw, closeUpPpeRaw, judgeFrame, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -165,20 +165,28 @@ export type CellJudge = (compositeJpeg: Buffer, cells: CompositeCell[]) => Promi
  * The in-process {@link CellJudge}: CPU-heavy (the detector and the pixel statistics), so the
  * service runs it in the detector pool's threads, off the API's event loop (`detectorPool.ts`).
  * The sampler's detections of a frame (`cell.persons`) are reused; a frame without them is detected here.
+ * The close-up pass (ADR 0027: the frame shrunk, for a worker cut by its edges) is rationed to one
+ * frame per composite, the first, and only when none of the composite's frames shows a worker: the
+ * frames of a composite are neighbours in the video, and a video with nobody in it (an empty site,
+ * a test pattern) pays two more person detections per composite, not per frame.
  */
 export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[]): Promise<CellVerdicts> {
   const { data, info } = await sharp(compositeJpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
   const out: CellVerdicts = [];
+  const crops: Array<RawImage | null> = [];
   for (const cell of cells) {
     const crop = cropCell(full, cell);
+    crops.push(crop);
     if (!crop) {
       out.push(null);
       continue;
     }
-    const persons = cell.persons ? await judgeFrame(crop, cell.persons) : await analyzePpeRaw(crop);
+    const persons = cell.persons ? await judgeFrame(crop, cell.persons, { closeUp: false }) : await analyzePpeRaw(crop, { closeUp: false });
     out.push({ width: crop.width, height: crop.height, persons });
   }
+  const first = out.findIndex((v) => v !== null);
+  if (first >= 0 && out.every((v) => v === null || v.persons.length === 0)) out[first]!.persons = await closeUpPpeRaw(crops[first]!);
   return out;
 }
 

@@ -602,8 +602,19 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
 /**
  * Detects persons on an already decoded RGB image and judges their PPE (see {@link analyzePpe});
  * boxes are in pixels of `img`. Images larger than the detector's working size are downscaled.
+ * `closeUp: false` leaves out the close-up pass of {@link judgeFrame}.
  */
-export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
+export function analyzePpeRaw(img: RawImage, opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
+  return onWorkingCopy(img, (work) => judgeFrame(work, undefined, opts));
+}
+
+/** The close-up pass of {@link judgeFrame} alone on `img` (any size; boxes in its pixels): for a frame where nothing else found a worker. */
+export function closeUpPpeRaw(img: RawImage): Promise<PpePerson[]> {
+  return onWorkingCopy(img, closeUpWorkers);
+}
+
+/** Runs `judge` on a working copy of `img` no larger than the detector's working size; boxes back in pixels of `img`. */
+async function onWorkingCopy(img: RawImage, judge: (work: RawImage) => Promise<PpePerson[]>): Promise<PpePerson[]> {
   let work = img;
   let scale = 1;
   const longest = Math.max(img.width, img.height);
@@ -617,21 +628,28 @@ export async function analyzePpeRaw(img: RawImage): Promise<PpePerson[]> {
     work = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
     scale = img.width / width;
   }
-  return (await judgeFrame(work)).map((p) => ({ ...p, box: scaleBox(p.box, scale), ...(p.head ? { head: scaleBox(p.head, scale) } : {}) }));
+  return (await judge(work)).map((p) => ({ ...p, box: scaleBox(p.box, scale), ...(p.head ? { head: scaleBox(p.head, scale) } : {}) }));
 }
 
 /**
  * The workers of one frame (working pixels) and their verdicts: {@link analyzePersons} on `persons`
  * (detected here when not given). A frame where that finds no worker at all — no person, no head on
- * its own, no face head — is looked at once more for close-ups ({@link detectPersonsShrunk}: the
- * frame shrunk on a grey canvas, where a head and shoulders cut by the frame's edges are a whole
- * person); the persons found there are judged on the frame itself.
+ * its own, no face head — is looked at once more for close-ups ({@link closeUpWorkers}), unless
+ * `closeUp` is false (a job's composites ration that pass: offlineAnalyzer.ts).
  */
-export async function judgeFrame(img: RawImage, persons?: PersonDetection[]): Promise<PpePerson[]> {
+export async function judgeFrame(img: RawImage, persons?: PersonDetection[], opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
   const workers = await analyzePersons(img, persons ?? (await detectPersonsRaw(img)));
-  if (workers.length > 0) return workers;
+  return workers.length > 0 || opts.closeUp === false ? workers : closeUpWorkers(img);
+}
+
+/**
+ * Close-ups cut by the frame's edges (ADR 0027): the persons {@link detectPersonsShrunk} finds on
+ * the frame shrunk on a grey canvas — where a head and shoulders filling the picture are a whole
+ * person — judged on the frame itself (working pixels). Two more person detections.
+ */
+export async function closeUpWorkers(img: RawImage): Promise<PpePerson[]> {
   const closeUps = await detectPersonsShrunk(img);
-  return closeUps.length > 0 ? analyzePersons(img, closeUps) : workers;
+  return closeUps.length > 0 ? analyzePersons(img, closeUps) : [];
 }
 
 function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
