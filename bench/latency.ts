@@ -55,15 +55,29 @@ async function load(url: string, token: string, opts: { seconds?: number; until?
 
 interface JobLog {
   status: string;
-  logs: Array<{ event: string; data?: Record<string, unknown> }>;
+  logs: Array<{ event: string; timestamp: string; data?: Record<string, unknown> }>;
 }
 
-async function waitDone(url: string, token: string, jobId: string, started: number): Promise<{ seconds: number; samplingMs: number | null; status: string }> {
+/** A job's steps (its log events) as seconds after it was queued; repeated events (composite_analyzed) by their last. */
+function stages(logs: JobLog['logs']): Array<{ event: string; seconds: number; count: number }> {
+  const queued = Date.parse(logs.find((l) => l.event === 'job_queued')?.timestamp ?? logs[0]?.timestamp ?? '');
+  const out: Array<{ event: string; seconds: number; count: number }> = [];
+  for (const l of logs) {
+    if (l.event === 'frames_sampling') continue;
+    const seconds = (Date.parse(l.timestamp) - queued) / 1000;
+    const last = out.at(-1);
+    if (last?.event === l.event) Object.assign(last, { seconds, count: last.count + 1 });
+    else out.push({ event: l.event, seconds, count: 1 });
+  }
+  return out;
+}
+
+async function waitDone(url: string, token: string, jobId: string, started: number): Promise<{ seconds: number; samplingMs: number | null; status: string; stages: ReturnType<typeof stages> }> {
   for (;;) {
     const { body } = await api<JobLog>(url, `/jobs/${jobId}`, { headers: { authorization: `Bearer ${token}` } });
     if (['done', 'error', 'cancelled'].includes(body.status)) {
       const sampled = body.logs.find((l) => l.event === 'frames_sampled');
-      return { seconds: (Date.now() - started) / 1000, samplingMs: Number(sampled?.data?.elapsed_ms ?? Number.NaN), status: body.status };
+      return { seconds: (Date.now() - started) / 1000, samplingMs: Number(sampled?.data?.elapsed_ms ?? Number.NaN), status: body.status, stages: stages(body.logs) };
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -78,7 +92,7 @@ async function submit(url: string, token: string, video: Buffer): Promise<string
   return ((await res.json()) as { job_id: string }).job_id;
 }
 
-export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs: Array<{ seconds: number; samplingMs: number | null; status: string }> }> {
+export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs: Array<Awaited<ReturnType<typeof waitDone>>> }> {
   ensureVideo();
   const video = readFileSync(VIDEO);
   console.log(`\n## API latency during two analyses — autocannon, ${CONNECTIONS} connections, GET /jobs, against a real Baret process`);
@@ -114,6 +128,8 @@ export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs:
     done.forEach((j, i) =>
       console.log(`| ${i + 1}${i === 1 ? ' (queued behind job 1)' : ''} | ${j.status} | ${j.seconds.toFixed(1)} s | ${j.samplingMs === null || Number.isNaN(j.samplingMs) ? '—' : `${(j.samplingMs / 1000).toFixed(1)} s`} |`),
     );
+    // Where job 1's time went: each step's end, in seconds after it was queued (job 2 shares the machine from its start).
+    console.log(`Job 1, each step's end after it was queued: ${done[0]!.stages.map((st) => `${st.event}${st.count > 1 ? ` ×${st.count}` : ''} ${st.seconds.toFixed(1)} s`).join(' · ')}`);
     console.log(`An idle Node process beside them waited up to ${ms(noise.max)} (p99 ${ms(noise.p99)}) for its event loop: the machine's own noise.`);
     console.log(`Targets: p99 < 50 ms during the analyses; POST → done ≤ 20 s (job 1); sampling ≤ 5 s. Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores, shared).`);
     return { idle, busy, jobs: done };
