@@ -425,12 +425,12 @@ export const CLOSE_UP_PASS = { scales: [0.6, 0.4], grey: 114, top: 0.25, sameIou
 export async function detectPersonsShrunk(work: RawImage): Promise<PersonDetection[]> {
   const { width, height } = work;
   const out: PersonDetection[] = [];
+  const grey = { r: CLOSE_UP_PASS.grey, g: CLOSE_UP_PASS.grey, b: CLOSE_UP_PASS.grey };
   for (const scale of CLOSE_UP_PASS.scales) {
     const w = Math.max(1, Math.round(width * scale));
     const h = Math.max(1, Math.round(height * scale));
     const left = Math.round((width - w) / 2);
     const top = Math.round((height - h) * CLOSE_UP_PASS.top);
-    const grey = { r: CLOSE_UP_PASS.grey, g: CLOSE_UP_PASS.grey, b: CLOSE_UP_PASS.grey };
     const data = await sharp(work.data, { raw: { width, height, channels: 3 } })
       .resize({ width: w, height: h, fit: 'fill' })
       .extend({ left, right: width - w - left, top, bottom: height - h - top, background: grey })

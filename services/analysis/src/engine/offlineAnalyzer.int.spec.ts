@@ -16,10 +16,10 @@ function equipment(codes: string[]): { equipment: Array<{ code: string; title: s
   return { equipment: codes.map((code) => ({ code, title: `title of ${code}` })) };
 }
 
-async function photo(prefix: string): Promise<Buffer> {
-  const name = (await readdir(VEST_DIR)).find((f) => f.startsWith(prefix));
+async function photo(prefix: string, dir = VEST_DIR): Promise<Buffer> {
+  const name = (await readdir(dir)).find((f) => f.startsWith(prefix));
   if (!name) throw new Error(`missing photo ${prefix}`);
-  return readFile(path.join(VEST_DIR, name));
+  return readFile(path.join(dir, name));
 }
 
 /** A 2×2 composite of 416×416 frames, like the pipeline builds (frame times 1.5 s apart). */
@@ -128,8 +128,7 @@ describe('OfflineAnalyzer', () => {
   it('looks for a close-up cut by the frame\'s edges once per composite, on its first frame, when none of its frames shows a worker', async () => {
     // A wide hat seen from behind filling the frame (a training photo: this checks the path): no
     // detector finds that worker at full size, the close-up pass (the frame shrunk) does (ADR 0027).
-    const dir = sharedDataDir('ppe-training', 'hard-hat-or-headwear', 'images');
-    const closeUp = await readFile(path.join(dir, (await readdir(dir)).find((f) => f.startsWith('cash-macanaya-Oe7HQQWm9Z4'))!));
+    const closeUp = await photo('cash-macanaya-Oe7HQQWm9Z4', sharedDataDir('ppe-training', 'hard-hat-or-headwear', 'images'));
     const four = await composite([closeUp, closeUp, closeUp, closeUp]);
     const alone = await judgeCells(four.jpeg, four.cells);
     expect(alone.map((c) => c!.persons.length)).toEqual([1, 0, 0, 0]);

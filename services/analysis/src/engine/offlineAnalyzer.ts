@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import type { RawImage } from './detector.js';
-import { analyzePpeRaw, closeUpPpeRaw, judgeFrame, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
+import { analyzePersons, analyzePpeRaw, closeUpPpeRaw, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -182,7 +182,7 @@ export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[]):
       out.push(null);
       continue;
     }
-    const persons = cell.persons ? await judgeFrame(crop, cell.persons, { closeUp: false }) : await analyzePpeRaw(crop, { closeUp: false });
+    const persons = cell.persons ? await analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop, { closeUp: false });
     out.push({ width: crop.width, height: crop.height, persons });
   }
   const first = out.findIndex((v) => v !== null);

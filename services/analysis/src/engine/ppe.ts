@@ -605,7 +605,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
  * `closeUp: false` leaves out the close-up pass of {@link judgeFrame}.
  */
 export function analyzePpeRaw(img: RawImage, opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
-  return onWorkingCopy(img, (work) => judgeFrame(work, undefined, opts));
+  return onWorkingCopy(img, (work) => judgeFrame(work, opts));
 }
 
 /** The close-up pass of {@link judgeFrame} alone on `img` (any size; boxes in its pixels): for a frame where nothing else found a worker. */
@@ -628,17 +628,22 @@ async function onWorkingCopy(img: RawImage, judge: (work: RawImage) => Promise<P
     work = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
     scale = img.width / width;
   }
-  return (await judge(work)).map((p) => ({ ...p, box: scaleBox(p.box, scale), ...(p.head ? { head: scaleBox(p.head, scale) } : {}) }));
+  return inImagePixels(await judge(work), scale);
+}
+
+/** Workers judged on a working copy, their boxes in pixels of the image (image pixels = working pixels × `scale`). */
+function inImagePixels(persons: PpePerson[], scale: number): PpePerson[] {
+  return persons.map((p) => ({ ...p, box: scaleBox(p.box, scale), ...(p.head ? { head: scaleBox(p.head, scale) } : {}) }));
 }
 
 /**
- * The workers of one frame (working pixels) and their verdicts: {@link analyzePersons} on `persons`
- * (detected here when not given). A frame where that finds no worker at all — no person, no head on
- * its own, no face head — is looked at once more for close-ups ({@link closeUpWorkers}), unless
+ * The workers of one frame (working pixels) and their verdicts: its persons detected, then
+ * {@link analyzePersons}. A frame where that finds no worker at all — no person, no head on its
+ * own, no face head — is looked at once more for close-ups ({@link closeUpWorkers}), unless
  * `closeUp` is false (a job's composites ration that pass: offlineAnalyzer.ts).
  */
-export async function judgeFrame(img: RawImage, persons?: PersonDetection[], opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
-  const workers = await analyzePersons(img, persons ?? (await detectPersonsRaw(img)));
+export async function judgeFrame(img: RawImage, opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
+  const workers = await analyzePersons(img, await detectPersonsRaw(img));
   return workers.length > 0 || opts.closeUp === false ? workers : closeUpWorkers(img);
 }
 
@@ -647,7 +652,7 @@ export async function judgeFrame(img: RawImage, persons?: PersonDetection[], opt
  * the frame shrunk on a grey canvas — where a head and shoulders filling the picture are a whole
  * person — judged on the frame itself (working pixels). Two more person detections.
  */
-export async function closeUpWorkers(img: RawImage): Promise<PpePerson[]> {
+async function closeUpWorkers(img: RawImage): Promise<PpePerson[]> {
   const closeUps = await detectPersonsShrunk(img);
   return closeUps.length > 0 ? analyzePersons(img, closeUps) : [];
 }
@@ -664,6 +669,6 @@ function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'
  */
 export async function analyzePpe(jpeg: Buffer): Promise<{ width: number; height: number; persons: PpePerson[] }> {
   const decoded = await decodeImage(jpeg);
-  const analysed = (await judgeFrame(decoded.work)).map((p) => ({ ...p, box: scaleBox(p.box, decoded.scale), ...(p.head ? { head: scaleBox(p.head, decoded.scale) } : {}) }));
+  const analysed = inImagePixels(await judgeFrame(decoded.work), decoded.scale);
   return { width: decoded.width, height: decoded.height, persons: analysed };
 }
