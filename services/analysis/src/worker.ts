@@ -569,7 +569,8 @@ export class AnalysisWorker {
     const options = { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite };
     const composites = await buildComposites(blurred, options);
     // A composite is searched again: a face the frames' pass left (none measured) is blurred here.
-    for (const c of composites) c.jpeg = (await this.deps.blurFaces(c.jpeg)).jpeg;
+    // All at once, like the frames: the detector pool spreads them over its threads.
+    await Promise.all(composites.map(async (c) => (c.jpeg = (await this.deps.blurFaces(c.jpeg)).jpeg)));
     for (const c of composites) await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
     let forModel = composites;
     if (privacy.keepUnblurred || privacy.unblurredForModel) {

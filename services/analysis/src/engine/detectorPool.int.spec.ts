@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedDataDir } from '@baret/platform';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectPersons } from './detector.js';
 import { DetectorPool } from './detectorPool.js';
@@ -31,6 +32,15 @@ describe('DetectorPool', () => {
     expect(judged).toHaveLength(2);
     expect(judged[0]).toMatchObject({ width: 200, height: 200 });
     expect(judged[1]).toBeNull(); // too small to judge
+  }, 120_000);
+
+  it('runs the close-up pass in the thread when asked (ADR 0027), and only then', async () => {
+    // A wide hat from behind filling the frame: no worker found at full size, one on the frame shrunk.
+    const dir = sharedDataDir('ppe-training', 'hard-hat-or-headwear', 'images');
+    const closeUp = await sharp(join(dir, readdirSync(dir).find((f) => f.startsWith('cash-macanaya-Oe7HQQWm9Z4'))!)).resize(416, 416, { fit: 'fill' }).jpeg().toBuffer();
+    const cell = { frameIndex: 0, timeSec: 0, x: 0, y: 0, width: 416, height: 416 };
+    expect((await pool.judgeCells(closeUp, [cell]))[0]!.persons).toEqual([]);
+    expect((await pool.judgeCells(closeUp, [cell], { pass: 'closeUp' }))[0]!.persons).toHaveLength(1);
   }, 120_000);
 
   it('rejects calls after close', async () => {

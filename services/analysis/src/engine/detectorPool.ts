@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { DetectOptions, DetectResult } from './detector.js';
 import type { FaceBlurFn, FaceBlurResult } from './faceBlur.js';
 import type { DetectFn } from './frames.js';
-import type { CellJudge, CellVerdicts } from './offlineAnalyzer.js';
+import type { CellJudge, CellJudgeOptions, CellVerdicts } from './offlineAnalyzer.js';
 import type { CompositeCell } from './types.js';
 
 /** Threads by default: the cores, at most 2 (each holds its own models, about 100 MB). */
@@ -49,7 +49,7 @@ export class DetectorPool {
   readonly detect: DetectFn = (jpeg, opts) => this.call('detect', [jpeg, opts]) as Promise<DetectResult>;
 
   /** {@link CellJudge} in a thread. */
-  readonly judgeCells: CellJudge = (jpeg: Buffer, cells: CompositeCell[]) => this.call('judgeCells', [jpeg, cells]) as Promise<CellVerdicts>;
+  readonly judgeCells: CellJudge = (jpeg: Buffer, cells: CompositeCell[], opts?: CellJudgeOptions) => this.call('judgeCells', [jpeg, cells, opts]) as Promise<CellVerdicts>;
 
   /** The face blur (faceBlur.ts) in a thread. */
   readonly blurFaces: FaceBlurFn = async (jpeg: Buffer) => {
@@ -103,7 +103,7 @@ export class DetectorPool {
     return this.slots.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
   }
 
-  private call(op: 'detect' | 'judgeCells' | 'blurFaces', args: [Buffer, (DetectOptions | CompositeCell[] | undefined)?]): Promise<unknown> {
+  private call(op: 'detect' | 'judgeCells' | 'blurFaces', args: [Buffer, (DetectOptions | CompositeCell[] | undefined)?, (CellJudgeOptions | undefined)?]): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the detector pool is closed'));
     return this.callOn(this.pick(), op, args);
   }

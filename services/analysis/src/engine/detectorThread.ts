@@ -6,12 +6,12 @@
 import { parentPort } from 'node:worker_threads';
 import { detectPersons, warmUpDetector, type DetectOptions } from './detector.js';
 import { blurFaces } from './faceBlur.js';
-import { judgeCells } from './offlineAnalyzer.js';
+import { judgeCells, type CellJudgeOptions } from './offlineAnalyzer.js';
 import type { CompositeCell } from './types.js';
 
 export type ThreadRequest =
   | { id: number; op: 'detect'; args: [Uint8Array, DetectOptions | undefined] }
-  | { id: number; op: 'judgeCells'; args: [Uint8Array, CompositeCell[]] }
+  | { id: number; op: 'judgeCells'; args: [Uint8Array, CompositeCell[], CellJudgeOptions | undefined] }
   | { id: number; op: 'blurFaces'; args: [Uint8Array] }
   | { id: number; op: 'warmUp'; args: [] };
 
@@ -22,7 +22,7 @@ async function run(req: ThreadRequest): Promise<unknown> {
     case 'detect':
       return detectPersons(toBuffer(req.args[0]), req.args[1]);
     case 'judgeCells':
-      return judgeCells(toBuffer(req.args[0]), req.args[1]);
+      return judgeCells(toBuffer(req.args[0]), req.args[1], req.args[2]);
     case 'blurFaces': {
       return blurFaces(toBuffer(req.args[0]));
     }

@@ -130,19 +130,34 @@ describe('OfflineAnalyzer', () => {
     // detector finds that worker at full size, the close-up pass (the frame shrunk) does (ADR 0027).
     const closeUp = await photo('cash-macanaya-Oe7HQQWm9Z4', sharedDataDir('ppe-training', 'hard-hat-or-headwear', 'images'));
     const four = await composite([closeUp, closeUp, closeUp, closeUp]);
-    const alone = await judgeCells(four.jpeg, four.cells);
-    expect(alone.map((c) => c!.persons.length)).toEqual([1, 0, 0, 0]);
-    const [x, y, w, h] = alone[0]!.persons[0]!.box;
+    expect((await judgeCells(four.jpeg, four.cells)).map((c) => c!.persons.length)).toEqual([0, 0, 0, 0]);
+    const [found] = await judgeCells(four.jpeg, [four.cells[0]!], { pass: 'closeUp' });
+    expect(found!.persons.length).toBe(1);
+    const [x, y, w, h] = found!.persons[0]!.box;
     expect(x >= 0 && y >= 0 && x + w <= 416 && y + h <= 416 && w * h > 0.3 * 416 * 416).toBe(true);
-    // The analyzer reports that worker (the verdict at this size is the classifier's; ppe.int.spec.ts checks it at full size).
-    const result = await analyzer.analyzeComposite(await composite([closeUp, await plain('#222222')]), equipment(['pic1']));
+
+    // The analyzer asks for the pass once, on the first frame, though each frame is judged on its own
+    // (the pool's threads judge a composite's frames in parallel, one call each).
+    const passes: number[] = [];
+    const counting = new OfflineAnalyzer({
+      hardHatCodes: HAT_CODES,
+      hiVisCodes: VEST_CODES,
+      fallbackTaskSlug: 'genel_kurallar',
+      judge: (jpeg, cells, opts) => {
+        if (opts?.pass === 'closeUp') passes.push(...cells.map((c) => c.frameIndex));
+        return judgeCells(jpeg, cells, opts);
+      },
+    });
+    const result = await counting.analyzeComposite(four, equipment(['pic1']));
+    expect(passes).toEqual([10]);
     expect(result.persons).toBe(1);
     expect(result.findings.map((f) => f.frameIndex)).toEqual([10]);
     // A composite where another frame shows a worker gets no close-up pass: the close-up frame stays empty.
-    const mixed = await composite([closeUp, await photo('valid__02325_jpg')]);
-    const cells = await judgeCells(mixed.jpeg, mixed.cells);
-    expect(cells[0]!.persons).toEqual([]);
-    expect(cells[1]!.persons.length).toBeGreaterThan(0);
+    passes.length = 0;
+    const mixed = await counting.analyzeComposite(await composite([closeUp, await photo('valid__02325_jpg')]), equipment(['pic1']));
+    expect(passes).toEqual([]);
+    expect(mixed.findings.length).toBeGreaterThan(0);
+    expect(mixed.findings.every((f) => f.frameIndex === 11)).toBe(true);
   }, 120_000);
 
   it('stops when the job is cancelled', async () => {

@@ -104,6 +104,15 @@ export class OfflineAnalyzer implements VisionAnalyzer {
 
     // One call per cell, all at once: the detector pool judges them on all its threads in parallel.
     const judged = (await Promise.all(composite.cells.map((cell) => this.judge(composite.jpeg, [cell])))).flat();
+    // The close-up pass (ADR 0027) is rationed: one frame per composite, the first, and only when
+    // none of its frames shows a worker — the frames of a composite are neighbours in the video, and
+    // a video with nobody in it (an empty site, a test pattern) pays two more person detections per
+    // composite, not per frame.
+    const first = judged.findIndex((v) => v !== null);
+    if (first >= 0 && judged.every((v) => v === null || v.persons.length === 0)) {
+      signal?.throwIfAborted();
+      judged[first] = (await this.judge(composite.jpeg, [composite.cells[first]!], { pass: 'closeUp' }))[0] ?? null;
+    }
     let persons = 0;
     for (const [c, cell] of composite.cells.entries()) {
       signal?.throwIfAborted();
@@ -158,35 +167,43 @@ export class OfflineAnalyzer implements VisionAnalyzer {
 /** Each cell's size and PPE verdicts (null for a cell too small to judge). */
 export type CellVerdicts = Array<{ width: number; height: number; persons: PpePerson[] } | null>;
 
+/** How a {@link CellJudge} looks at the cells. */
+export interface CellJudgeOptions {
+  /**
+   * `frame` (default): the sampler's detections of each frame, or the detector's; `closeUp`: the
+   * close-up pass alone (ADR 0027: the frame shrunk, for a worker cut by its edges), for frames
+   * already judged and found without a worker.
+   */
+  pass?: 'frame' | 'closeUp';
+}
+
 /** Judges every cell of a composite: decodes it, and runs the detector and the PPE verdicts per cell. */
-export type CellJudge = (compositeJpeg: Buffer, cells: CompositeCell[]) => Promise<CellVerdicts>;
+export type CellJudge = (compositeJpeg: Buffer, cells: CompositeCell[], opts?: CellJudgeOptions) => Promise<CellVerdicts>;
 
 /**
  * The in-process {@link CellJudge}: CPU-heavy (the detector and the pixel statistics), so the
  * service runs it in the detector pool's threads, off the API's event loop (`detectorPool.ts`).
- * The sampler's detections of a frame (`cell.persons`) are reused; a frame without them is detected here.
- * The close-up pass (ADR 0027: the frame shrunk, for a worker cut by its edges) is rationed to one
- * frame per composite, the first, and only when none of the composite's frames shows a worker: the
- * frames of a composite are neighbours in the video, and a video with nobody in it (an empty site,
- * a test pattern) pays two more person detections per composite, not per frame.
+ * The sampler's detections of a frame (`cell.persons`) are reused; a frame without them is detected
+ * here. Which frames get the close-up pass is the analyzer's choice ({@link OfflineAnalyzer.analyzeComposite}).
  */
-export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[]): Promise<CellVerdicts> {
+export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[], opts: CellJudgeOptions = {}): Promise<CellVerdicts> {
   const { data, info } = await sharp(compositeJpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
   const out: CellVerdicts = [];
-  const crops: Array<RawImage | null> = [];
   for (const cell of cells) {
     const crop = cropCell(full, cell);
-    crops.push(crop);
     if (!crop) {
       out.push(null);
       continue;
     }
-    const persons = cell.persons ? await analyzePersons(crop, cell.persons) : await analyzePpeRaw(crop, { closeUp: false });
+    const persons =
+      opts.pass === 'closeUp'
+        ? await closeUpPpeRaw(crop)
+        : cell.persons
+          ? await analyzePersons(crop, cell.persons)
+          : await analyzePpeRaw(crop, { closeUp: false });
     out.push({ width: crop.width, height: crop.height, persons });
   }
-  const first = out.findIndex((v) => v !== null);
-  if (first >= 0 && out.every((v) => v === null || v.persons.length === 0)) out[first]!.persons = await closeUpPpeRaw(crops[first]!);
   return out;
 }
 
