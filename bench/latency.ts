@@ -4,7 +4,8 @@
  * 1080p bench video (person-focus sampling, 6 × 4 frames), while autocannon keeps asking an
  * authenticated `GET /jobs` (what the web app's history page asks). The same load runs first on
  * the idle server for comparison. Prints p50 / p99 / max of both runs, how long each job took from
- * `POST /analyze` to done, and how long its person-focus sampling took inside the server.
+ * `POST /analyze` to done, and how long its person-focus sampling took inside the server; then a
+ * third analysis with no load beside it (the job's own time), and where each job's time went.
  *
  * Targets (issue 11): API p99 < 50 ms during two analyses; POST → done ≤ 20 s; sampling ≤ 5 s.
  * The rate limit is raised for the run (autocannon sends thousands of requests a minute).
@@ -58,18 +59,10 @@ interface JobLog {
   logs: Array<{ event: string; timestamp: string; data?: Record<string, unknown> }>;
 }
 
-/** A job's steps (its log events) as seconds after it was queued; repeated events (composite_analyzed) by their last. */
-function stages(logs: JobLog['logs']): Array<{ event: string; seconds: number; count: number }> {
+/** A job's steps (its log events) as seconds after it was queued; progress and token-usage reports left out. */
+function stages(logs: JobLog['logs']): Array<{ event: string; seconds: number }> {
   const queued = Date.parse(logs.find((l) => l.event === 'job_queued')?.timestamp ?? logs[0]?.timestamp ?? '');
-  const out: Array<{ event: string; seconds: number; count: number }> = [];
-  for (const l of logs) {
-    if (l.event === 'frames_sampling') continue;
-    const seconds = (Date.parse(l.timestamp) - queued) / 1000;
-    const last = out.at(-1);
-    if (last?.event === l.event) Object.assign(last, { seconds, count: last.count + 1 });
-    else out.push({ event: l.event, seconds, count: 1 });
-  }
-  return out;
+  return logs.filter((l) => l.event !== 'frames_sampling' && l.event !== 'llm_usage').map((l) => ({ event: l.event, seconds: (Date.parse(l.timestamp) - queued) / 1000 }));
 }
 
 async function waitDone(url: string, token: string, jobId: string, started: number): Promise<{ seconds: number; samplingMs: number | null; status: string; stages: ReturnType<typeof stages> }> {
@@ -92,7 +85,7 @@ async function submit(url: string, token: string, video: Buffer): Promise<string
   return ((await res.json()) as { job_id: string }).job_id;
 }
 
-export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs: Array<Awaited<ReturnType<typeof waitDone>>> }> {
+export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs: Array<Awaited<ReturnType<typeof waitDone>>>; alone: Awaited<ReturnType<typeof waitDone>> }> {
   ensureVideo();
   const video = readFileSync(VIDEO);
   console.log(`\n## API latency during two analyses — autocannon, ${CONNECTIONS} connections, GET /jobs, against a real Baret process`);
@@ -116,6 +109,10 @@ export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs:
     const jobs = Promise.all([waitDone(baret.url, token, first, t1), waitDone(baret.url, token, second, t2)]);
     const [busy, noise] = await Promise.all([load(baret.url, token, { until: jobs }), idleLoopDelay(10)]);
     const done = await jobs;
+    // Then the job's own time: a third analysis with no API load beside it (not the target's
+    // condition — the target is job 1's under the load — but what a quiet server gives).
+    const t0 = Date.now();
+    const alone = await waitDone(baret.url, token, await submit(baret.url, token, video), t0);
 
     const ms = (v: number) => `${v.toFixed(0)} ms`;
     console.log('| server | requests | non-2xx | p50 | p99 | max |');
@@ -128,11 +125,14 @@ export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs:
     done.forEach((j, i) =>
       console.log(`| ${i + 1}${i === 1 ? ' (queued behind job 1)' : ''} | ${j.status} | ${j.seconds.toFixed(1)} s | ${j.samplingMs === null || Number.isNaN(j.samplingMs) ? '—' : `${(j.samplingMs / 1000).toFixed(1)} s`} |`),
     );
-    // Where job 1's time went: each step's end, in seconds after it was queued (job 2 shares the machine from its start).
-    console.log(`Job 1, each step's end after it was queued: ${done[0]!.stages.map((st) => `${st.event}${st.count > 1 ? ` ×${st.count}` : ''} ${st.seconds.toFixed(1)} s`).join(' · ')}`);
+    console.log(`| 3, alone after them (no API load) | ${alone.status} | ${alone.seconds.toFixed(1)} s | ${Number.isNaN(alone.samplingMs ?? Number.NaN) ? '—' : `${(alone.samplingMs! / 1000).toFixed(1)} s`} |`);
+    // Where job 1's time went: each step's end, in seconds after it was queued (job 2 waits in the queue meanwhile).
+    const steps = (j: typeof alone) => j.stages.map((st) => `${st.event} ${st.seconds.toFixed(1)} s`).join(' · ');
+    console.log(`Job 1, each step's end after it was queued: ${steps(done[0]!)}`);
+    console.log(`Job 3 (alone): ${steps(alone)}`);
     console.log(`An idle Node process beside them waited up to ${ms(noise.max)} (p99 ${ms(noise.p99)}) for its event loop: the machine's own noise.`);
     console.log(`Targets: p99 < 50 ms during the analyses; POST → done ≤ 20 s (job 1); sampling ≤ 5 s. Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores, shared).`);
-    return { idle, busy, jobs: done };
+    return { idle, busy, jobs: done, alone };
   } finally {
     baret.child.kill('SIGTERM');
     await baret.exited;

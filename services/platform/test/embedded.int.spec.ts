@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { FsObjectStore, openSqlite, SqliteDocumentStore, SqliteEventStore, SqliteMessageBus, type SqliteDatabase } from '@baret/platform';
 import { documentStoreContract, eventStoreContract, messageBusContract, objectStoreContract } from '@baret/platform/testing';
 
@@ -67,4 +68,65 @@ documentStoreContract('embedded SQLite', async () => {
 objectStoreContract('embedded folder', async () => {
   const s = scratch();
   return { store: await new FsObjectStore(join(s.dir, 'objects')).init(), dispose: s.dispose };
+});
+
+// A write that comes while a reader handles what it read must wake it: a notification nobody waited
+// for was lost, and the reader slept out its poll with the write waiting (a second on each job step
+// that followed another within a handler's time). The poll is set to a minute here, so only the
+// wake-up can deliver in time.
+describe('embedded log and event store: a write during handling is read at once', () => {
+  const POLL_MS = 60_000;
+
+  it('the message bus delivers a message published while the previous one is handled', async () => {
+    const s = scratch();
+    const bus = new SqliteMessageBus(s.open(), undefined, { pollMs: POLL_MS });
+    try {
+      let secondAfterMs = Number.NaN;
+      let publishedAt = 0;
+      const done = new Promise<void>((resolve) => {
+        void bus.subscribe('g', ['t'], async (m) => {
+          if (m.key === 'first') {
+            publishedAt = Date.now();
+            await bus.publish('t', [{ key: 'second', value: new Uint8Array([2]) }]);
+            await new Promise((r) => setTimeout(r, 50)); // still handling the first when the second is out
+          } else {
+            secondAfterMs = Date.now() - publishedAt;
+            resolve();
+          }
+        });
+      });
+      await bus.publish('t', [{ key: 'first', value: new Uint8Array([1]) }]);
+      await done;
+      expect(secondAfterMs).toBeLessThan(POLL_MS / 4);
+      await bus.close();
+    } finally {
+      await s.dispose();
+    }
+  }, 2 * POLL_MS);
+
+  it('the event store hands a subscriber an event appended while it handles the previous one', async () => {
+    const s = scratch();
+    const store = new SqliteEventStore(s.open(), undefined, { pollMs: POLL_MS });
+    const controller = new AbortController();
+    try {
+      await store.appendToStream('s-1', [{ type: 'first', data: {} }]);
+      let appendedAt = 0;
+      let secondAfterMs = Number.NaN;
+      for await (const e of store.subscribeToAll({ signal: controller.signal })) {
+        if (e.type === 'first') {
+          appendedAt = Date.now();
+          await store.appendToStream('s-1', [{ type: 'second', data: {} }]);
+          await new Promise((r) => setTimeout(r, 50));
+        } else {
+          secondAfterMs = Date.now() - appendedAt;
+          break;
+        }
+      }
+      expect(secondAfterMs).toBeLessThan(POLL_MS / 4);
+    } finally {
+      controller.abort();
+      await store.close();
+      await s.dispose();
+    }
+  }, 2 * POLL_MS);
 });

@@ -52,9 +52,11 @@ export class PostgresEventStore implements EventStore {
     private readonly schema: string,
     private readonly clock: () => Date,
     private readonly url: string,
+    /** How long a caught-up subscriber waits before it looks again without a notification. */
+    private readonly pollMs: number,
   ) {}
 
-  static async connect(url: string, opts: { schema?: string; clock?: () => Date } = {}): Promise<PostgresEventStore> {
+  static async connect(url: string, opts: { schema?: string; clock?: () => Date; pollMs?: number } = {}): Promise<PostgresEventStore> {
     const schema = opts.schema ?? 'baret_events';
     if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
     // A server that is down is said at once (refused) or within the connection timeout, never hung on.
@@ -64,7 +66,7 @@ export class PostgresEventStore implements EventStore {
     // pool listens only to idle ones: without a listener a PostgreSQL restart during an append threw
     // an uncaught exception. The query under way fails on its own; a broken client is dropped when released.
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()), url);
+    const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()), url, opts.pollMs ?? 1000);
     try {
       await store.migrate();
       await store.listen();
@@ -229,6 +231,7 @@ export class PostgresEventStore implements EventStore {
     let failures = 0;
     while (!signal?.aborted && this.open) {
       let res: pg.QueryResult<EventRow>;
+      const seen = this.notifier.version;
       try {
         res = await this.pool.query<EventRow>(`SELECT * FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT ${BATCH}`, [after]);
         failures = 0;
@@ -246,7 +249,7 @@ export class PostgresEventStore implements EventStore {
       if (res.rows.length < BATCH) {
         // Every event stored so far has been handled (the consumer's loop ran for each).
         options.onCaughtUp?.();
-        await this.notifier.wait(1000, signal);
+        await this.notifier.wait(seen, this.pollMs, signal);
       }
     }
   }

@@ -33,10 +33,15 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx: (streamId: string, events: readonly EventData[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
+  /** How long a caught-up subscriber waits before it looks again without being woken (a write from another process). */
+  private readonly pollMs: number;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly clock: () => Date = () => new Date(),
+    opts: { pollMs?: number } = {},
   ) {
+    this.pollMs = opts.pollMs ?? 1000;
     db.exec(`
       CREATE TABLE IF NOT EXISTS es_events (
         position   INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -129,6 +134,7 @@ export class SqliteEventStore implements EventStore {
     let after = options.fromPosition ?? 0;
     const { signal } = options;
     while (!signal?.aborted && this.open) {
+      const seen = this.notifier.version;
       const rows = this.stmts.readAll.all(after, BATCH);
       for (const row of rows) {
         if (signal?.aborted) return;
@@ -138,7 +144,7 @@ export class SqliteEventStore implements EventStore {
       if (rows.length < BATCH) {
         // Every event stored so far has been handled (the consumer's loop ran for each).
         options.onCaughtUp?.();
-        await this.notifier.wait(1000, signal);
+        await this.notifier.wait(seen, this.pollMs, signal);
       }
     }
   }

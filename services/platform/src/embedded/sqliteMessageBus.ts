@@ -41,10 +41,15 @@ export class SqliteMessageBus implements MessageBus {
   private readonly stmts;
   private readonly publishTx: (topic: string, messages: readonly OutgoingMessage[]) => void;
 
+  /** How long an idle consumer waits before it looks again without being woken (a write from another process). */
+  private readonly pollMs: number;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly log?: Logger,
+    opts: { pollMs?: number } = {},
   ) {
+    this.pollMs = opts.pollMs ?? 1000;
     db.exec(`
       CREATE TABLE IF NOT EXISTS bus_log (
         "offset"   INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -154,6 +159,7 @@ export class SqliteMessageBus implements MessageBus {
 
     const loop = async (): Promise<void> => {
       while (!signal.aborted) {
+        const seen = this.notifier.version;
         const rows = next.all(...topics.flatMap((t) => [t, offsets.get(t) ?? 0]));
         for (const row of rows) {
           const headers = JSON.parse(row.headers) as Record<string, string>;
@@ -162,7 +168,7 @@ export class SqliteMessageBus implements MessageBus {
           this.stmts.commit.run(group, row.topic, row.offset);
           offsets.set(row.topic, row.offset);
         }
-        if (rows.length < BATCH) await this.notifier.wait(1000, signal);
+        if (rows.length < BATCH) await this.notifier.wait(seen, this.pollMs, signal);
       }
     };
 
