@@ -37,7 +37,20 @@ eventStoreContract('embedded SQLite', async () => {
       await s.dispose();
     },
   };
-}, { caughtUp: true });
+}, {
+  caughtUp: true,
+  polling: async (pollMs) => {
+    const s = scratch();
+    const store = new SqliteEventStore(s.open(), undefined, { pollMs });
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        await s.dispose();
+      },
+    };
+  },
+});
 
 messageBusContract('embedded SQLite log', async () => {
   const s = scratch();
@@ -70,11 +83,11 @@ objectStoreContract('embedded folder', async () => {
   return { store: await new FsObjectStore(join(s.dir, 'objects')).init(), dispose: s.dispose };
 });
 
-// A write that comes while a reader handles what it read must wake it: a notification nobody waited
-// for was lost, and the reader slept out its poll with the write waiting (a second on each job step
-// that followed another within a handler's time). The poll is set to a minute here, so only the
-// wake-up can deliver in time.
-describe('embedded log and event store: a write during handling is read at once', () => {
+// A message published while the consumer handles the previous one must wake it: a notification
+// nobody waited for was lost, and the consumer slept out its poll with the message waiting (a second
+// on each job step that followed another). The poll is a minute here: only the wake-up delivers in time.
+// (The event stores' same guarantee is in their contract, `polling`.)
+describe('embedded log: a message published during handling is read at once', () => {
   const POLL_MS = 60_000;
 
   it('the message bus delivers a message published while the previous one is handled', async () => {
@@ -100,32 +113,6 @@ describe('embedded log and event store: a write during handling is read at once'
       expect(secondAfterMs).toBeLessThan(POLL_MS / 4);
       await bus.close();
     } finally {
-      await s.dispose();
-    }
-  }, 2 * POLL_MS);
-
-  it('the event store hands a subscriber an event appended while it handles the previous one', async () => {
-    const s = scratch();
-    const store = new SqliteEventStore(s.open(), undefined, { pollMs: POLL_MS });
-    const controller = new AbortController();
-    try {
-      await store.appendToStream('s-1', [{ type: 'first', data: {} }]);
-      let appendedAt = 0;
-      let secondAfterMs = Number.NaN;
-      for await (const e of store.subscribeToAll({ signal: controller.signal })) {
-        if (e.type === 'first') {
-          appendedAt = Date.now();
-          await store.appendToStream('s-1', [{ type: 'second', data: {} }]);
-          await new Promise((r) => setTimeout(r, 50));
-        } else {
-          secondAfterMs = Date.now() - appendedAt;
-          break;
-        }
-      }
-      expect(secondAfterMs).toBeLessThan(POLL_MS / 4);
-    } finally {
-      controller.abort();
-      await store.close();
       await s.dispose();
     }
   }, 2 * POLL_MS);

@@ -30,11 +30,19 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-/**
- * The guarantees every EventStore adapter keeps. `caughtUp`: the adapter tells a subscriber when it
- * has handed over every stored event (`onCaughtUp`; PostgreSQL and SQLite do, KurrentDB does not).
- */
-export function eventStoreContract(name: string, create: () => Promise<EventStoreHarness>, options: { caughtUp?: boolean } = {}): void {
+/** Options of {@link eventStoreContract}. */
+export interface EventStoreContractOptions {
+  /** The adapter tells a subscriber when it has handed over every stored event (`onCaughtUp`; PostgreSQL and SQLite do, KurrentDB does not). */
+  caughtUp?: boolean;
+  /**
+   * For an adapter whose subscribers wait for a wake-up and poll as a safety net (PostgreSQL,
+   * SQLite): a fresh store whose poll is `pollMs`.
+   */
+  polling?: (pollMs: number) => Promise<{ store: EventStore; dispose(): Promise<void> }>;
+}
+
+/** The guarantees every EventStore adapter keeps. */
+export function eventStoreContract(name: string, create: () => Promise<EventStoreHarness>, options: EventStoreContractOptions = {}): void {
   describe(`EventStore contract: ${name}`, () => {
     const withHarness = (fn: (h: EventStoreHarness) => Promise<void>) => async () => {
       const h = await create();
@@ -109,6 +117,34 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       controller.abort();
       expect((await iter.next()).done).toBe(true);
     }));
+
+    // A write during a subscriber's handling must wake it: a wake-up nobody waited for was lost, and
+    // the subscriber slept out its poll with the event waiting (a second on each job step that
+    // followed another). The poll is a minute here: only the wake-up delivers in time.
+    it.runIf(options.polling !== undefined)('hands a subscriber an event appended while it handles the previous one at once, not at its next poll', async () => {
+      const POLL_MS = 60_000;
+      const { store, dispose } = await options.polling!(POLL_MS);
+      const controller = new AbortController();
+      try {
+        await store.appendToStream('wake-1', [ev('first', 1)]);
+        let appendedAt = 0;
+        let secondAfterMs = Number.NaN;
+        for await (const e of store.subscribeToAll({ signal: controller.signal })) {
+          if (e.type === 'first') {
+            appendedAt = Date.now();
+            await store.appendToStream('wake-1', [ev('second', 2)]);
+            await new Promise((r) => setTimeout(r, 200)); // still handling the first when the wake-up comes
+          } else {
+            secondAfterMs = Date.now() - appendedAt;
+            break;
+          }
+        }
+        expect(secondAfterMs).toBeLessThan(POLL_MS / 4);
+      } finally {
+        controller.abort();
+        await dispose();
+      }
+    }, 120_000);
 
     it.runIf(options.caughtUp)('tells a subscriber it has caught up only once it has handled every stored event, and again after a live append', withHarness(async ({ store }) => {
       await store.appendToStream('job-c1', [ev('a', 1), ev('b', 2)]);
