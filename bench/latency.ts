@@ -122,10 +122,11 @@ export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs:
     console.log('');
     console.log('| job | status | POST /analyze → done | person-focus sampling in the server |');
     console.log('|---|---|---:|---:|');
-    done.forEach((j, i) =>
-      console.log(`| ${i + 1}${i === 1 ? ' (queued behind job 1)' : ''} | ${j.status} | ${j.seconds.toFixed(1)} s | ${j.samplingMs === null || Number.isNaN(j.samplingMs) ? '—' : `${(j.samplingMs / 1000).toFixed(1)} s`} |`),
-    );
-    console.log(`| 3, alone after them (no API load) | ${alone.status} | ${alone.seconds.toFixed(1)} s | ${Number.isNaN(alone.samplingMs ?? Number.NaN) ? '—' : `${(alone.samplingMs! / 1000).toFixed(1)} s`} |`);
+    const row = (label: string, j: typeof alone) =>
+      console.log(`| ${label} | ${j.status} | ${j.seconds.toFixed(1)} s | ${j.samplingMs === null || Number.isNaN(j.samplingMs) ? '—' : `${(j.samplingMs / 1000).toFixed(1)} s`} |`);
+    row('1', done[0]!);
+    row('2 (queued behind job 1)', done[1]!);
+    row('3, alone after them (no API load)', alone);
     // Where job 1's time went: each step's end, in seconds after it was queued (job 2 waits in the queue meanwhile).
     const steps = (j: typeof alone) => j.stages.map((st) => `${st.event} ${st.seconds.toFixed(1)} s`).join(' · ');
     console.log(`Job 1, each step's end after it was queued: ${steps(done[0]!)}`);

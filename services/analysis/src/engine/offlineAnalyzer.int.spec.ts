@@ -46,7 +46,8 @@ async function plain(colour: string): Promise<Buffer> {
 }
 
 describe('OfflineAnalyzer', () => {
-  const analyzer = new OfflineAnalyzer({ hardHatCodes: HAT_CODES, hiVisCodes: VEST_CODES, fallbackTaskSlug: 'genel_kurallar' });
+  const options = { hardHatCodes: HAT_CODES, hiVisCodes: VEST_CODES, fallbackTaskSlug: 'genel_kurallar' };
+  const analyzer = new OfflineAnalyzer(options);
 
   beforeAll(async () => {
     await warmUpDetector();
@@ -140,9 +141,7 @@ describe('OfflineAnalyzer', () => {
     // (the pool's threads judge a composite's frames in parallel, one call each).
     const passes: number[] = [];
     const counting = new OfflineAnalyzer({
-      hardHatCodes: HAT_CODES,
-      hiVisCodes: VEST_CODES,
-      fallbackTaskSlug: 'genel_kurallar',
+      ...options,
       judge: (jpeg, cells, opts) => {
         if (opts?.pass === 'closeUp') passes.push(...cells.map((c) => c.frameIndex));
         return judgeCells(jpeg, cells, opts);

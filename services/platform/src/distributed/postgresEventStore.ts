@@ -42,7 +42,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * missed at once.
  */
 export class PostgresEventStore implements EventStore {
-  private readonly notifier = new Notifier();
+  private readonly notifier: Notifier;
   private listener: pg.Client | null = null;
   private relistening = false;
   private open = true;
@@ -53,8 +53,10 @@ export class PostgresEventStore implements EventStore {
     private readonly clock: () => Date,
     private readonly url: string,
     /** How long a caught-up subscriber waits before it looks again without a notification. */
-    private readonly pollMs: number,
-  ) {}
+    pollMs?: number,
+  ) {
+    this.notifier = new Notifier(pollMs);
+  }
 
   static async connect(url: string, opts: { schema?: string; clock?: () => Date; pollMs?: number } = {}): Promise<PostgresEventStore> {
     const schema = opts.schema ?? 'baret_events';
@@ -66,7 +68,7 @@ export class PostgresEventStore implements EventStore {
     // pool listens only to idle ones: without a listener a PostgreSQL restart during an append threw
     // an uncaught exception. The query under way fails on its own; a broken client is dropped when released.
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()), url, opts.pollMs ?? 1000);
+    const store = new PostgresEventStore(pool, schema, opts.clock ?? (() => new Date()), url, opts.pollMs);
     try {
       await store.migrate();
       await store.listen();
@@ -249,7 +251,7 @@ export class PostgresEventStore implements EventStore {
       if (res.rows.length < BATCH) {
         // Every event stored so far has been handled (the consumer's loop ran for each).
         options.onCaughtUp?.();
-        await this.notifier.wait(seen, this.pollMs, signal);
+        await this.notifier.wait(seen, signal);
       }
     }
   }

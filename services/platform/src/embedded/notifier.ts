@@ -11,6 +11,9 @@ export class Notifier {
   private waiters = new Set<() => void>();
   private notified = 0;
 
+  /** `pollMs`: how long a wait lasts without a notification (a write from another process wakes nobody). */
+  constructor(private readonly pollMs = 1000) {}
+
   /** How many notifications so far: read it before looking for new rows, then pass it to {@link wait}. */
   get version(): number {
     return this.notified;
@@ -23,8 +26,8 @@ export class Notifier {
     for (const wake of current) wake();
   }
 
-  /** Resolves on the next notification, at once if one came since `since` (a {@link version}), or after `timeoutMs`. */
-  wait(since: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /** Resolves on the next notification, at once if one came since `since` (a {@link version}), or after the poll. */
+  wait(since: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       if (signal?.aborted || since !== this.notified) return resolve();
       const done = (): void => {
@@ -33,7 +36,7 @@ export class Notifier {
         signal?.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, timeoutMs);
+      const timer = setTimeout(done, this.pollMs);
       this.waiters.add(done);
       signal?.addEventListener('abort', done, { once: true });
     });

@@ -28,20 +28,18 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
 const BATCH = 500;
 
 export class SqliteEventStore implements EventStore {
-  private readonly notifier = new Notifier();
+  private readonly notifier: Notifier;
   private open = true;
   private readonly appendTx: (streamId: string, events: readonly EventData[], expected: ExpectedRevision) => AppendResult;
   private readonly stmts;
 
-  /** How long a caught-up subscriber waits before it looks again without being woken (a write from another process). */
-  private readonly pollMs: number;
-
   constructor(
     private readonly db: SqliteDatabase,
     private readonly clock: () => Date = () => new Date(),
+    /** `pollMs`: how long a caught-up subscriber waits before it looks again unwoken ({@link Notifier}). */
     opts: { pollMs?: number } = {},
   ) {
-    this.pollMs = opts.pollMs ?? 1000;
+    this.notifier = new Notifier(opts.pollMs);
     db.exec(`
       CREATE TABLE IF NOT EXISTS es_events (
         position   INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -144,7 +142,7 @@ export class SqliteEventStore implements EventStore {
       if (rows.length < BATCH) {
         // Every event stored so far has been handled (the consumer's loop ran for each).
         options.onCaughtUp?.();
-        await this.notifier.wait(seen, this.pollMs, signal);
+        await this.notifier.wait(seen, signal);
       }
     }
   }

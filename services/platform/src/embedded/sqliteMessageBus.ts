@@ -35,21 +35,19 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * time in log order, which keeps the order of every key.
  */
 export class SqliteMessageBus implements MessageBus {
-  private readonly notifier = new Notifier();
+  private readonly notifier: Notifier;
   private readonly activeGroups = new Map<string, readonly string[]>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly stmts;
   private readonly publishTx: (topic: string, messages: readonly OutgoingMessage[]) => void;
 
-  /** How long an idle consumer waits before it looks again without being woken (a write from another process). */
-  private readonly pollMs: number;
-
   constructor(
     private readonly db: SqliteDatabase,
     private readonly log?: Logger,
+    /** `pollMs`: how long an idle consumer waits before it looks again unwoken ({@link Notifier}). */
     opts: { pollMs?: number } = {},
   ) {
-    this.pollMs = opts.pollMs ?? 1000;
+    this.notifier = new Notifier(opts.pollMs);
     db.exec(`
       CREATE TABLE IF NOT EXISTS bus_log (
         "offset"   INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -168,7 +166,7 @@ export class SqliteMessageBus implements MessageBus {
           this.stmts.commit.run(group, row.topic, row.offset);
           offsets.set(row.topic, row.offset);
         }
-        if (rows.length < BATCH) await this.notifier.wait(seen, this.pollMs, signal);
+        if (rows.length < BATCH) await this.notifier.wait(seen, signal);
       }
     };
 
