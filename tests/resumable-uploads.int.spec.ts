@@ -119,6 +119,36 @@ describe('resumable uploads (tus) through the gateway', () => {
     expect((await analyze(user.token, SETTINGS)).json()).toMatchObject({ status: 400, detail: expect.stringContaining('"file" field is missing') });
   });
 
+  it("refuses an address that names another user's upload after the own one (the query string), and leaves that upload as it was", async () => {
+    const victim = await fresh();
+    const stranger = await fresh();
+    const target = idOf((await create(victim.token, 100)).headers.location as string);
+    expect((await patch(victim.token, target, 0, Buffer.alloc(40, 1))).statusCode).toBe(204);
+    const own = idOf((await create(stranger.token, 100)).headers.location as string);
+
+    // The stranger's own id in the path, the victim's after a slash in the query string.
+    const sneaky = `/uploads/${own}?x=/${target}`;
+    const headed = await app.request({ method: 'HEAD', url: sneaky, token: stranger.token, headers: TUS });
+    expect(headed.statusCode).toBe(400);
+    expect(headed.headers['upload-offset']).toBeUndefined();
+    const patched = await app.request({
+      method: 'PATCH',
+      url: sneaky,
+      token: stranger.token,
+      headers: { ...TUS, 'upload-offset': '40', 'content-type': 'application/offset+octet-stream' },
+      payload: Buffer.alloc(60, 2),
+    });
+    expect(patched.statusCode).toBe(400);
+    expect(patched.json()).toMatchObject({ status: 400 });
+    expect((await app.request({ method: 'DELETE', url: sneaky, token: stranger.token, headers: TUS })).statusCode).toBe(400);
+
+    // The victim's upload is untouched: same offset, still there; the stranger's own is untouched too.
+    const still = await head(victim.token, target);
+    expect(still.statusCode).toBe(200);
+    expect(still.headers['upload-offset']).toBe('40');
+    expect((await head(stranger.token, own)).headers['upload-offset']).toBe('0');
+  });
+
   it('lets the owner terminate an upload', async () => {
     const user = await fresh();
     const id = idOf((await create(user.token, 100)).headers.location as string);

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Server, type DataStore, type Upload } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isUnavailable, localizeMessage, NotFoundError, preferredLang, principalOf, RETRY_AFTER_SECONDS } from '@baret/platform';
+import { isUnavailable, localizeMessage, NotFoundError, preferredLang, principalOf, ProblemSchema, RETRY_AFTER_SECONDS, ValidationError } from '@baret/platform';
 import type { ServerResponse } from 'node:http';
 
 /** Where resumable uploads live; an API prefix, so the web app never answers under it. */
@@ -29,14 +29,30 @@ export interface TusPluginOptions {
 const header = (description: string) => ({ type: 'string', description });
 const TUS_RESUMABLE = header('The tus protocol version: 1.0.0');
 const said = (description: string) => ({ description, type: 'null' });
+/** Refusals by Baret before tus sees the request: problem+json. */
+const problem = (description: string) => ({ ...ProblemSchema, description });
 const errors = {
-  400: said('A tus header is missing or not valid'),
-  401: said('Not logged in'),
-  404: said('No such upload of yours (or it has expired)'),
+  400: problem('The address names another upload than its path (a query string ending in /{id}); a missing or invalid tus header is a plain-text 400 from tus'),
+  401: problem('Not logged in'),
+  404: problem('No such upload of yours (or it has expired)'),
   413: said('Upload-Length is over UPLOAD_MAX_BYTES'),
 };
 const idParams = { type: 'object', properties: { id: { type: 'string', description: 'The upload id (last segment of Location)' } }, required: ['id'] };
 const security = [{ bearer: [] }];
+
+/**
+ * The upload a request's address names as @tus/server 2 reads it by default: the last segment of
+ * the whole URL, query string included (`/uploads/a?x=/b` names `b`). Only used to refuse an
+ * address that names another upload than its path does; tus itself is given the checked id.
+ */
+function idAsTusReadsIt(url: string): string | undefined {
+  const last = /([^/]+)\/?$/.exec(url)?.[1];
+  try {
+    return last === undefined ? undefined : decodeURIComponent(last);
+  } catch {
+    return undefined;
+  }
+}
 
 /** OpenAPI descriptions of the tus routes (the replies come from @tus/server, not from these schemas). */
 const TUS_SCHEMAS = {
@@ -60,7 +76,7 @@ const TUS_SCHEMAS = {
     security,
     params: idParams,
     headers: { type: 'object', properties: { 'tus-resumable': TUS_RESUMABLE } },
-    response: { 200: said('Upload-Offset: bytes stored so far; Upload-Length: the total'), 401: errors[401], 404: errors[404] },
+    response: { 200: said('Upload-Offset: bytes stored so far; Upload-Length: the total'), 400: errors[400], 401: errors[401], 404: errors[404] },
   },
   PATCH: {
     tags: ['jobs'],
@@ -79,7 +95,7 @@ const TUS_SCHEMAS = {
     security,
     params: idParams,
     headers: { type: 'object', properties: { 'tus-resumable': TUS_RESUMABLE } },
-    response: { 204: said('Deleted'), 401: errors[401], 404: errors[404] },
+    response: { 204: said('Deleted'), 400: errors[400], 401: errors[401], 404: errors[404] },
   },
 };
 
@@ -90,12 +106,15 @@ const TUS_SCHEMAS = {
  */
 export const tusPlugin = fp<TusPluginOptions>(
   async (app: FastifyInstance, opts) => {
-    const owner = new AsyncLocalStorage<{ userId: string; res: ServerResponse }>();
+    // The request's user, and the upload id whose owner was checked (see handle below).
+    const owner = new AsyncLocalStorage<{ userId: string; uploadId?: string; res: ServerResponse }>();
     const tus = new Server({
       path: TUS_PATH,
       datastore: opts.uploads.datastore,
       maxSize: opts.maxBytes,
       relativeLocation: true,
+      // tus acts on the upload whose owner was checked, never on an id it reads from the URL itself.
+      getFileIdFromRequest: () => owner.getStore()?.uploadId,
       // The user resolved by the gateway's auth for this request (see handle below).
       onUploadCreate: async (_req: Request, upload: Upload) => {
         const userId = owner.getStore()?.userId;
@@ -118,13 +137,16 @@ export const tusPlugin = fp<TusPluginOptions>(
     const handle = async (request: FastifyRequest<{ Params: { id?: string } }>, reply: FastifyReply) => {
       const principal = principalOf(request);
       const id = request.params.id;
+      if (id !== undefined && idAsTusReadsIt(request.raw.url ?? '') !== id) {
+        throw new ValidationError('The address names more than one upload. Use /uploads/{id} as given in Location.');
+      }
       if (id !== undefined && (await opts.uploads.ownerOf(id)) !== principal.userId) {
         throw new NotFoundError('This upload does not exist.');
       }
       // Headers set so far by the gateway's hooks (security headers, request id) go out too.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
       reply.hijack();
-      await owner.run({ userId: principal.userId, res: reply.raw }, () => tus.handle(request.raw, reply.raw));
+      await owner.run({ userId: principal.userId, ...(id !== undefined ? { uploadId: id } : {}), res: reply.raw }, () => tus.handle(request.raw, reply.raw));
     };
 
     await app.register(async (scope) => {

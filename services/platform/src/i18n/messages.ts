@@ -123,6 +123,7 @@ const EXACT: Record<string, string> = {
   'This address is not valid.': 'Bu adres geçerli değil.',
   'The uploaded file is empty.': 'Yüklenen dosya boş.',
   'This upload does not exist.': 'Böyle bir yükleme yok.',
+  'The address names more than one upload. Use /uploads/{id} as given in Location.': 'Adres birden fazla yükleme adlandırıyor. Location başlığında verilen /uploads/{id} adresini kullanın.',
   'This upload does not exist or has expired. Please upload the video again.': 'Bu yükleme yok ya da süresi doldu. Lütfen videoyu yeniden yükleyin.',
   'This upload is not finished yet: send the rest of the video first.': 'Bu yükleme henüz bitmedi: önce videonun kalanını gönderin.',
   'This evidence image does not exist.': 'Böyle bir kanıt görüntüsü yok.',
