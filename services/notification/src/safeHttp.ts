@@ -1,57 +1,39 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Outgoing HTTP to addresses users give us (webhook URLs, push endpoints), guarded against SSRF:
- * a host that is, or resolves to, a private, loopback, link-local, CGNAT, multicast or otherwise
- * non-public address is refused, unless the operator allows private hosts (on-prem,
- * NOTIFY_ALLOW_PRIVATE_HOSTS=true). The check runs on the address the socket actually connects to
+ * a host that is, or resolves to, an address of any IANA special-purpose range (private, loopback,
+ * link-local, CGNAT, multicast, NAT64, 6to4, Teredo …) or outside IPv6 global unicast is refused,
+ * unless the operator allows private hosts (on-prem, NOTIFY_ALLOW_PRIVATE_HOSTS=true). The check runs on the address the socket actually connects to
  * (a `lookup` hook, so a DNS answer cannot change between check and use) and again on every
  * redirect.
  */
 
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+/**
+ * The global unicast space of the IANA IPv6 Address Space registry (2000::/3). The rest of the
+ * IPv6 space is reserved by the IETF, unique-local, link-local or multicast — and holds the
+ * deprecated IPv4-compatible addresses (`::a.b.c.d`, ::/96) that no special-purpose entry names.
+ */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
-/** Whether an IP address is not a public unicast address. IPv4-mapped IPv6 addresses are judged as IPv4. */
+/**
+ * Whether an IP address is not a public unicast address: ipaddr.js names every range of the IANA
+ * IPv4 and IPv6 special-purpose address registries (private, loopback, link-local, CGNAT,
+ * documentation, benchmarking, AS112, AMT, 6to4, Teredo, NAT64 64:ff9b::/96 and 64:ff9b:1::/48,
+ * SIIT ::ffff:0:0:0/96, ORCHID, segment routing …) and any of them is refused, whatever IPv4
+ * address it may carry; an IPv6 address must also be global unicast. An IPv4-mapped address
+ * (::ffff:a.b.c.d) is the IPv4 address the socket reaches, and judged as such.
+ */
 export function isPrivateAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
-  const family = isIP(bare);
-  if (family === 4) return blocked.check(bare, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-    if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-    return blocked.check(bare, 'ipv6');
-  }
-  return true; // not an address at all: refuse
+  if (isIP(bare) === 0) return true; // not an address at all (nor one of the odd IPv4 spellings ipaddr.js accepts): refuse
+  const ip = ipaddr.process(bare);
+  if (ip.range() !== 'unicast') return true;
+  return ip.kind() === 'ipv6' && !ip.match(GLOBAL_UNICAST_V6);
 }
 
 export class BlockedAddressError extends Error {

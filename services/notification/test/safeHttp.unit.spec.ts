@@ -12,6 +12,29 @@ describe('SSRF guard', () => {
     for (const a of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
   });
 
+  it('refuses every range of the IANA special-purpose registries, and IPv6 addresses that carry an IPv4 one', () => {
+    const refused = [
+      // IPv4 special-purpose registry
+      '192.0.0.8', '192.0.0.170', '192.31.196.1', '192.52.193.1', '192.88.99.1', '192.175.48.1', '198.18.0.1', '198.51.100.7', '203.0.113.9', '240.0.0.1', '255.255.255.255',
+      // IPv4 inside IPv6: compatible, SIIT (RFC 6145), NAT64 (RFC 6052, RFC 8215), 6to4, Teredo
+      '::127.0.0.1', '::169.254.169.254', '::ffff:0:127.0.0.1', '::ffff:0:169.254.169.254', '64:ff9b::127.0.0.1', '64:ff9b::8.8.8.8', '64:ff9b:1::a9fe:a9fe',
+      '2002:7f00:1::', '2002:a9fe:a9fe::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      // other IPv6 special-purpose ranges, and space outside global unicast (2000::/3)
+      '100::1', '2001:2::1', '2001:10::1', '2001:20::1', '2001:db8::1', '3fff::1', '5f00::1', 'fec0::1', 'ff02::1', '4000::1', '::2',
+    ];
+    for (const a of refused) expect(isPrivateAddress(a), a).toBe(true);
+    for (const a of ['2a00:1450:4001:80b::200e', '2001:4860:4860::8888', '1.1.1.1']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+
+  it('refuses a URL whose host is an IPv6 literal carrying a loopback or metadata address, before sending anything', async () => {
+    const before = hits;
+    const req = { method: 'POST' as const, headers: {}, body: '{}', timeoutMs: 5000, allowPrivate: false };
+    for (const host of ['[::127.0.0.1]', '[::ffff:0:127.0.0.1]', '[64:ff9b:1::7f00:1]', '[2002:a9fe:a9fe::]']) {
+      await expect(safeFetch(`http://${host}:${port}/`, req), host).rejects.toBeInstanceOf(BlockedAddressError);
+    }
+    expect(hits).toBe(before);
+  });
+
   let server: ReturnType<typeof createServer>;
   let port: number;
   let hits = 0;
