@@ -121,6 +121,27 @@ describe('notifications without SMTP, on a moved clock', () => {
     expect((await app.request({ method: 'POST', url: '/webhooks', payload: { url: receiver.url, events: ['quota.low'] } })).statusCode).toBe(401);
     expect((await app.request({ method: 'POST', url: '/webhooks', token: a.token, payload: { url: receiver.url, events: ['job.exploded'] } })).statusCode).toBe(400);
   });
+
+  it("does not move a registered push endpoint to another user: 409, and the owner's subscription stays as it was", async () => {
+    const owner = await app.signUp('phone-owner@example.com');
+    const other = await app.signUp('endpoint-thief@example.com');
+    const endpoint = `${receiver.url}/push/device-of-owner`;
+    const register = (token: string, p256dh: string) => app.request({ method: 'POST', url: '/push/subscriptions', token, payload: { endpoint, keys: { p256dh, auth: 'auth-secret' } } });
+    expect((await register(owner.token, 'owner-key')).statusCode).toBe(201);
+    const subscriptions = () => app.notification.cols.pushSubscriptions.find({ where: { endpoint } });
+
+    const taken = await register(other.token, 'thief-key');
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json()).toMatchObject({ status: 409, code: 'push_endpoint_taken' });
+    expect(await subscriptions()).toEqual([expect.objectContaining({ user_id: owner.id, p256dh: 'owner-key' })]);
+    // Nor can the other user remove it.
+    expect((await app.request({ method: 'DELETE', url: '/push/subscriptions', token: other.token, payload: { endpoint } })).statusCode).toBe(204);
+    expect(await subscriptions()).toHaveLength(1);
+
+    // The owner registering again (the browser's keys changed) is fine.
+    expect((await register(owner.token, 'owner-key-2')).statusCode).toBe(201);
+    expect(await subscriptions()).toEqual([expect.objectContaining({ user_id: owner.id, p256dh: 'owner-key-2' })]);
+  });
 });
 
 describe('SSRF: without NOTIFY_ALLOW_PRIVATE_HOSTS', () => {
@@ -132,7 +153,9 @@ describe('SSRF: without NOTIFY_ALLOW_PRIVATE_HOSTS', () => {
 
   it('refuses webhook and push targets on private, loopback and link-local addresses', async () => {
     const user = await app.signUp('attacker@example.com');
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://[::1]/x', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.5/', 'http://192.168.1.1/', 'http://[::ffff:7f00:1]/']) {
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://[::1]/x', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.5/', 'http://192.168.1.1/', 'http://[::ffff:7f00:1]/',
+      // IPv6 literals that carry 127.0.0.1 or 169.254.169.254: IPv4-compatible, SIIT, NAT64 (RFC 8215), 6to4
+      'http://[::127.0.0.1]/', 'http://[::ffff:0:169.254.169.254]/', 'http://[64:ff9b:1::7f00:1]/', 'http://[2002:a9fe:a9fe::]/']) {
       const res = await app.request({ method: 'POST', url: '/webhooks', token: user.token, payload: { url, events: ['job.completed'] } });
       expect(res.statusCode, url).toBe(400);
       expect(res.json()).toMatchObject({ detail: 'Private, loopback and link-local addresses are not allowed.' });
@@ -140,6 +163,8 @@ describe('SSRF: without NOTIFY_ALLOW_PRIVATE_HOSTS', () => {
     expect((await app.request({ method: 'POST', url: '/webhooks', token: user.token, payload: { url: 'ftp://example.com/x', events: ['job.completed'] } })).statusCode).toBe(400);
     const push = await app.request({ method: 'POST', url: '/push/subscriptions', token: user.token, payload: { endpoint: 'http://127.0.0.1:9/push', keys: { p256dh: 'x', auth: 'y' } } });
     expect(push.statusCode).toBe(400);
+    const embedded = await app.request({ method: 'POST', url: '/push/subscriptions', token: user.token, payload: { endpoint: 'http://[2002:7f00:1::]/push', keys: { p256dh: 'x', auth: 'y' } } });
+    expect(embedded.statusCode).toBe(400);
     expect((await app.request({ method: 'GET', url: '/webhooks', token: user.token })).json()).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { IdParams, Nullable, NotFoundError, preferredLang, principalOf, problems, ValidationError, type Collection, type Lang } from '@baret/platform';
+import { DomainError, IdParams, Nullable, NotFoundError, preferredLang, principalOf, problems, ValidationError, type Collection, type Lang } from '@baret/platform';
 import { readUnsubscribeToken } from './email.js';
 import type { OutboxDoc } from './engine.js';
 import { CHANNELS, NOTICE_KINDS, noticeText, WEBHOOK_EVENTS, type Notice } from './notices.js';
@@ -70,6 +70,19 @@ const PushSubscriptionBody = Type.Object({
   expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
   keys: Type.Object({ p256dh: Type.String({ minLength: 1, maxLength: 200 }), auth: Type.String({ minLength: 1, maxLength: 100 }) }),
 });
+
+/**
+ * A push endpoint (one browser's subscription) registered by another user. It is never moved: a
+ * stranger who learnt the endpoint would otherwise stop its owner's notifications or send theirs
+ * there. The browser that really holds it makes a new subscription (a new endpoint) and registers that.
+ */
+export class PushEndpointTakenError extends DomainError {
+  readonly status = 409;
+  readonly code = 'push_endpoint_taken';
+  constructor() {
+    super('This browser is already registered for notifications by another account. Turn notifications off and on again in this browser to register it for yours.');
+  }
+}
 
 const view = (doc: InAppDoc, lang: Lang) => {
   const { title, body } = noticeText({ kind: doc.kind, data: doc.data } as Notice, lang);
@@ -268,18 +281,26 @@ export const notificationRoutes = (deps: RoutesDeps) => async (instance: Fastify
         summary: "Register this browser's PushSubscription (its toJSON()) for your notifications",
         security: bearer,
         body: PushSubscriptionBody,
-        response: { 201: Type.Object({ id: Str }), ...problems(400, 401) },
+        response: { 201: Type.Object({ id: Str }), ...problems(400, 401, 409) },
       },
     },
     async (request, reply) => {
       const userId = principalOf(request).userId;
       await checkUrl(request.body.endpoint, deps.allowPrivateHosts);
       const id = createHash('sha256').update(request.body.endpoint).digest('hex').slice(0, 40);
-      const existing = await cols.pushSubscriptions.get(id);
-      if (!existing && (await cols.pushSubscriptions.count({ user_id: userId })) >= MAX_PUSH_SUBSCRIPTIONS) {
-        throw new ValidationError('You can have at most 20 devices with notifications. Remove one first.');
+      const doc = { id, user_id: userId, endpoint: request.body.endpoint, p256dh: request.body.keys.p256dh, auth: request.body.keys.auth, created_at: clock().toISOString() };
+      let existing = await cols.pushSubscriptions.get(id);
+      if (!existing) {
+        if ((await cols.pushSubscriptions.count({ user_id: userId })) >= MAX_PUSH_SUBSCRIPTIONS) {
+          throw new ValidationError('You can have at most 20 devices with notifications. Remove one first.');
+        }
+        // Of two registrations of a new endpoint at once, one inserts; the other is judged against it.
+        if (await cols.pushSubscriptions.insert(id, doc)) return reply.code(201).send({ id });
+        existing = await cols.pushSubscriptions.get(id);
       }
-      await cols.pushSubscriptions.put(id, { id, user_id: userId, endpoint: request.body.endpoint, p256dh: request.body.keys.p256dh, auth: request.body.keys.auth, created_at: clock().toISOString() });
+      if (existing?.user_id !== userId) throw new PushEndpointTakenError();
+      // The owner again (the browser's keys changed): the subscription is updated.
+      await cols.pushSubscriptions.put(id, { ...doc, created_at: existing.created_at });
       return reply.code(201).send({ id });
     },
   );

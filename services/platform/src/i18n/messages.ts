@@ -94,6 +94,8 @@ const EXACT: Record<string, string> = {
   'The URL must not contain a user name or password.': 'Adres kullanıcı adı veya şifre içermemeli.',
   'You can have at most 10 webhooks. Delete one first.': 'En fazla 10 webhook tanımlayabilirsiniz. Önce birini silin.',
   'You can have at most 20 devices with notifications. Remove one first.': 'En fazla 20 cihazda bildirim alabilirsiniz. Önce birini kaldırın.',
+  'This browser is already registered for notifications by another account. Turn notifications off and on again in this browser to register it for yours.':
+    'Bu tarayıcı bildirimler için başka bir hesapla kayıtlı. Sizin hesabınıza kaydetmek için bu tarayıcıda bildirimleri kapatıp yeniden açın.',
   // contact
   'Please enter your email address.': 'Lütfen e-posta adresinizi girin.',
   'This message does not exist.': 'Böyle bir mesaj yok.',

@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
+import { enablePush } from '@/features/notifications/api/notifications';
 import { user } from '@/testing/fixtures';
 import { renderApp } from '@/testing/render';
 import { HttpResponse, http, server } from '@/testing/server';
@@ -133,5 +134,40 @@ describe('forgotten password', () => {
     await u.type(screen.getByLabelText('Şifre (tekrar)'), 'new password 2');
     await u.click(screen.getByRole('button', { name: 'Yeni şifreyi kaydet' }));
     expect(await screen.findByText(/Bu bağlantı geçerli değil veya süresi doldu/)).toBeInTheDocument();
+  });
+});
+
+describe('Web Push in a browser another account registered', () => {
+  it('takes a new subscription for this account when the server says the endpoint is taken', async () => {
+    const registered: string[] = [];
+    let unsubscribed = 0;
+    const subscription = (endpoint: string) => ({
+      endpoint,
+      toJSON: () => ({ endpoint, keys: { p256dh: 'p', auth: 'a' } }),
+      unsubscribe: async () => (unsubscribed++, true),
+    });
+    let current: ReturnType<typeof subscription> | null = subscription('https://push.example/old-of-other-account');
+    const pushManager = { getSubscription: async () => current, subscribe: async () => (current = subscription('https://push.example/new')) };
+    vi.stubGlobal('Notification', { requestPermission: async () => 'granted', permission: 'granted' });
+    vi.stubGlobal('PushManager', function PushManager() {});
+    Object.defineProperty(navigator, 'serviceWorker', { configurable: true, value: { ready: Promise.resolve({ pushManager }), getRegistration: async () => ({ pushManager }) } });
+    server.use(
+      http.get('*/push/vapid-public-key', () => HttpResponse.json({ key: 'BA' })),
+      http.post('*/push/subscriptions', async ({ request }) => {
+        const { endpoint } = (await request.json()) as { endpoint: string };
+        registered.push(endpoint);
+        return endpoint.endsWith('old-of-other-account')
+          ? HttpResponse.json({ status: 409, code: 'push_endpoint_taken', title: 'Conflict', type: 'about:blank', detail: 'taken' }, { status: 409 })
+          : HttpResponse.json({ id: 'x' }, { status: 201 });
+      }),
+    );
+    try {
+      expect(await enablePush()).toBe(true);
+      expect(registered).toEqual(['https://push.example/old-of-other-account', 'https://push.example/new']);
+      expect(unsubscribed).toBe(1);
+    } finally {
+      vi.unstubAllGlobals();
+      Reflect.deleteProperty(navigator, 'serviceWorker');
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
-import { api } from '@/lib/api-client';
+import { api, ApiError } from '@/lib/api-client';
 
 /** In-app notifications, preferences and Web Push (issue 29; docs/api.md "Notifications"). */
 export type NoticeKind = 'report_ready' | 'analysis_failed' | 'quota';
@@ -93,8 +93,17 @@ export async function enablePush(): Promise<boolean> {
   if ((await Notification.requestPermission()) !== 'granted') return false;
   const registration = await navigator.serviceWorker.ready;
   const { key } = await api.get<{ key: string }>('/push/vapid-public-key');
-  const subscription = (await registration.pushManager.getSubscription()) ?? (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }));
-  await api.post('/push/subscriptions', subscription.toJSON());
+  const subscribe = () => registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
+  const subscription = (await registration.pushManager.getSubscription()) ?? (await subscribe());
+  try {
+    await api.post('/push/subscriptions', subscription.toJSON());
+  } catch (e) {
+    // Another account registered this browser's subscription (someone used Baret here before):
+    // the server never moves it, so this browser takes a new one (a new endpoint) for this account.
+    if (!(e instanceof ApiError && e.code === 'push_endpoint_taken')) throw e;
+    await subscription.unsubscribe();
+    await api.post('/push/subscriptions', (await subscribe()).toJSON());
+  }
   return true;
 }
 
