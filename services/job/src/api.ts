@@ -27,6 +27,7 @@ import { uploadIdOf } from './params.js';
 import { dateBound } from './compliance.js';
 import { renderJobReport } from './report/pdf.js';
 import { receiveForm, type ReceivedUpload } from './upload.js';
+import { maySeeUnblurred, unblurredPrefix } from './unblurred.js';
 
 const Str = Type.String();
 const NullableStr = Type.Union([Type.String(), Type.Null()]);
@@ -234,10 +235,8 @@ const UNBLURRED_DESCRIPTION =
  */
 function evidencePrefix(principal: Principal, job: JobDoc, unblurred: boolean | undefined): string {
   if (!unblurred) return `jobs/${job.id}/`;
-  if (!job.org_id || principal.orgRole !== 'manager' || principal.orgId !== job.org_id) {
-    throw new ForbiddenError('Only the managers of the organisation can see unblurred evidence.');
-  }
-  return `jobs/${job.id}/unblurred/`;
+  if (!maySeeUnblurred(principal, job)) throw new ForbiddenError('Only the managers of the organisation can see unblurred evidence.');
+  return unblurredPrefix(job.id);
 }
 
 /** Streams a stored evidence JPEG (404 when it does not exist). */

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { principalOf, problems, type Collection, type ObjectStore, type PersonalDataSource, type Principal } from '@baret/platform';
 import type { Logger } from 'pino';
 import type { JobDoc } from './readModels/jobs.js';
+import { maySeeUnblurred, unblurredPrefix } from './unblurred.js';
 
 /**
  * `GET /me/export` (issue 30, docs/adr/0025): a ZIP of everything Baret keeps about the caller —
@@ -90,8 +91,11 @@ export function writeExport(deps: ExportDeps, principal: Principal): Readable {
       for (const job of jobs) {
         if (failed) return;
         await addJson(`jobs/${job.id}/job.json`, jobOut(job));
+        // The unblurred copy only for those the evidence routes show it to: the organisation's managers.
+        const unblurred = maySeeUnblurred(principal, job) ? null : unblurredPrefix(job.id);
         for (const key of await deps.objects.list(`jobs/${job.id}/`)) {
           if (failed) return;
+          if (unblurred && key.startsWith(unblurred)) continue;
           await addObject(key, key);
         }
       }
