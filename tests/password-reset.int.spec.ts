@@ -63,6 +63,45 @@ describe('password reset', () => {
     expect(await mailsTo('nobody@example.com', 'password_reset')).toEqual([]);
   });
 
+  it('says in the mail what happens to API keys; a reset keeps them unless asked to revoke them all, and the audit log records which', async () => {
+    const user = await app.signUp('suspicious@example.com', 'old password 1');
+    const key = async (name: string) => ((await app.request({ method: 'POST', url: '/auth/tokens', token: user.token, payload: { name } })).json() as { token: string }).token;
+    const [first, second] = [await key('ci'), await key('script')];
+    const resetWith = async (n: number, extra: Record<string, unknown>, password: string) => {
+      await app.request({ method: 'POST', url: '/auth/password-reset', payload: { email: 'suspicious@example.com' }, remoteAddress: '127.9.2.1' });
+      const mail = await resetMail('suspicious@example.com', n);
+      expect(mail.text).toMatch(/Also revoke all my API keys.*keep your API keys working/s);
+      clock.advance(60_000);
+      return app.request({ method: 'POST', url: '/auth/password-reset/confirm', payload: { token: tokenIn(mail.text, 'reset-password'), password, ...extra } });
+    };
+    const auditOf = (api_keys: string) =>
+      eventually(async () => (await app.infra.documents.collection('identity_audit').find({ where: { action: 'auth.password_reset', object_id: user.id } })).find((e) => (e.details as Record<string, string>).api_keys === api_keys));
+
+    // A reset as after a forgotten password: the keys keep working.
+    expect((await resetWith(1, {}, 'new password 2')).statusCode).toBe(204);
+    expect((await me(first)).statusCode).toBe(200);
+    expect(await auditOf('kept')).toMatchObject({ actor_id: user.id, object_type: 'user', outcome: 'success', details: { api_keys: 'kept', revoked: '0' } });
+
+    // A reset after a suspected compromise: every key ends, in one action.
+    const refused = await resetWith(2, { revoke_api_keys: 'yes' }, 'new password 3');
+    expect(refused.statusCode).toBe(400);
+    expect((await me(second)).statusCode).toBe(200);
+    // A made-up link revokes nothing.
+    const forged = await app.request({ method: 'POST', url: '/auth/password-reset/confirm', payload: { token: `${user.id}.${'A'.repeat(43)}`, password: 'new password 3', revoke_api_keys: true } });
+    expect(forged.json()).toMatchObject({ status: 400, code: 'invalid_token' });
+    expect((await me(second)).statusCode).toBe(200);
+    clock.advance(60_000);
+    await app.request({ method: 'POST', url: '/auth/password-reset', payload: { email: 'suspicious@example.com' }, remoteAddress: '127.9.2.1' });
+    const mail = await resetMail('suspicious@example.com', 3);
+    const done = await app.request({ method: 'POST', url: '/auth/password-reset/confirm', payload: { token: tokenIn(mail.text, 'reset-password'), password: 'new password 3', revoke_api_keys: true } });
+    expect(done.statusCode).toBe(204);
+    expect((await me(first)).statusCode).toBe(401);
+    expect((await me(second)).statusCode).toBe(401);
+    const session = ((await login('suspicious@example.com', 'new password 3')).json() as { access_token: string }).access_token;
+    expect((await app.request({ method: 'GET', url: '/auth/tokens', token: session })).json()).toEqual([]);
+    expect(await auditOf('revoked')).toMatchObject({ actor_id: user.id, details: { api_keys: 'revoked', revoked: '2' } });
+  });
+
   it('expires a link after 1 hour, and refuses made-up tokens', async () => {
     await app.signUp('slow@example.com', 'old password 1');
     await app.request({ method: 'POST', url: '/auth/password-reset', payload: { email: 'slow@example.com' } });

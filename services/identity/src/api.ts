@@ -142,13 +142,21 @@ export const identityRoutes =
         config: perAddress(20, '15 minutes'),
         schema: {
           tags: ['auth'],
-          summary: "Set a new password with a reset link's token; the link, earlier links and every session of the account end",
-          body: Type.Object({ token: Type.String({ minLength: 10, maxLength: 200 }), password: Type.String({ minLength: 8, maxLength: 256 }) }, { additionalProperties: false }),
+          summary:
+            "Set a new password with a reset link's token; the link, earlier links and every session of the account end. API keys keep working unless revoke_api_keys is true (after a suspected compromise); the audit log records which",
+          body: Type.Object(
+            {
+              token: Type.String({ minLength: 10, maxLength: 200 }),
+              password: Type.String({ minLength: 8, maxLength: 256 }),
+              revoke_api_keys: Type.Optional(Type.Boolean({ description: 'Also revoke every API key of the account, in the same action. Default false: keys keep working.' })),
+            },
+            { additionalProperties: false },
+          ),
           response: { 204: Type.Null(), ...problems(400, 429) },
         },
       },
       async (request, reply) => {
-        await deps.commands.completePasswordReset(request.body.token, request.body.password);
+        await deps.commands.completePasswordReset(request.body.token, request.body.password, { revokeApiKeys: request.body.revoke_api_keys ?? false, from: auditSourceOf(request) });
         return reply.code(204).send(null);
       },
     );

@@ -525,13 +525,42 @@ export function createIdentityService(opts: IdentityOptions) {
     log.info({ user_id: user.id }, 'password reset link requested');
   }
 
-  /** Sets a new password with a reset link: the link, every earlier one and every session end. */
-  async function completePasswordReset(token: string, password: string): Promise<void> {
+  /**
+   * Sets a new password with a reset link: the link, every earlier one and every session end. API
+   * keys are credentials of their own and keep working, unless `revokeApiKeys` (a reset after a
+   * suspected compromise): then every key of the account is revoked first — once the link is known
+   * to be valid, so a retry after a crash finishes the job — and the audit log records which it was.
+   */
+  async function completePasswordReset(token: string, password: string, options: { revokeApiKeys?: boolean; from?: AuditSource } = {}): Promise<void> {
     const userId = userOfToken(token);
     if (!userId) throw new InvalidTokenError();
     const passwordHash = await hashPassword(password, scryptParams);
-    await run(eventStore, userStream(userId), userDecider, { type: 'complete_password_reset', data: { token_hash: sha256(token), password_hash: passwordHash, now: clock() } });
-    log.info({ user_id: userId }, 'password reset');
+    const command = { type: 'complete_password_reset' as const, data: { token_hash: sha256(token), password_hash: passwordHash, now: clock() } };
+    let revoked = 0;
+    if (options.revokeApiKeys) {
+      userDecider.decide(command, (await aggregateStream(eventStore, userStream(userId), userDecider)).state); // throws unless the link is valid
+      for (const key of await keys.ofUser(userId)) {
+        try {
+          await deleteApiKey(userId, key.id);
+          revoked++;
+        } catch (e) {
+          if (!(e instanceof NotFoundError)) throw e; // deleted a moment ago by its owner
+        }
+      }
+    }
+    const { recorded } = await run(eventStore, userStream(userId), userDecider, command);
+    log.info({ user_id: userId, api_keys_revoked: revoked }, 'password reset');
+    await recorder.record({
+      action: 'auth.password_reset',
+      actorId: userId,
+      orgId: (await orgs.queries.membershipOf(userId))?.org_id ?? null,
+      objectType: 'user',
+      objectId: userId,
+      ip: options.from?.ip,
+      userAgent: options.from?.userAgent,
+      details: { api_keys: options.revokeApiKeys ? 'revoked' : 'kept', revoked: String(revoked) },
+      ...(recorded[0] ? { key: recorded[0].id } : {}),
+    });
   }
 
   async function requestEmailVerification(userId: string, language: 'tr' | 'en'): Promise<void> {

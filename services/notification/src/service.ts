@@ -59,8 +59,8 @@ const blankToNull = (s: string | null | undefined): string | null => s?.trim() |
 
 const ACCOUNT_MAILS = {
   password_reset: {
-    tr: { title: 'Şifre sıfırlama', body: 'Şifrenizi sıfırlamak için aşağıdaki bağlantıyı kullanın. Bağlantı 1 saat geçerlidir ve yalnızca bir kez kullanılabilir. Bu isteği siz yapmadıysanız bu e-postayı yok sayın.', label: 'Yeni şifre belirle' },
-    en: { title: 'Reset your password', body: 'Use the link below to set a new password. It is valid for 1 hour and works once. If you did not ask for this, ignore this e-mail.', label: 'Set a new password' },
+    tr: { title: 'Şifre sıfırlama', body: 'Şifrenizi sıfırlamak için aşağıdaki bağlantıyı kullanın. Bağlantı 1 saat geçerlidir ve yalnızca bir kez kullanılabilir. Yeni şifre tüm oturumlarınızı kapatır. Formda “Tüm API anahtarlarımı da iptal et” işaretlidir: şifrenizi başka birinin bilmiş olabileceğini düşünüyorsanız işaretli bırakın (anahtarları kullanan betikler, yeni anahtar oluşturana kadar durur); API anahtarlarınızın çalışmaya devam etmesi için işareti kaldırın. Bu isteği siz yapmadıysanız bu e-postayı yok sayın.', label: 'Yeni şifre belirle' },
+    en: { title: 'Reset your password', body: 'Use the link below to set a new password. It is valid for 1 hour and works once. A new password ends all your sessions. On the form, “Also revoke all my API keys” is ticked: leave it ticked if someone else may have known your password (scripts using the keys stop until you create new ones); untick it to keep your API keys working. If you did not ask for this, ignore this e-mail.', label: 'Set a new password' },
   },
   email_verification: {
     tr: { title: 'E-posta adresinizi doğrulayın', body: "Baret hesabınızın bu adrese ait olduğunu doğrulamak için aşağıdaki bağlantıya tıklayın.", label: 'Adresimi doğrula' },

@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = [
   'setting.changed',
   'auth.signed_in',
   'auth.sign_in_failed',
+  'auth.password_reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

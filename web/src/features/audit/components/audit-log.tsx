@@ -21,6 +21,7 @@ function detailsText(entry: AuditEntry, t: (key: string, options?: Record<string
   if (d.role) parts.push(t('audit.detail.role', { from: d.previous_role ? t(`org.role_${d.previous_role}`) : '—', to: t(`org.role_${d.role}`) }));
   if (d.reason) parts.push(t(`audit.reason.${d.reason}`, { defaultValue: d.reason }));
   if (d.by) parts.push(t('audit.detail.by', { by: t(`audit.by.${d.by}`, { defaultValue: d.by }) }));
+  if (d.api_keys) parts.push(d.api_keys === 'revoked' ? t('audit.detail.apiKeysRevoked', { count: Number(d.revoked ?? 0) }) : t('audit.detail.apiKeysKept'));
   if (d.value !== undefined) parts.push(`${entry.object_id ?? ''} = ${d.value}`);
   for (const key of ['plan_name', 'daily_limit', 'monthly_limit', 'lifetime_limit', 'lang', 'rows'] as const) if (d[key] !== undefined) parts.push(`${key}: ${d[key]}`);
   return parts.join(' · ');
