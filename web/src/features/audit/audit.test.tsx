@@ -95,10 +95,14 @@ describe('audit log and roles on the organisation page', () => {
       http.get('*/admin/usage', () => HttpResponse.json({ total_prompt_tokens: 0, total_completion_tokens: 0, total_cost: 0, currency: 'USD', users: [] })),
       http.get('*/admin/users/quotas', () => HttpResponse.json([])),
     );
-    server.use(http.get('*/admin/audit', () => HttpResponse.json({ entries: [entry({ action: 'quota.changed', object_type: 'org', object_id: 'org-1', details: { plan_name: 'pro' } })], next_cursor: null })));
+    const reset = entry({ id: 'e-reset', action: 'auth.password_reset', object_type: 'user', object_id: 'u-2', details: { api_keys: 'revoked', revoked: '2' } });
+    server.use(http.get('*/admin/audit', () => HttpResponse.json({ entries: [entry({ action: 'quota.changed', object_type: 'org', object_id: 'org-1', details: { plan_name: 'pro' } }), reset], next_cursor: null })));
     renderApp('/dashboard/admin', { user: admin() });
     const log = await screen.findByRole('region', { name: 'Denetim kaydı' });
     expect(await within(log).findByText('Plan veya kota değiştirdi')).toBeInTheDocument();
     expect(within(log).getByText('plan_name: pro')).toBeInTheDocument();
+    // A password reset says whether every API key was revoked with it.
+    expect(within(log).getByRole('cell', { name: 'Şifreyi sıfırladı' })).toBeInTheDocument();
+    expect(within(log).getByText('tüm API anahtarları iptal edildi (2)')).toBeInTheDocument();
   });
 });

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 
 import { enablePush } from '@/features/notifications/api/notifications';
+import { i18n } from '@/lib/i18n';
 import { user } from '@/testing/fixtures';
 import { renderApp } from '@/testing/render';
 import { HttpResponse, http, server } from '@/testing/server';
@@ -121,9 +122,31 @@ describe('forgotten password', () => {
     expect(await screen.findByText('Şifreler eşleşmiyor.')).toBeInTheDocument();
     await u.clear(screen.getByLabelText('Şifre (tekrar)'));
     await u.type(screen.getByLabelText('Şifre (tekrar)'), 'new password 2');
+    // Revoking every API key is offered, ticked (the reset after a suspected compromise), and said what it does.
+    const revoke = screen.getByRole('checkbox', { name: 'Tüm API anahtarlarımı da iptal et' });
+    expect(revoke).toBeChecked();
+    expect(revoke).toHaveAccessibleDescription(/betikler, yeni anahtar oluşturana kadar durur/);
     await u.click(screen.getByRole('button', { name: 'Yeni şifreyi kaydet' }));
-    expect(await screen.findByText('Şifreniz değiştirildi. Yeni şifrenizle giriş yapın.')).toBeInTheDocument();
-    expect(confirmed).toEqual([{ token: 'good-token-123', password: 'new password 2' }]);
+    expect(await screen.findByText(/Şifreniz değiştirildi ve tüm API anahtarlarınız iptal edildi/)).toBeInTheDocument();
+    expect(confirmed).toEqual([{ token: 'good-token-123', password: 'new password 2', revoke_api_keys: true }]);
+  });
+
+  it('keeps the API keys when the box is unticked (English)', async () => {
+    const confirmed: unknown[] = [];
+    server.use(http.post('*/auth/password-reset/confirm', async ({ request }) => (confirmed.push(await request.json()), new HttpResponse(null, { status: 204 }))));
+    await i18n.changeLanguage('en');
+    try {
+      renderApp('/reset-password?token=good-token-123');
+      const u = userEvent.setup();
+      await u.type(await screen.findByLabelText('New password'), 'new password 2');
+      await u.type(screen.getByLabelText(/Confirm password/i), 'new password 2');
+      await u.click(screen.getByRole('checkbox', { name: 'Also revoke all my API keys' }));
+      await u.click(screen.getByRole('button', { name: 'Save the new password' }));
+      expect(await screen.findByText('Your password was changed. Log in with your new password.')).toBeInTheDocument();
+      expect(confirmed).toEqual([{ token: 'good-token-123', password: 'new password 2', revoke_api_keys: false }]);
+    } finally {
+      await i18n.changeLanguage('tr');
+    }
   });
 
   it('shows the server reason for a used or expired link', async () => {

@@ -37,4 +37,11 @@ describe('your data (profile)', () => {
     await waitFor(() => expect(bodies).toEqual([{ password: 'yanlış' }, { password: 'doğru şifre' }]));
     await waitFor(() => expect(screen.queryByRole('region', { name: 'Verileriniz' })).not.toBeInTheDocument());
   });
+
+  it('says on the account card what a password reset does to API keys, with a way to them', async () => {
+    renderApp('/dashboard/profile', { user: user() });
+    const account = await screen.findByRole('region', { name: 'Hesap' });
+    expect(within(account).getByText(/API anahtarlarınız ise, sıfırlama formunda hepsini iptal etmeyi seçmezseniz çalışmaya devam eder/)).toBeInTheDocument();
+    expect(within(account).getByRole('link', { name: /API anahtarlarınızı yönetin/ })).toHaveAttribute('href', '/dashboard/api-keys');
+  });
 });

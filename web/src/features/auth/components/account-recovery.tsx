@@ -64,6 +64,8 @@ export function ResetPasswordForm() {
   const token = params.get('token') ?? '';
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
+  // Ticked by default: the reset that matters most is the one after a suspected compromise.
+  const [revokeKeys, setRevokeKeys] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [state, setState] = useState<'idle' | 'saving' | 'done'>('idle');
 
@@ -74,7 +76,7 @@ export function ResetPasswordForm() {
     setError(null);
     setState('saving');
     try {
-      await api.post('/auth/password-reset/confirm', { token, password });
+      await api.post('/auth/password-reset/confirm', { token, password, revoke_api_keys: revokeKeys });
       setState('done');
     } catch (e) {
       setState('idle');
@@ -86,7 +88,7 @@ export function ResetPasswordForm() {
   if (state === 'done') {
     return (
       <div className="form-stack">
-        <Alert tone="success">{t('recovery.changed')}</Alert>
+        <Alert tone="success">{t(revokeKeys ? 'recovery.changedKeysRevoked' : 'recovery.changed')}</Alert>
         <Link to={paths.auth.login.path}>{t('nav.login')}</Link>
       </div>
     );
@@ -100,6 +102,13 @@ export function ResetPasswordForm() {
       <Field label={t('auth.confirmPassword')}>
         {(props) => <input {...props} className="input" type="password" name="confirm" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} required />}
       </Field>
+      <label className="checkbox">
+        <input type="checkbox" name="revoke_api_keys" aria-describedby="reset-revoke-keys-hint" checked={revokeKeys} onChange={(e) => setRevokeKeys(e.target.checked)} />
+        <span>{t('recovery.revokeKeys')}</span>
+      </label>
+      <p id="reset-revoke-keys-hint" className="field-hint">
+        {t('recovery.revokeKeysHint')}
+      </p>
       <Button type="submit" size="lg" loading={state === 'saving'} className="btn-block">
         {t('recovery.save')}
       </Button>

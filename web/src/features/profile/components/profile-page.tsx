@@ -76,6 +76,10 @@ export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: 
           <Link to={paths.app.history.path} className="text-link">
             {t('profile.historyLink')} →
           </Link>
+          <p className="muted">{t('profile.apiKeysOnReset')}</p>
+          <Link to={paths.app.apiKeys.path} className="text-link">
+            {t('profile.apiKeysLink')} →
+          </Link>
         </section>
         <section className="card" aria-labelledby="plan-title">
           <h2 id="plan-title" className="card-title">
