@@ -48,5 +48,5 @@ describe('admin bootstrap', () => {
       await restarted.app.close();
       await restarted.stop();
     }
-  });
+  }, 60_000);
 });

@@ -25,7 +25,8 @@ beforeAll(async () => {
   fx = await videoFixtures();
   const video = readFileSync(await fx.testsrc('clip.mp4', { seconds: 2 }));
   app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { background: false });
-  world = await buildWorld({ call, signUp: (email) => app.signUp(email), adminEmail: 'admin@baret.test', jwtSecret: TEST_JWT_SECRET, video });
+  const admin = { ...(await app.signUp('admin@baret.test')), email: 'admin@baret.test' };
+  world = await buildWorld({ call, signUp: (email) => app.signUp(email), admin, jwtSecret: TEST_JWT_SECRET, video });
 }, 120_000);
 afterAll(async () => {
   await app?.close();
