@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { api, startBaret } from '../tests/helpers/process.js';
+import { confirmAccount } from '../tests/helpers/confirmEmail.js';
 import { ensureVideo, VIDEO } from './frames.js';
 
 const CONNECTIONS = 4;
@@ -94,6 +95,7 @@ export async function runLatencyBench(): Promise<{ idle: Load; busy: Load; jobs:
   const baret = await startBaret({ BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, LOG_LEVEL: 'info', BARET_ADMIN_EMAILS: email, RATE_LIMIT_PER_MINUTE: '100000000' });
   try {
     await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
+    await confirmAccount(baret.url, { dataDir: dir }, email, 'password 123'); // an admin once confirmed (issue 37)
     const { body } = await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
     const token = body.access_token;
     const me = await api<{ id: string }>(baret.url, '/auth/me', { headers: { authorization: `Bearer ${token}` } });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startReceiver } from '../tests/helpers/notify.js';
 import { api, startBaret } from '../tests/helpers/process.js';
+import { confirmAccount } from '../tests/helpers/confirmEmail.js';
 
 const JOBS = 20;
 
@@ -33,6 +34,7 @@ export async function runNotifyBench(): Promise<{ p50: number; p99: number; max:
   try {
     const video = readFileSync(await fx.testsrc('bench-notify.mp4', { seconds: 2, size: '320x240' }));
     await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
+    await confirmAccount(baret.url, { dataDir: dir }, email, 'password 123'); // an admin once confirmed (issue 37)
     const token = (await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) })).body.access_token;
     const me = await api<{ id: string }>(baret.url, '/auth/me', { token });
     await api(baret.url, `/admin/users/${me.body.id}/quota`, { method: 'PATCH', token, body: JSON.stringify({ lifetime_limit: null }) });

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { classesIn } from '../scripts/yolo.js';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { api, startBaret } from '../tests/helpers/process.js';
+import { confirmAccount } from '../tests/helpers/confirmEmail.js';
 import { labelTextFor, truthOf } from '../scripts/eval/measure.js';
 import { DATASETS, PHOTOS_DIR } from './analyzer.js';
 
@@ -121,6 +122,7 @@ export async function runVideoBench(photosDir = PHOTOS_DIR): Promise<Outcome[]> 
   const outcomes: Outcome[] = [];
   try {
     await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
+    await confirmAccount(baret.url, { dataDir: dir }, email, 'password 123'); // an admin once confirmed (issue 37)
     const login = await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
     const token = login.body.access_token;
     const me = await api<{ id: string }>(baret.url, '/auth/me', { token });

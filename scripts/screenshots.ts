@@ -15,6 +15,7 @@ import { chromium, type Page, type Route } from 'playwright-core';
 
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startServerForBrowser, type BrowserServer } from '../tests/helpers/browser.js';
+import { confirmEmail } from '../tests/helpers/confirmEmail.js';
 import { api } from '../tests/helpers/process.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -192,6 +193,7 @@ async function realData(): Promise<RealData> {
       const login = await api<{ access_token: string }>(server.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email: person.email, password: person.password }) });
       tokens.push(login.body.access_token);
     }
+    await confirmEmail(server.url, { dataDir: server.dataDir }, adminId); // an admin once confirmed (issue 37)
     const submit = async (token: string, name: string) => {
       const form = new FormData();
       form.append('payload', JSON.stringify({ job_type: 'auto', sampling: 'uniform', target_composites: 4, frames_per_composite: 4, dedupe_by_equipment: true }));

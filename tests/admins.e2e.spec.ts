@@ -29,9 +29,11 @@ describe('admin bootstrap', () => {
     }
   }, 60_000);
 
-  it('promotes users named in BARET_ADMIN_EMAILS at start, when they registered before', async () => {
+  it('promotes users named in BARET_ADMIN_EMAILS at start, when they registered and confirmed their address before; not an unconfirmed one', async () => {
     const app = await startTestApp();
     const user = await app.signUp('later.admin@example.com');
+    await app.confirmEmail(user.id);
+    const unconfirmed = await app.signUp('other@example.com');
     await app.app.close();
     await app.stop();
     const config = { ...parseConfig({ LOG_LEVEL: 'silent', BARET_ADMIN_EMAILS: ' LATER.admin@example.com , other@example.com' }), BARET_DATA_DIR: app.dir, JWT_SECRET: 'test-secret-test-secret-test-secret-0123' };
@@ -40,9 +42,11 @@ describe('admin bootstrap', () => {
       await restarted.app.ready();
       const me = await restarted.app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${user.token}` } });
       expect(me.json()).toMatchObject({ is_admin: true });
+      const other = await restarted.app.inject({ method: 'GET', url: '/auth/me', headers: { authorization: `Bearer ${unconfirmed.token}` } });
+      expect(other.json()).toMatchObject({ is_admin: false, email_verified: false });
     } finally {
       await restarted.app.close();
       await restarted.stop();
     }
-  });
+  }, 60_000);
 });

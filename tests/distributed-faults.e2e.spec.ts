@@ -12,6 +12,7 @@ import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { distributedEngines, startDistributedStack, type DistributedStack, type EngineName, type StackEvent } from './helpers/distributed.js';
 import { multipart } from './helpers/jobs.js';
 import { api } from './helpers/process.js';
+import { confirmAccount } from './helpers/confirmEmail.js';
 
 const installed = Object.entries(distributedEngines()).every(([engine, ok]) => engineInstalled('distributed fault tests', ok, engine));
 
@@ -157,6 +158,7 @@ describe.skipIf(!installed)('distributed Baret through engine outages', () => {
     const admin = await call<{ access_token: string }>('/auth/register', { method: 'POST', body: JSON.stringify({ email: 'admin@baret.test', password: 'correct horse battery' }) }).then(() =>
       call<{ access_token: string }>('/auth/login', { method: 'POST', body: JSON.stringify({ email: 'admin@baret.test', password: 'correct horse battery' }) }),
     );
+    await confirmAccount(stack.gateway, { env: stack.env }, 'admin@baret.test', 'correct horse battery'); // an admin once confirmed (issue 37)
     await call('/auth/register', { method: 'POST', body: JSON.stringify({ email: 'crew@example.com', password: 'correct horse battery' }) });
     const login = await call<{ access_token: string }>('/auth/login', { method: 'POST', body: JSON.stringify({ email: 'crew@example.com', password: 'correct horse battery' }) });
     const me = await call<{ id: string }>('/auth/me', { token: login.body.access_token });

@@ -11,6 +11,7 @@ import { engineInstalled, waitUntil } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startTestApp } from './helpers/app.js';
+import { confirmEmail } from './helpers/confirmEmail.js';
 import { distributedEngines, startDistributedStack, type DistributedStack, type StackProcess } from './helpers/distributed.js';
 import { multipart } from './helpers/jobs.js';
 import { startOtlpReceiver, type ReceivedSpan } from './helpers/otlp.js';
@@ -278,6 +279,7 @@ describe.skipIf(!installed)('distributed Baret: every service its own process', 
 
   it('two analysis workers share 6 jobs; a worker killed mid-job does not leave its job stuck', async () => {
     const admin = await signUp('admin@baret.test');
+    await confirmEmail(stack.gateway, { env: stack.env }, admin.id); // an admin once confirmed (issue 37)
     const user = await signUp('big-crew@example.com');
     const unlimited = await call(`/admin/users/${user.id}/quota`, {
       method: 'PATCH',

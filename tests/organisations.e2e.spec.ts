@@ -207,11 +207,12 @@ describe('who sees which job', () => {
     expect(((await get(`/jobs?scope=org&has_violations=true`, manager.token)).json() as unknown[]).length).toBe(0); // none finished yet
     expect((await get('/jobs?from=yesterday', manager.token)).statusCode).toBe(400);
 
-    // Removal keeps the jobs in the organisation; the removed member keeps seeing their own job.
+    // Removal keeps the jobs in the organisation; the removed member no longer reads them, their own included (issue 37).
     expect((await app.request({ method: 'DELETE', url: `/orgs/${org.id}/members/${alice.id}`, token: manager.token })).statusCode).toBe(204);
     expect((await get('/orgs/current', alice.token)).statusCode).toBe(204);
     expect(((await get('/jobs?scope=org', manager.token)).json() as unknown[]).length).toBe(2);
-    expect((await get(`/jobs/${job_id}`, alice.token)).statusCode).toBe(200);
+    expect((await get(`/jobs/${job_id}`, alice.token)).statusCode).toBe(404);
+    expect((await get('/jobs', alice.token)).json()).toEqual([]);
     // Now out of the organisation: the site is not hers to name any more.
     expect((await analyze(alice.token, { site_id: site.id })).statusCode).toBe(400);
   }, 60_000);

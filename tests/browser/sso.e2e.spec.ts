@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEX_PASSWORD, dexBinary, engineInstalled, freePort } from '@baret/platform/testing';
 import { EXPECTED_PROBLEMS, ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
 import { startOidcProvider, type OidcProvider } from '../helpers/sso.js';
+import { confirmAccount } from '../helpers/confirmEmail.js';
 import { login, TEXT, visible } from './flows.js';
 
 const installed = engineInstalled('single sign-on in the browser', dexBinary() !== null, 'Dex');
@@ -56,6 +57,7 @@ describe.skipIf(!installed)('single sign-on in Chromium against Dex', () => {
     const api = (path: string, init: RequestInit & { token?: string } = {}) =>
       fetch(`${first.url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) } });
     await api('/auth/register', { method: 'POST', body: JSON.stringify({ email: `yonetici@${DOMAIN}`, password: 'yonetici sifresi 1' }) });
+    await confirmAccount(first.url, { dataDir }, `yonetici@${DOMAIN}`, 'yonetici sifresi 1'); // an admin once confirmed (issue 37)
     const login = (await (await api('/auth/login', { method: 'POST', body: JSON.stringify({ email: `yonetici@${DOMAIN}`, password: 'yonetici sifresi 1' }) })).json()) as { access_token: string };
     adminToken = login.access_token;
     orgId = ((await (await api('/orgs', { method: 'POST', token: login.access_token, body: JSON.stringify({ name: 'Baret Enerji A.Ş.' }) })).json()) as { id: string }).id;

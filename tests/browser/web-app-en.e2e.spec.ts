@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoFixtures } from '../../services/analysis/test/fixtures/videos.js';
 import { EXPECTED_PROBLEMS, ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
 import { api } from '../helpers/process.js';
+import { confirmAccount } from '../helpers/confirmEmail.js';
 import { TEXT, analyzeForm, apiKeyRoundTrip, checkHistory, checkResult, logout, register, startAnalysis, visible, watchJobToDone } from './flows.js';
 
 const t = TEXT.en;
@@ -56,6 +57,7 @@ describe('the web app in English, against the real server', () => {
         // yet, so the server refuses the next start, in English.
         const admin = { email: 'admin@baret.test', password: 'admin password 1' };
         expect((await api(server.url, '/auth/register', { method: 'POST', body: JSON.stringify(admin) })).status).toBe(201);
+        await confirmAccount(server.url, { dataDir: server.dataDir }, admin.email, admin.password); // an admin once confirmed (issue 37)
         const { body: login } = await api<{ access_token: string }>(server.url, '/auth/login', { method: 'POST', body: JSON.stringify(admin) });
         const { body: rows } = await api<Array<{ user_id: string; email: string }>>(server.url, '/admin/users/quotas', { token: login.access_token });
         const row = rows.find((r) => r.email === user.email)!;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { videoFixtures } from '../../services/analysis/test/fixtures/videos.js';
 import { EXPECTED_PROBLEMS, ensureWebBuilt, startServerForBrowser, withBrowser, type BrowserServer } from '../helpers/browser.js';
+import { confirmAccount } from '../helpers/confirmEmail.js';
 import { TEXT, adminSetsPro, analyzeForm, apiKeyRoundTrip, appNav, checkHistory, checkResult, chooseFile, login, logout, nonVideoFiles, quotaCard, register, startAnalysis, visible, watchJobToDone } from './flows.js';
 
 const t = TEXT.tr;
@@ -94,6 +95,9 @@ describe('the web app in Turkish, against the real server', () => {
 
       await withBrowser('tr-admin-quota-admin', async ({ page: admin }) => {
         await register(admin, server.url, t, { email: 'admin@baret.test', password: 'yonetici sifresi 1' });
+        // An admin address is an admin once confirmed (issue 37).
+        await confirmAccount(server.url, { dataDir: server.dataDir }, 'admin@baret.test', 'yonetici sifresi 1');
+        await admin.reload();
         await adminSetsPro(admin, t, `${member.fullName} (${member.email})`);
       });
 

@@ -17,12 +17,20 @@ export class TestClock {
   }
 }
 
+/** The JWT secret of every test app (tests forge tokens against it). */
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123';
+
 export interface TestApp extends Standalone {
   dir: string;
   clock: TestClock;
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
-  /** Registers and logs in; returns the access token and the user id. */
+  /**
+   * Registers and logs in; returns the access token and the user id. An address of
+   * BARET_ADMIN_EMAILS is confirmed too (it becomes admin only then, issue 37).
+   */
   signUp(email: string, password?: string, fullName?: string): Promise<{ token: string; id: string }>;
+  /** Opens the confirmation link mailed at registration (its token read from the user's events). */
+  confirmEmail(userId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,7 +50,7 @@ export async function startTestApp(
   const config: Config = {
     ...parseConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000', ...env }),
     BARET_DATA_DIR: dir,
-    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    JWT_SECRET: TEST_JWT_SECRET,
   };
   const standalone = await createStandalone({
     config,
@@ -57,11 +65,20 @@ export async function startTestApp(
   const request: TestApp['request'] = ({ token, headers, ...rest }) =>
     standalone.app.inject({ ...rest, headers: { 'accept-language': 'en', ...(headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) } });
   let signUps = 0;
+  const adminEmails = new Set((config.BARET_ADMIN_EMAILS ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean));
+  const confirmEmail = async (userId: string) => {
+    const events = await standalone.infra.eventStore.readStream(`user-${userId}`);
+    const token = (events.filter((e) => e.type === 'email_verification_requested').at(-1)?.data as { token?: unknown } | undefined)?.token;
+    if (typeof token !== 'string') throw new Error(`no confirmation mailed to ${userId}`);
+    const res = await request({ method: 'POST', url: '/auth/verify-email', payload: { token } });
+    if (res.statusCode !== 204) throw new Error(`verify-email: ${res.statusCode} ${res.body}`);
+  };
   return {
     ...standalone,
     dir,
     clock,
     request,
+    confirmEmail,
     signUp: async (email, password = 'correct horse battery', fullName) => {
       // Each sign-up comes from its own loopback address, as different people would.
       const remoteAddress = `127.1.${Math.floor(++signUps / 250)}.${(signUps % 250) + 1}`;
@@ -69,6 +86,7 @@ export async function startTestApp(
       if (reg.statusCode !== 201) throw new Error(`register ${email}: ${reg.statusCode} ${reg.body}`);
       const login = await request({ method: 'POST', url: '/auth/login', remoteAddress, payload: { email, password } });
       if (login.statusCode !== 200) throw new Error(`login ${email}: ${login.statusCode} ${login.body}`);
+      if (adminEmails.has(email.trim().toLowerCase())) await confirmEmail((reg.json() as { id: string }).id);
       return { token: (login.json() as { access_token: string }).access_token, id: (reg.json() as { id: string }).id };
     },
     close: async () => {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { videoFixtures } from '../../services/analysis/test/fixtures/videos.js';
 import { startDistributedStack, type DistributedStack } from './distributed.js';
+import { confirmEmail } from './confirmEmail.js';
 import { api } from './process.js';
 
 export type SignedUp = { token: string; id: string; email: string };
@@ -55,6 +56,7 @@ export async function startOrgStack(): Promise<OrgStack> {
       return { token: login.body.access_token, id: reg.body.id, email };
     };
     const admin = await signUp('admin@baret.test');
+    await confirmEmail(gateway, { env: stack.env }, admin.id); // an admin once confirmed (issue 37)
     const started = stack;
     return {
       stack,

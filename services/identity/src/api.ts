@@ -217,8 +217,8 @@ export const identityRoutes =
     app.get(
       '/auth/tokens',
       {
-        preHandler: app.requireUser,
-        schema: { tags: ['auth'], summary: 'Your API keys', security: bearer, response: { 200: Type.Array(ApiKeySchema), ...problems(401) } },
+        preHandler: app.requireLogin,
+        schema: { tags: ['auth'], summary: 'Your API keys', security: bearer, response: { 200: Type.Array(ApiKeySchema), ...problems(401, 403) } },
       },
       async (request) => (await deps.keys.ofUser(principalOf(request).userId)).map(publicKey),
     );
@@ -226,13 +226,13 @@ export const identityRoutes =
     app.post(
       '/auth/tokens',
       {
-        preHandler: app.requireUser,
+        preHandler: app.requireLogin,
         schema: {
           tags: ['auth'],
           summary: 'Create an API key; the token is returned only now',
           security: bearer,
           body: Type.Object({ name: Type.String({ maxLength: API_KEY_NAME_MAX + 200 }) }),
-          response: { 201: Type.Composite([ApiKeySchema, Type.Object({ token: Type.String() })]), ...problems(400, 401) },
+          response: { 201: Type.Composite([ApiKeySchema, Type.Object({ token: Type.String() })]), ...problems(400, 401, 403) },
         },
       },
       async (request, reply) => reply.code(201).send(await deps.commands.createApiKey(principalOf(request).userId, request.body.name)),
@@ -241,8 +241,8 @@ export const identityRoutes =
     app.delete(
       '/auth/tokens/:id',
       {
-        preHandler: app.requireUser,
-        schema: { tags: ['auth'], summary: 'Delete one of your API keys; it stops working at once', security: bearer, params: IdParams, response: { 204: Type.Null(), ...problems(401, 404) } },
+        preHandler: app.requireLogin,
+        schema: { tags: ['auth'], summary: 'Delete one of your API keys; it stops working at once', security: bearer, params: IdParams, response: { 204: Type.Null(), ...problems(401, 403, 404) } },
       },
       async (request, reply) => {
         await deps.commands.deleteApiKey(principalOf(request).userId, request.params.id);

@@ -211,7 +211,7 @@ export function createIdentityService(opts: IdentityOptions) {
     await run(eventStore, emailStream(email), emailDecider, claimEmail(userId, abandoned));
     await run(eventStore, userStream(userId), userDecider, {
       type: 'register_user',
-      data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: adminEmails.has(normaliseEmail(email)), now: clock(), language: input.language ?? 'tr' },
+      data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: false, now: clock(), language: input.language ?? 'tr' },
     });
     await requestEmailVerification(userId, input.language ?? 'tr');
     const user = await users.byId(userId);
@@ -353,7 +353,8 @@ export function createIdentityService(opts: IdentityOptions) {
           email,
           full_name: claims.name,
           password_hash: '',
-          is_admin: adminEmails.has(normaliseEmail(email)),
+          // Only an address the identity provider vouches for; otherwise once the link is opened.
+          is_admin: claims.emailVerified && adminEmails.has(normaliseEmail(email)),
           now,
           language,
           sso: { issuer: claims.issuer, subject: claims.subject },
@@ -465,14 +466,11 @@ export function createIdentityService(opts: IdentityOptions) {
     return (await users.byId(user.id)) ?? user;
   }
 
-  /** Users named in BARET_ADMIN_EMAILS who registered before the setting are promoted at start. */
+  /** Users named in BARET_ADMIN_EMAILS who registered (and verified their address) before the setting are promoted at start. */
   async function promoteConfiguredAdmins(): Promise<void> {
     for (const email of adminEmails) {
       const user = await users.byEmail(email);
-      if (user && !user.is_admin) {
-        await promote(email);
-        log.info({ user_id: user.id }, 'promoted to admin by configuration');
-      }
+      if (user) await promoteIfConfigured(user.id);
     }
   }
 
@@ -571,6 +569,19 @@ export function createIdentityService(opts: IdentityOptions) {
     const userId = userOfToken(token);
     if (!userId) throw new InvalidTokenError();
     await run(eventStore, userStream(userId), userDecider, { type: 'verify_email', data: { token_hash: sha256(token), now: clock() } });
+    await promoteIfConfigured(userId);
+  }
+
+  /**
+   * An address named in BARET_ADMIN_EMAILS makes its user an admin once it is verified (the
+   * confirmation link, or the identity provider's email_verified), never before (issue 37): whoever
+   * registers the address first cannot take the admin rights meant for its owner.
+   */
+  async function promoteIfConfigured(userId: string): Promise<void> {
+    const user = await users.byId(userId);
+    if (!user || user.is_admin || !user.email_verified || !adminEmails.has(normaliseEmail(user.email))) return;
+    await run(eventStore, userStream(user.id), userDecider, { type: 'promote_user', data: {} });
+    log.info({ user_id: user.id }, 'promoted to admin by configuration');
   }
 
   /** What identity keeps about a person, for their export (issue 30): the profile, organisation and API keys (never their hashes). */

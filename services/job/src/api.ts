@@ -147,8 +147,8 @@ interface Deps {
   maxUploadBytes: number;
   /** Where uploads are received (the scratch folder). */
   scratchDir?: string;
-  /** The plan a user is on (the PDF report is for pro and enterprise). */
-  planOf(userId: string): Promise<string>;
+  /** The plan a user's features come from: their organisation's when they belong to one, else their own (the PDF report is for pro and enterprise). */
+  planOf(principal: Principal): Promise<string>;
   clock?: () => Date;
 }
 
@@ -349,9 +349,16 @@ export const jobRoutes =
         }
         const query = { where, orderBy: [{ field: 'created_at', direction: 'desc' as const }], limit: q.limit };
         const lang = preferredLang(request.headers['accept-language']);
-        const load = async () => (await deps.jobs.find(query)).map((j) => listItem(j, org, lang));
+        // One's own jobs are the personal ones and those of the organisation one belongs to now: a job
+        // recorded for an organisation one left stays with it (issue 37).
+        const orgIds = org ? [undefined] : [null, ...(principal.orgId ? [principal.orgId] : [])];
+        const load = async () => {
+          const found = (await Promise.all(orgIds.map((orgId) => deps.jobs.find(orgId === undefined ? query : { ...query, where: { ...where, org_id: orgId } })))).flat();
+          if (orgIds.length > 1) found.sort((a, b) => b.created_at.localeCompare(a.created_at));
+          return found.slice(0, q.limit).map((j) => listItem(j, org, lang));
+        };
         // The user's own list (what the web app polls) comes from the read cache; an organisation's is read afresh.
-        return org ? load() : deps.ownJobs(principal.userId, `${lang}\n${JSON.stringify(query)}`, load);
+        return org ? load() : deps.ownJobs(principal.userId, `${lang}\n${principal.orgId ?? ''}\n${JSON.stringify(query)}`, load);
       },
     );
 
@@ -469,7 +476,7 @@ export const jobRoutes =
       async (request, reply) => {
         const principal = principalOf(request);
         const job = await deps.visibleJob(principal, request.params.id);
-        if (!principal.isAdmin && !REPORT_PLANS.has((await deps.planOf(principal.userId)).trim().toLowerCase())) {
+        if (!principal.isAdmin && !REPORT_PLANS.has((await deps.planOf(principal)).trim().toLowerCase())) {
           throw new ForbiddenError('The PDF report is available on the Pro and Enterprise plans.');
         }
         const lang = request.query.lang ?? preferredLang(request.headers['accept-language']);

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { principalOf, problems, type Collection, type ObjectStore, type PersonalDataSource, type Principal } from '@baret/platform';
 import type { Logger } from 'pino';
-import type { JobDoc } from './readModels/jobs.js';
+import { ownerStillMayRead, type JobDoc } from './readModels/jobs.js';
 import { maySeeUnblurred, unblurredPrefix } from './unblurred.js';
 
 /**
@@ -27,7 +27,7 @@ export interface ExportDeps {
 const README = `Baret — kişisel verileriniz / your personal data
 
 profile.json         hesabınız / your account
-jobs.json            analizleriniz / your analyses (list)
+jobs.json            analizleriniz / your analyses (list); ayrıldığınız bir kuruluşun işleri yalnızca kimlik ve tarihle / jobs of an organisation you left: id and dates only
 jobs/<id>/job.json   bir analiz: sonuç ve zaman çizelgesi / one analysis: result and timeline
 jobs/<id>/...        kanıt görüntüleri (kareler, kompozitler, ihlal kırpımları) / evidence images (frames, composites, violation crops)
 notifications.json   bildirimleriniz, tercihleriniz, webhook'larınız / your notifications, preferences, webhooks
@@ -87,8 +87,17 @@ export function writeExport(deps: ExportDeps, principal: Principal): Readable {
         await addJson('profile.json', { id: principal.userId, email: principal.email, full_name: principal.fullName, org_id: principal.orgId ?? null, org_role: principal.orgRole ?? null });
       }
       const jobs = await deps.jobs.find({ where: { user_id: principal.userId }, orderBy: [{ field: 'created_at' }] });
-      await addJson('jobs.json', jobs.map((j) => ({ job_id: j.id, status: j.status, created_at: j.created_at, input_filename: j.input_filename, org_id: j.org_id })));
-      for (const job of jobs) {
+      // A job recorded for an organisation the person has left stays with it (issue 37): listed by id and dates only.
+      const theirs = jobs.filter((j) => ownerStillMayRead(j, principal));
+      await addJson(
+        'jobs.json',
+        jobs.map((j) =>
+          ownerStillMayRead(j, principal)
+            ? { job_id: j.id, status: j.status, created_at: j.created_at, input_filename: j.input_filename, org_id: j.org_id }
+            : { job_id: j.id, created_at: j.created_at, completed_at: j.completed_at, kept_by_organisation: true },
+        ),
+      );
+      for (const job of theirs) {
         if (failed) return;
         await addJson(`jobs/${job.id}/job.json`, jobOut(job));
         // The unblurred copy only for those the evidence routes show it to: the organisation's managers.

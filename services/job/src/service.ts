@@ -47,7 +47,7 @@ import { CREWS, SITES, siteCrewsProjection, unitCollection, type UnitDoc } from 
 import { orgJobRoutes } from './orgApi.js';
 import { createSitesCrews } from './sitesCrews.js';
 import { ObjectStoreDataStore } from './resumable/tusStore.js';
-import { applyJobEvent, JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
+import { applyJobEvent, JOBS, jobsProjection, ownerStillMayRead, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
 import { JobReadCache } from './readModels/jobsCache.js';
 import { cleanFilename, type ReceivedUpload } from './upload.js';
 import { recordFinishedJob, reportJobsByStatus } from './metrics.js';
@@ -312,7 +312,9 @@ export function createJobService(opts: JobOptions) {
     // Kept in memory for its owner only: what others may see of it is read afresh.
     const job = await cache.job(jobId, () => jobs.get(jobId), (doc) => doc.user_id === principal.userId);
     const managerOf = principal.orgRole === 'manager' && !!job?.org_id && job.org_id === principal.orgId;
-    if (!job || (job.user_id !== principal.userId && !principal.isAdmin && !managerOf)) throw new NotFoundError('This job does not exist.');
+    // A job recorded for an organisation stays with it: its owner reads it only while a member (issue 37).
+    const owner = !!job && job.user_id === principal.userId && ownerStillMayRead(job, principal);
+    if (!job || (!owner && !principal.isAdmin && !managerOf)) throw new NotFoundError('This job does not exist.');
     return job;
   }
 
@@ -517,7 +519,7 @@ export function createJobService(opts: JobOptions) {
           objects,
           maxUploadBytes: opts.maxUploadBytes,
           scratchDir: opts.scratchDir,
-          planOf: async (userId) => (await opts.quota.getQuota(userId)).plan_name,
+          planOf: async (principal) => (await opts.quota.getQuota(quotaAccountOf(principal))).plan_name,
           audit,
           clock,
         }),

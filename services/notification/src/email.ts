@@ -58,3 +58,12 @@ ${input.unsubscribe ? `<p style="font-size:12px;color:#555"><a href="${escapeHtm
 </body></html>`;
   return { subject: `[Baret] ${input.title}`, text, html };
 }
+
+/**
+ * A mail's text as the admin outbox shows it (issue 37): that a reset, confirmation or invitation
+ * was sent, never a link that still works — every query value of a link (the tokens of reset,
+ * confirmation and unsubscribe links) and an invitation's token are replaced by `[hidden]`.
+ */
+export function redactLinks(text: string): string {
+  return text.replace(/([?&][\w.-]+)=[^&#\s]*/g, '$1=[hidden]').replace(/\/invite\/[^/?#\s]+/g, '/invite/[hidden]');
+}

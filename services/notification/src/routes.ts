@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { DomainError, IdParams, Nullable, NotFoundError, preferredLang, principalOf, problems, ValidationError, type Collection, type Lang } from '@baret/platform';
-import { readUnsubscribeToken } from './email.js';
+import { readUnsubscribeToken, redactLinks } from './email.js';
 import type { OutboxDoc } from './engine.js';
 import { CHANNELS, NOTICE_KINDS, noticeText, WEBHOOK_EVENTS, type Notice } from './notices.js';
 import { BlockedAddressError, checkTarget, isPrivateAddress } from './safeHttp.js';
@@ -415,6 +415,7 @@ export const notificationRoutes = (deps: RoutesDeps) => async (instance: Fastify
       schema: {
         tags: ['admin'],
         summary: 'Mails Baret sent or, without SMTP_URL, kept here instead of sending; newest first',
+        description: 'Shows that a mail was sent, never a live link: the token of every link (password reset, e-mail confirmation, invitation, unsubscribe) is replaced by `[hidden]` (issue 37).',
         security: bearer,
         querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) }),
         response: {
@@ -429,7 +430,7 @@ export const notificationRoutes = (deps: RoutesDeps) => async (instance: Fastify
         kind: m.kind,
         to: m.to,
         subject: m.subject,
-        text: m.text,
+        text: redactLinks(m.text),
         channel: m.channel,
         created_at: m.created_at,
       })),

@@ -45,7 +45,7 @@ export const ConfigSchema = Type.Object({
   HTTP_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'a connection on which nothing arrives for this long is closed (uploads included)' }),
   HTTP_BODY_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'a request other than an upload must arrive whole within this time' }),
   TRUST_PROXY: Type.Boolean({ default: false }),
-  BARET_ADMIN_EMAILS: Type.String({ default: '', description: 'comma-separated addresses that become admins' }),
+  BARET_ADMIN_EMAILS: Type.String({ default: '', description: 'comma-separated addresses that become admins once verified' }),
   BARET_TEAM_EMAIL: Type.String({ default: 'team@baret.app' }),
   SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_FROM: Type.String({ default: 'Baret <no-reply@baret.app>' }),

@@ -46,6 +46,13 @@ export interface JobDoc extends Record<string, unknown> {
 
 export const JOBS = 'job_jobs';
 
+/**
+ * Whether the job's owner may still read it (issue 37): a job recorded for an organisation stays
+ * with the organisation, so a member who left or was removed no longer reads it (their export lists
+ * its id and dates only); a personal job is always theirs.
+ */
+export const ownerStillMayRead = (job: Pick<JobDoc, 'org_id'>, principal: { orgId?: string | null }): boolean => !job.org_id || job.org_id === principal.orgId;
+
 const round6 = (n: number): number => Math.round(n * 1e6) / 1e6;
 
 /** What a user may see of an event's data in the timeline (no storage keys, no bulky results). */

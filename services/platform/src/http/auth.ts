@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { DomainError, ForbiddenError, UnauthorizedError } from '../errors.js';
 import { accessTokenKeys, AccessTokenVerifier, InvalidTokenError, type Jwks, type TokenClaims } from './accessTokens.js';
 import { SERVICE_HEADER, ServiceCredentialVerifier } from './serviceToken.js';
 
@@ -46,6 +46,11 @@ declare module 'fastify' {
     requireUser: (request: FastifyRequest) => Promise<void>;
     /** preHandler: 401 without a credential, 403 unless the user is an admin now. */
     requireAdmin: (request: FastifyRequest) => Promise<void>;
+    /**
+     * preHandler: 401 without a credential, 403 `login_required` for an API key. Managing credentials
+     * (API keys) needs a login: a key must not mint keys that outlive it.
+     */
+    requireLogin: (request: FastifyRequest) => Promise<void>;
     signAccessToken: (userId: string, sessionVersion?: number) => string;
     /** Lifetime of an access token in seconds. */
     accessTokenTtl: number;
@@ -87,6 +92,12 @@ export const ttlSeconds = (expiresIn: string): number => {
 };
 
 const UNAUTHENTICATED = 'Please log in to continue.';
+
+/** An API key asked for what needs a login (issue 37). */
+export class LoginRequiredError extends DomainError {
+  readonly status = 403;
+  readonly code = 'login_required';
+}
 
 /**
  * Authentication by JWT access token (EdDSA, docs/adr/0019) or API key (`Authorization: Bearer …`).
@@ -151,6 +162,10 @@ export const authPlugin = fp<AuthPluginOptions>(
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
       if (!request.principal) throw new UnauthorizedError(UNAUTHENTICATED);
       if (!request.principal.isAdmin) throw new ForbiddenError('You do not have admin rights.');
+    });
+    app.decorate('requireLogin', async (request: FastifyRequest) => {
+      if (!request.principal) throw new UnauthorizedError(UNAUTHENTICATED);
+      if (request.principal.via !== 'jwt') throw new LoginRequiredError('API keys cannot manage API keys. Please log in to create, list or delete them.');
     });
   },
   { name: 'baret-auth' },

@@ -73,6 +73,7 @@ const EXACT: Record<string, string> = {
   'Your session has expired or is not valid. Please log in again.': 'Oturumunuzun süresi doldu veya geçersiz. Lütfen yeniden giriş yapın.',
   'Your session is no longer valid. Please log in again.': 'Oturumunuz artık geçerli değil. Lütfen yeniden giriş yapın.',
   'You do not have admin rights.': 'Admin yetkiniz bulunmuyor.',
+  'API keys cannot manage API keys. Please log in to create, list or delete them.': 'API anahtarları API anahtarlarını yönetemez. Oluşturmak, listelemek veya silmek için lütfen giriş yapın.',
   // distributed run
   'This task does not exist.': 'Böyle bir iş türü yok.',
   'This service answers only through the Baret gateway.': 'Bu servis yalnızca Baret ağ geçidi üzerinden yanıt verir.',
