@@ -9,6 +9,7 @@ import {
   IdParams,
   localizeMessage,
   NotFoundError,
+  planHasReports,
   preferredLang,
   principalOf,
   problems,
@@ -153,9 +154,6 @@ interface Deps {
 
 /** What the admin job search looks in: what the history rows show. */
 const ADMIN_SEARCH_FIELDS = ['id', 'user_email', 'user_full_name', 'input_filename', 'model_used', 'status', 'result.job_type', 'result.names.tr.job_display_name', 'result.names.en.job_display_name'] as const;
-
-/** Plans that may download reports (the web app gates the JSON download the same way). */
-const REPORT_PLANS = new Set(['pro', 'enterprise']);
 
 function jobTypeName(job: JobDoc, lang: Lang): string | null {
   const names = job.result?.names?.[lang] ?? job.result?.names?.en;
@@ -470,7 +468,7 @@ export const jobRoutes =
       async (request, reply) => {
         const principal = principalOf(request);
         const job = await deps.visibleJob(principal, request.params.id);
-        if (!principal.isAdmin && !REPORT_PLANS.has((await deps.planOf(principal.userId)).trim().toLowerCase())) {
+        if (!principal.isAdmin && !planHasReports(await deps.planOf(principal.userId))) {
           throw new ForbiddenError('The PDF report is available on the Pro and Enterprise plans.');
         }
         const lang = request.query.lang ?? preferredLang(request.headers['accept-language']);

@@ -30,6 +30,7 @@ export * from './paths.js';
 export * from './scratch.js';
 export * from './random.js';
 export * from './contracts/compliance.js';
+export * from './contracts/plans.js';
 export * from './http/schemas.js';
 export * from './http/lang.js';
 export * from './i18n/messages.js';
