@@ -378,7 +378,18 @@ export function createJobService(opts: JobOptions) {
    */
   async function recordFinishedJobWithoutVideo(
     principal: Principal,
-    input: { queued_at: Date; finished_at: Date; job_type: string; input_filename: string; result: Record<string, unknown>; site_id: string | null; crew_id: string | null; work_order: string | null },
+    input: {
+      queued_at: Date;
+      finished_at: Date;
+      job_type: string;
+      input_filename: string;
+      result: Record<string, unknown>;
+      site_id: string | null;
+      crew_id: string | null;
+      work_order: string | null;
+      /** The video's length, as the analysis would have read it. */
+      video_duration_sec?: number;
+    },
   ) {
     const jobId = randomUUID();
     await checkContext(principal, input);
@@ -404,6 +415,7 @@ export function createJobService(opts: JobOptions) {
       },
     });
     await run(jobId, { type: 'record_progress', data: { event: 'job_started', data: {}, at: input.queued_at } });
+    if (input.video_duration_sec !== undefined) await run(jobId, { type: 'record_progress', data: { event: 'video_opened', data: { duration_sec: input.video_duration_sec }, at: input.queued_at } });
     await run(jobId, { type: 'record_progress', data: { event: 'job_completed', data: { result: input.result }, at: input.finished_at } });
     return jobId;
   }
@@ -518,6 +530,10 @@ export function createJobService(opts: JobOptions) {
           maxUploadBytes: opts.maxUploadBytes,
           scratchDir: opts.scratchDir,
           planOf: async (userId) => (await opts.quota.getQuota(userId)).plan_name,
+          unitNames: async (orgId) => {
+            const [site, crew] = await Promise.all([sitesCrews.names(orgId, 'site'), sitesCrews.names(orgId, 'crew')]);
+            return { site, crew };
+          },
           audit,
           clock,
         }),
