@@ -215,7 +215,7 @@ export function createJobService(opts: JobOptions) {
       if (!givenJobId) await opts.quota.release(account, jobId, 'not_queued').catch(() => undefined);
       throw e;
     }
-    if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
+    if (!reservation.ok) throw new QuotaExceededError(reservation.reason, principal.orgRole === 'member');
     const videoKey = `uploads/${jobId}/video`;
     try {
       await objects.put(videoKey, createReadStream(upload.path), { contentType: upload.mimetype || 'application/octet-stream', size: upload.size });
@@ -394,7 +394,7 @@ export function createJobService(opts: JobOptions) {
     const jobId = randomUUID();
     await checkContext(principal, input);
     const reservation = await opts.quota.reserve(quotaAccountOf(principal), jobId);
-    if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
+    if (!reservation.ok) throw new QuotaExceededError(reservation.reason, principal.orgRole === 'member');
     const params = { job_type: input.job_type, sampling: 'person' as const, target_composites: 6, frames_per_composite: 4, dedupe_by_equipment: true };
     await run(jobId, {
       type: 'queue_job',
