@@ -33,6 +33,7 @@ export * from './contracts/compliance.js';
 export * from './contracts/plans.js';
 export * from './http/schemas.js';
 export * from './http/lang.js';
+export * from './http/origin.js';
 export * from './i18n/messages.js';
 export { PostgresEventStore } from './distributed/postgresEventStore.js';
 export { S3ObjectStore, type S3Options } from './distributed/s3ObjectStore.js';

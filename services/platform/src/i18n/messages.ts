@@ -85,6 +85,7 @@ const EXACT: Record<string, string> = {
   'This job already gave its quota unit back.': 'Bu iş kota hakkını zaten iade etti.',
   // password reset, e-mail confirmation (issue 29)
   'This link is not valid or has expired. Please ask for a new one.': 'Bu bağlantı geçerli değil veya süresi doldu. Lütfen yeni bir bağlantı isteyin.',
+  'No account has this address.': 'Bu adresle kayıtlı bir hesap yok.',
   'Please confirm your e-mail address first: open the link we sent you.': 'Lütfen önce e-posta adresinizi doğrulayın: size gönderdiğimiz bağlantıyı açın.',
   // notifications, webhooks, push (issue 29)
   'This notification does not exist.': 'Böyle bir bildirim yok.',
