@@ -5,7 +5,7 @@ import { defineConfig } from 'vite';
 import { compression } from 'vite-plugin-compression2';
 import { VitePWA } from 'vite-plugin-pwa';
 
-import { publicTexts } from './scripts/public-texts';
+import { publicTexts } from './scripts/public-texts.ts';
 
 export default defineConfig({
   plugins: [

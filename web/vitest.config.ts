@@ -3,7 +3,7 @@ import { fileURLToPath, URL } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
-import { publicTexts } from './scripts/public-texts';
+import { publicTexts } from './scripts/public-texts.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
