@@ -12,7 +12,8 @@ import { i18n, loadAllTexts } from '@/lib/i18n';
 configure({ asyncUtilTimeout: 4000 });
 
 // The first load brings only the landing page's texts (issue 40); components rendered alone need all.
-beforeAll(() => Promise.all([loadAllTexts('tr'), loadAllTexts('en')]));
+// The signed-in frame is a lazy chunk too: transformed once here, not inside a test's wait.
+beforeAll(() => Promise.all([loadAllTexts('tr'), loadAllTexts('en'), import('@/app/routes/app/shell')]));
 
 // jsdom lacks these browser facilities.
 if (typeof window.matchMedia !== 'function') {
