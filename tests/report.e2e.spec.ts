@@ -75,7 +75,7 @@ describe('the PDF report of a job', () => {
     expect(text).toContain(job.job_id);
     expect(text).toContain('Direk çalışması — şantiye.mp4');
     expect(text).toContain('Çalışma sahasına giriş'); // the job type, named in Turkish
-    for (const label of ['Gerekli ekipman', 'Takılı görülen', 'Eksik', 'Kontrol edilmedi', 'Kanıt kareleri', 'Süre', 'Maliyet', 'Tamamlandı']) expect(text).toContain(label);
+    for (const label of ['Gerekli ekipman', 'Takılı görülen', 'Eksik', 'Kontrol edilmedi', 'Kanıt kareleri', 'Analiz süresi', 'Maliyet', 'Tamamlandı']) expect(text).toContain(label);
     expect(text).toContain('yerleşik'); // what was checked, on the offline analyzer, in words for users
     expect(text).not.toContain('OPENAI'); // operators' settings stay on the admin page and in the docs
     expect(text).toMatch(/0,0000 USD/);

@@ -5,9 +5,13 @@ import { defineConfig } from 'vite';
 import { compression } from 'vite-plugin-compression2';
 import { VitePWA } from 'vite-plugin-pwa';
 
+import { publicTexts } from './scripts/public-texts.ts';
+
 export default defineConfig({
   plugins: [
     react(),
+    // The landing page's texts apart from the rest (issue 40).
+    publicTexts(fileURLToPath(new URL('./src/locales', import.meta.url))),
     // Installable PWA: the manifest, and a service worker (src/sw.ts) that precaches the app shell.
     VitePWA({
       strategies: 'injectManifest',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { auditSourceOf, IdParams, NotFoundError, NullableString, preferredLang, principalOf, problems, QuotaSchema, type QuotaClient } from '@baret/platform';
+import { auditSourceOf, IdParams, NotFoundError, NullableString, preferredLang, principalOf, problems, QuotaSchema, requestOrigin, type QuotaClient } from '@baret/platform';
 import { API_KEY_NAME_MAX } from './apiKey/businessLogic.js';
 import type { apiKeyQueries } from './readModels/apiKeys.js';
 import type { UserQueries } from './readModels/users.js';
@@ -82,7 +82,7 @@ export const identityRoutes =
         },
       },
       async (request, reply) => {
-        const user = await deps.commands.register({ ...request.body, language: preferredLang(request.headers['accept-language']) });
+        const user = await deps.commands.register({ ...request.body, language: preferredLang(request.headers['accept-language']), origin: requestOrigin(request) });
         return reply.code(201).send(await withQuota(user));
       },
     );
@@ -130,8 +130,9 @@ export const identityRoutes =
       async (request, reply) => {
         const { email } = request.body;
         const lang = preferredLang(request.headers['accept-language']);
+        const origin = requestOrigin(request);
         // Answered before the address is even looked up: the answer and its timing say nothing about accounts.
-        setImmediate(() => void deps.commands.requestPasswordReset(email, lang).catch((err: unknown) => request.log.error({ err }, 'password reset request failed')));
+        setImmediate(() => void deps.commands.requestPasswordReset(email, lang, origin).catch((err: unknown) => request.log.error({ err }, 'password reset request failed')));
         return reply.code(202).send({ status: 'accepted' as const });
       },
     );
@@ -181,7 +182,7 @@ export const identityRoutes =
         schema: { tags: ['auth'], summary: 'Mail the confirmation link again', security: bearer, response: { 202: Type.Object({ status: Type.Literal('accepted') }), ...problems(401, 429) } },
       },
       async (request, reply) => {
-        await deps.commands.requestEmailVerification(principalOf(request).userId, preferredLang(request.headers['accept-language']));
+        await deps.commands.requestEmailVerification(principalOf(request).userId, preferredLang(request.headers['accept-language']), requestOrigin(request));
         return reply.code(202).send({ status: 'accepted' as const });
       },
     );
@@ -269,6 +270,32 @@ export const identityRoutes =
       async (request, reply) => {
         await deps.commands.eraseAccount(principalOf(request), request.body.password);
         return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/admin/accounts/mail',
+      {
+        preHandler: app.requireAdmin,
+        config: { rateLimit: { max: 60, timeWindow: '1 hour' } },
+        schema: {
+          tags: ['admin'],
+          summary: 'Help a person whose mail did not reach them: mark their address confirmed, or mail them a confirmation or password reset link again',
+          description:
+            '`verify` confirms the address at once (the "confirm your e-mail" banner goes away); `email_verification` and `password_reset` mail a new link (by SMTP, or to the outbox without it), whose token the admin never sees.',
+          security: bearer,
+          body: Type.Object(
+            { email: Type.String({ minLength: 3, maxLength: 254 }), action: Type.Union([Type.Literal('verify'), Type.Literal('email_verification'), Type.Literal('password_reset')]) },
+            { additionalProperties: false },
+          ),
+          response: { 202: Type.Object({ status: Type.Literal('accepted') }), ...problems(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const { email, action } = request.body;
+        const found = await deps.commands.adminMail(email, action, principalOf(request).userId, preferredLang(request.headers['accept-language']), requestOrigin(request));
+        if (!found) throw new NotFoundError('No account has this address.');
+        return reply.code(202).send({ status: 'accepted' as const });
       },
     );
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { auditSourceOf, IdParams, principalOf, problems, QuotaSchema } from '@baret/platform';
+import { auditSourceOf, IdParams, principalOf, problems, QuotaSchema, requestOrigin } from '@baret/platform';
 import { ORG_NAME_MAX } from './org/businessLogic.js';
 import type { Orgs } from './orgs.js';
 
@@ -98,7 +98,7 @@ export const orgRoutes =
           },
         },
       },
-      async (request, reply) => reply.code(201).send(await orgs.invite(principalOf(request).userId, request.params.id, request.body.email, request.body.role)),
+      async (request, reply) => reply.code(201).send(await orgs.invite(principalOf(request).userId, request.params.id, request.body.email, request.body.role, requestOrigin(request))),
     );
 
     app.get(

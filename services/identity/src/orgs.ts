@@ -123,7 +123,7 @@ export function createOrgs(opts: OrgsOptions) {
    * A manager invites an address with a role; the token is shown once (the organisation's decisions
    * keep only its hash) and mailed to the address by the notification service.
    */
-  async function invite(byUserId: string, orgId: string, email: string, role: OrgRole) {
+  async function invite(byUserId: string, orgId: string, email: string, role: OrgRole, origin?: string) {
     await requireMember(orgId, byUserId);
     const invitee = await users.byEmail(email);
     if (invitee && (await queries.membershipOf(invitee.id))?.org_id === orgId) throw new ConflictError('This person is already a member of the organisation.');
@@ -131,7 +131,7 @@ export function createOrgs(opts: OrgsOptions) {
     const inviteId = randomUUID();
     const now = clock();
     const expires = new Date(now.getTime() + INVITE_TTL_DAYS * 86_400_000);
-    await onOrg(orgId, { type: 'invite_member', data: { invite_id: inviteId, email, role, token, token_hash: sha256(token), by: byUserId, expires_at: expires, now } });
+    await onOrg(orgId, { type: 'invite_member', data: { invite_id: inviteId, email, role, token, token_hash: sha256(token), by: byUserId, expires_at: expires, now, ...(origin ? { origin } : {}) } });
     log.info({ org_id: orgId, invite_id: inviteId, role }, 'invitation created');
     return { invite_id: inviteId, email: email.trim(), role, expires_at: expires.toISOString(), token, url: inviteUrl(token) };
   }

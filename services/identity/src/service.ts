@@ -15,6 +15,7 @@ import {
   shredderOf,
   quotaAccountOf,
   UnauthorizedError,
+  publicUrlOf,
   ValidationError,
   type AuthResolvers,
   type DocumentStore,
@@ -90,7 +91,8 @@ export function ssoOptionsFromConfig(config: {
   OIDC_REDIRECT_URL?: string;
   OIDC_ORG_DOMAINS: string;
   OIDC_SCOPES: string;
-  PUBLIC_URL: string;
+  PUBLIC_URL?: string;
+  PORT: number;
 }): SsoOptions | undefined {
   if (!config.OIDC_ISSUER || !config.OIDC_CLIENT_ID || !config.OIDC_CLIENT_SECRET) return undefined;
   const orgDomains = new Map(
@@ -103,7 +105,7 @@ export function ssoOptionsFromConfig(config: {
     issuer: config.OIDC_ISSUER,
     clientId: config.OIDC_CLIENT_ID,
     clientSecret: config.OIDC_CLIENT_SECRET,
-    redirectUrl: config.OIDC_REDIRECT_URL ?? `${config.PUBLIC_URL.replace(/\/+$/, '')}/login/sso`,
+    redirectUrl: config.OIDC_REDIRECT_URL ?? `${publicUrlOf(config)}/login/sso`,
     scopes: config.OIDC_SCOPES,
     orgDomains,
   };
@@ -196,7 +198,7 @@ export function createIdentityService(opts: IdentityOptions) {
     return result;
   };
 
-  async function register(input: { email: string; password: string; full_name?: string | null; language?: 'tr' | 'en' }): Promise<UserDoc> {
+  async function register(input: { email: string; password: string; full_name?: string | null; language?: 'tr' | 'en'; origin?: string }): Promise<UserDoc> {
     const email = input.email.trim();
     if (!MailChecker.isValid(email)) {
       throw new ValidationError('Disposable or invalid email addresses are not accepted. Please use a permanent address.');
@@ -213,7 +215,7 @@ export function createIdentityService(opts: IdentityOptions) {
       type: 'register_user',
       data: { user_id: userId, email, full_name: fullName, password_hash: passwordHash, is_admin: false, now: clock(), language: input.language ?? 'tr' },
     });
-    await requestEmailVerification(userId, input.language ?? 'tr');
+    await requestEmailVerification(userId, input.language ?? 'tr', input.origin);
     const user = await users.byId(userId);
     if (!user) throw new Error('registered user missing from the read model');
     log.info({ user_id: userId }, 'user registered');
@@ -507,7 +509,7 @@ export function createIdentityService(opts: IdentityOptions) {
    * way (202, before any lookup), so neither the answer nor its timing tells whether an account exists.
    * At most 3 links per account per hour are sent; more requests are dropped quietly.
    */
-  async function requestPasswordReset(emailInput: string, language: 'tr' | 'en'): Promise<void> {
+  async function requestPasswordReset(emailInput: string, language: 'tr' | 'en', origin?: string): Promise<void> {
     const user = await users.byEmail(emailInput);
     if (!user) {
       log.info({ reason: 'unknown_email' }, 'password reset not sent');
@@ -519,7 +521,7 @@ export function createIdentityService(opts: IdentityOptions) {
       log.info({ user_id: user.id, reason: 'too_many' }, 'password reset not sent');
       return;
     }
-    await run(eventStore, userStream(user.id), userDecider, { type: 'request_password_reset', data: { ...newToken(user.id), language, now: clock() } });
+    await run(eventStore, userStream(user.id), userDecider, { type: 'request_password_reset', data: { ...newToken(user.id), language, now: clock(), ...(origin ? { origin } : {}) } });
     log.info({ user_id: user.id }, 'password reset link requested');
   }
 
@@ -561,8 +563,8 @@ export function createIdentityService(opts: IdentityOptions) {
     });
   }
 
-  async function requestEmailVerification(userId: string, language: 'tr' | 'en'): Promise<void> {
-    await run(eventStore, userStream(userId), userDecider, { type: 'request_email_verification', data: { ...newToken(userId), language, now: clock() } });
+  async function requestEmailVerification(userId: string, language: 'tr' | 'en', origin?: string): Promise<void> {
+    await run(eventStore, userStream(userId), userDecider, { type: 'request_email_verification', data: { ...newToken(userId), language, now: clock(), ...(origin ? { origin } : {}) } });
   }
 
   async function verifyEmail(token: string): Promise<void> {
@@ -582,6 +584,17 @@ export function createIdentityService(opts: IdentityOptions) {
     if (!user || user.is_admin || !user.email_verified || !adminEmails.has(normaliseEmail(user.email))) return;
     await run(eventStore, userStream(user.id), userDecider, { type: 'promote_user', data: {} });
     log.info({ user_id: user.id }, 'promoted to admin by configuration');
+  }
+
+  /** An admin confirms an address by hand, or mails its owner a link again (issue 40); null when no account has the address. */
+  async function adminMail(email: string, action: 'verify' | 'email_verification' | 'password_reset', by: string, language: 'tr' | 'en', origin?: string): Promise<boolean> {
+    const user = await users.byEmail(email);
+    if (!user) return false;
+    if (action === 'verify') await run(eventStore, userStream(user.id), userDecider, { type: 'mark_email_verified', data: { by, now: clock() } });
+    else if (action === 'email_verification') await requestEmailVerification(user.id, language, origin);
+    else await run(eventStore, userStream(user.id), userDecider, { type: 'request_password_reset', data: { ...newToken(user.id), language, now: clock(), ...(origin ? { origin } : {}) } });
+    log.info({ user_id: user.id, action, by }, 'admin mail action');
+    return true;
   }
 
   /** What identity keeps about a person, for their export (issue 30): the profile, organisation and API keys (never their hashes). */
@@ -640,7 +653,7 @@ export function createIdentityService(opts: IdentityOptions) {
     listOrgs: () => orgs.listOrgs(),
   };
 
-  const commands = { register, login, ssoStart, signInWithSso, ssoEnabled: () => oidc !== null, createApiKey, deleteApiKey, deleteUser, eraseAccount, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, settings, changeSettings };
+  const commands = { register, login, ssoStart, signInWithSso, ssoEnabled: () => oidc !== null, createApiKey, deleteApiKey, deleteUser, eraseAccount, promote, requestPasswordReset, completePasswordReset, requestEmailVerification, verifyEmail, adminMail, settings, changeSettings };
 
   const module: ServiceModule = {
     name: 'identity',

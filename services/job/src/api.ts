@@ -9,6 +9,7 @@ import {
   IdParams,
   localizeMessage,
   NotFoundError,
+  planHasReports,
   preferredLang,
   principalOf,
   problems,
@@ -47,8 +48,12 @@ const JobItemSchema = Type.Object({
   user_email: Type.Optional(Str),
   user_full_name: Type.Optional(NullableStr),
   site_id: Type.Optional(NullableStr),
+  site_name: Type.Optional(Type.Union([Str, Type.Null()], { description: 'the site’s name (kept when the site is archived)' })),
   crew_id: Type.Optional(NullableStr),
+  crew_name: Type.Optional(Type.Union([Str, Type.Null()], { description: 'the crew’s name (kept when the crew is archived)' })),
   work_order: Type.Optional(NullableStr),
+  video_duration_sec: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'the length of the video, once the analysis has opened it' })),
+  processing_sec: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'how long the analysis took, from its start to its end' })),
   has_violations: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'whether the finished job found violations; null until done' })),
 });
 const DateParam = Type.String({ maxLength: 40, description: 'YYYY-MM-DD (a whole UTC day) or an ISO date-time' });
@@ -149,14 +154,13 @@ interface Deps {
   scratchDir?: string;
   /** The plan a user's features come from: their organisation's when they belong to one, else their own (the PDF report is for pro and enterprise). */
   planOf(principal: Principal): Promise<string>;
+  /** The names of an organisation's sites and crews, archived ones included. */
+  unitNames(orgId: string): Promise<UnitNames>;
   clock?: () => Date;
 }
 
 /** What the admin job search looks in: what the history rows show. */
 const ADMIN_SEARCH_FIELDS = ['id', 'user_email', 'user_full_name', 'input_filename', 'model_used', 'status', 'result.job_type', 'result.names.tr.job_display_name', 'result.names.en.job_display_name'] as const;
-
-/** Plans that may download reports (the web app gates the JSON download the same way). */
-const REPORT_PLANS = new Set(['pro', 'enterprise']);
 
 function jobTypeName(job: JobDoc, lang: Lang): string | null {
   const names = job.result?.names?.[lang] ?? job.result?.names?.en;
@@ -168,7 +172,28 @@ function jobTypeName(job: JobDoc, lang: Lang): string | null {
 /** How an organisation's job shows an owner who erased their account (issue 30). */
 const DELETED_USER: Record<Lang, string> = { tr: 'silinmiş kullanıcı', en: 'deleted user' };
 
-function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
+export interface UnitNames {
+  site: ReadonlyMap<string, string>;
+  crew: ReadonlyMap<string, string>;
+}
+const NO_NAMES: UnitNames = { site: new Map(), crew: new Map() };
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+/** The video's length, as the analysis read it when it opened the video. */
+function videoDuration(job: JobDoc): number | null {
+  const opened = job.logs.find((l) => l.event === 'video_opened')?.data?.duration_sec;
+  return typeof opened === 'number' && Number.isFinite(opened) ? seconds(opened * 1000) : null;
+}
+
+/** How long the analysis took: from its (last) start to its completion. */
+function processingTime(job: JobDoc): number | null {
+  const started = job.logs.filter((l) => l.event === 'job_started').at(-1)?.timestamp;
+  const completed = job.logs.find((l) => l.event === 'job_completed')?.timestamp;
+  return started && completed ? seconds(Date.parse(completed) - Date.parse(started)) : null;
+}
+
+function listItem(job: JobDoc, withUser: boolean, lang: Lang, names: UnitNames = NO_NAMES) {
   return {
     job_id: job.id,
     status: job.status,
@@ -183,8 +208,12 @@ function listItem(job: JobDoc, withUser: boolean, lang: Lang) {
     job_display_name: jobTypeName(job, lang),
     ...(withUser ? (job.owner_deleted ? { user_email: '', user_full_name: DELETED_USER[lang] } : { user_email: job.user_email, user_full_name: job.user_full_name }) : {}),
     site_id: job.site_id ?? null,
+    site_name: job.site_id ? (names.site.get(job.site_id) ?? null) : null,
     crew_id: job.crew_id ?? null,
+    crew_name: job.crew_id ? (names.crew.get(job.crew_id) ?? null) : null,
     work_order: job.work_order ?? null,
+    video_duration_sec: videoDuration(job),
+    processing_sec: processingTime(job),
     has_violations: job.has_violations ?? null,
   };
 }
@@ -204,8 +233,6 @@ function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
   };
   const { evidence_names: evidenceNames = {}, violation_group_names: violationNames = [], violation_reasons: reasonNames = [], ...texts } = localized;
   const violationUrl = (n: number) => `/jobs/${job.id}/violations/${n}`;
-  const started = job.logs.filter((l) => l.event === 'job_started').at(-1)?.timestamp;
-  const completed = job.logs.find((l) => l.event === 'job_completed')?.timestamp;
   return {
     ...neutral,
     ...texts,
@@ -217,7 +244,8 @@ function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
     // Results stored before violations existed have none (and no evidence of their missing groups).
     violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), reason_name: reasonNames[n] ?? null, image_url: violationUrl(n) })),
     missing_evidence: (missingEvidence ?? []).map((m) => ({ ...m, image_url: m.violation === null ? null : violationUrl(m.violation) })),
-    duration_seconds: started && completed ? Math.round((Date.parse(completed) - Date.parse(started)) / 100) / 10 : null,
+    // The processing time (kept for API clients; the job's processing_sec says the same).
+    duration_seconds: processingTime(job),
     // The stored result is the analysis service's (its shape is tested there); the response schema documents it.
   } as unknown as PresentedResult;
 }
@@ -279,6 +307,9 @@ export const jobRoutes =
       });
     };
 
+    /** A job as its page, its JSON and its PDF show it: with who recorded it and the names of its site and crew. */
+    const jobItem = async (job: JobDoc, lang: Lang) => listItem(job, true, lang, job.org_id ? await deps.unitNames(job.org_id) : NO_NAMES);
+
     app.post(
       '/analyze',
       {
@@ -317,7 +348,7 @@ export const jobRoutes =
           tags: ['jobs'],
           summary: 'Your jobs, newest first; with scope=org, every job of your organisation (managers)',
           description:
-            'Filters: `site_id`, `crew_id`, `from` and `to` (the day the job was recorded, UTC; `to` includes its day), `has_violations` (finished jobs with or without violations). ' +
+            'Filters: `site_id`, `crew_id`, `user_id` (who recorded it), `status`, `from` and `to` (the day the job was recorded, UTC; `to` includes its day), `has_violations` (finished jobs with or without violations). ' +
             '`scope=org` lists the jobs of every member of your organisation, with who recorded them: managers only (403 for members).',
           security: bearer,
           querystring: Type.Object({
@@ -325,6 +356,8 @@ export const jobRoutes =
             scope: Type.Optional(Type.Union([Type.Literal('own'), Type.Literal('org')], { default: 'own' })),
             site_id: Type.Optional(IdParams.properties.id),
             crew_id: Type.Optional(IdParams.properties.id),
+            user_id: Type.Optional(IdParams.properties.id),
+            status: Type.Optional(StatusSchema),
             from: Type.Optional(DateParam),
             to: Type.Optional(DateParam),
             has_violations: Type.Optional(Type.Boolean()),
@@ -340,6 +373,9 @@ export const jobRoutes =
         const where: Filter = org ? { org_id: principal.orgId! } : { user_id: principal.userId };
         if (q.site_id) where.site_id = q.site_id;
         if (q.crew_id) where.crew_id = q.crew_id;
+        // Another person's jobs only within the organisation's list; one's own list stays one's own.
+        if (q.user_id && org) where.user_id = q.user_id;
+        if (q.status) where.status = q.status;
         if (q.has_violations !== undefined) where.has_violations = q.has_violations;
         if (q.from || q.to) {
           const range: { $gte?: string; $lt?: string } = {};
@@ -353,9 +389,10 @@ export const jobRoutes =
         // recorded for an organisation one left stays with it (issue 37).
         const orgIds = org ? [undefined] : [null, ...(principal.orgId ? [principal.orgId] : [])];
         const load = async () => {
+          const names = principal.orgId ? await deps.unitNames(principal.orgId) : NO_NAMES;
           const found = (await Promise.all(orgIds.map((orgId) => deps.jobs.find(orgId === undefined ? query : { ...query, where: { ...where, org_id: orgId } })))).flat();
           if (orgIds.length > 1) found.sort((a, b) => b.created_at.localeCompare(a.created_at));
-          return found.slice(0, q.limit).map((j) => listItem(j, org, lang));
+          return found.slice(0, q.limit).map((j) => listItem(j, org, lang, names));
         };
         // The user's own list (what the web app polls) comes from the read cache; an organisation's is read afresh.
         return org ? load() : deps.ownJobs(principal.userId, `${lang}\n${principal.orgId ?? ''}\n${JSON.stringify(query)}`, load);
@@ -380,8 +417,8 @@ export const jobRoutes =
         // A finished job's result is a view for the audit log; the polls of a running one are not.
         if (FINISHED.has(job.status)) await auditAccess(request, principal, job, 'job.viewed');
         return {
-          // Who recorded it, for an admin or a manager looking at a member's job.
-          ...listItem(job, principal.isAdmin || job.user_id !== principal.userId, preferredLang(request.headers['accept-language'])),
+          // Where, by whom and for which work order it was recorded: what an auditor asks first.
+          ...(await jobItem(job, preferredLang(request.headers['accept-language']))),
           logs: job.logs,
           result: presentResult(job, preferredLang(request.headers['accept-language'])),
         };
@@ -409,7 +446,7 @@ export const jobRoutes =
         return reply
           .header('content-disposition', `attachment; filename="baret-job-${job.id}.json"`)
           .header('cache-control', 'private, no-store')
-          .send({ ...listItem(job, principal.isAdmin || job.user_id !== principal.userId, lang), logs: job.logs, result: presentResult(job, lang) });
+          .send({ ...(await jobItem(job, lang)), logs: job.logs, result: presentResult(job, lang) });
       },
     );
 
@@ -476,7 +513,7 @@ export const jobRoutes =
       async (request, reply) => {
         const principal = principalOf(request);
         const job = await deps.visibleJob(principal, request.params.id);
-        if (!principal.isAdmin && !REPORT_PLANS.has((await deps.planOf(principal)).trim().toLowerCase())) {
+        if (!principal.isAdmin && !planHasReports(await deps.planOf(principal))) {
           throw new ForbiddenError('The PDF report is available on the Pro and Enterprise plans.');
         }
         const lang = request.query.lang ?? preferredLang(request.headers['accept-language']);
@@ -490,7 +527,7 @@ export const jobRoutes =
           return res.statusCode === 200 && /^image\/(jpeg|png)/.test(String(res.headers['content-type'])) ? res.rawPayload : null;
         };
         const pdf = await renderJobReport({
-          job: { ...listItem(job, principal.isAdmin, lang), result: presentResult(job, lang) },
+          job: { ...(await jobItem(job, lang)), result: presentResult(job, lang) },
           lang,
           image,
           now: deps.clock?.() ?? new Date(),

@@ -5,10 +5,16 @@ import { DomainError, ForbiddenError } from '@baret/platform';
  * language of Accept-Language (Turkish by default: 'Kullanım limitiniz doldu. …').
  */
 export class QuotaExceededError extends ForbiddenError {
-  constructor(readonly limit: string) {
-    super('You have reached your usage limit. Please contact an admin.', { limit });
+  /** `orgMember`: the analyses are the organisation's, so its managers are the people to ask (issue 40). */
+  constructor(
+    readonly limit: string,
+    orgMember = false,
+  ) {
+    super(orgMember ? ORG_QUOTA_EXCEEDED : 'You have reached your usage limit. Please contact an admin.', { limit, ...(orgMember ? { ask: 'org_managers' } : {}) });
   }
 }
+
+export const ORG_QUOTA_EXCEEDED = 'Your organisation has used up the analyses of its plan. Please ask your organisation’s managers.';
 
 /** 403: an admin requires a confirmed e-mail address before analyses, and this user has not confirmed theirs. */
 export class EmailNotVerifiedError extends DomainError {

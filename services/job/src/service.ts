@@ -215,7 +215,7 @@ export function createJobService(opts: JobOptions) {
       if (!givenJobId) await opts.quota.release(account, jobId, 'not_queued').catch(() => undefined);
       throw e;
     }
-    if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
+    if (!reservation.ok) throw new QuotaExceededError(reservation.reason, principal.orgRole === 'member');
     const videoKey = `uploads/${jobId}/video`;
     try {
       await objects.put(videoKey, createReadStream(upload.path), { contentType: upload.mimetype || 'application/octet-stream', size: upload.size });
@@ -380,12 +380,23 @@ export function createJobService(opts: JobOptions) {
    */
   async function recordFinishedJobWithoutVideo(
     principal: Principal,
-    input: { queued_at: Date; finished_at: Date; job_type: string; input_filename: string; result: Record<string, unknown>; site_id: string | null; crew_id: string | null; work_order: string | null },
+    input: {
+      queued_at: Date;
+      finished_at: Date;
+      job_type: string;
+      input_filename: string;
+      result: Record<string, unknown>;
+      site_id: string | null;
+      crew_id: string | null;
+      work_order: string | null;
+      /** The video's length, as the analysis would have read it. */
+      video_duration_sec?: number;
+    },
   ) {
     const jobId = randomUUID();
     await checkContext(principal, input);
     const reservation = await opts.quota.reserve(quotaAccountOf(principal), jobId);
-    if (!reservation.ok) throw new QuotaExceededError(reservation.reason);
+    if (!reservation.ok) throw new QuotaExceededError(reservation.reason, principal.orgRole === 'member');
     const params = { job_type: input.job_type, sampling: 'person' as const, target_composites: 6, frames_per_composite: 4, dedupe_by_equipment: true };
     await run(jobId, {
       type: 'queue_job',
@@ -406,6 +417,7 @@ export function createJobService(opts: JobOptions) {
       },
     });
     await run(jobId, { type: 'record_progress', data: { event: 'job_started', data: {}, at: input.queued_at } });
+    if (input.video_duration_sec !== undefined) await run(jobId, { type: 'record_progress', data: { event: 'video_opened', data: { duration_sec: input.video_duration_sec }, at: input.queued_at } });
     await run(jobId, { type: 'record_progress', data: { event: 'job_completed', data: { result: input.result }, at: input.finished_at } });
     return jobId;
   }
@@ -520,6 +532,10 @@ export function createJobService(opts: JobOptions) {
           maxUploadBytes: opts.maxUploadBytes,
           scratchDir: opts.scratchDir,
           planOf: async (principal) => (await opts.quota.getQuota(quotaAccountOf(principal))).plan_name,
+          unitNames: async (orgId) => {
+            const [site, crew] = await Promise.all([sitesCrews.names(orgId, 'site'), sitesCrews.names(orgId, 'crew')]);
+            return { site, crew };
+          },
           audit,
           clock,
         }),

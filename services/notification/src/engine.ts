@@ -31,6 +31,11 @@ export interface EngineOptions {
   keys: () => Promise<ServiceKeys>;
   /** Where the web app is, for links in mails, pushes and webhook bodies. */
   publicUrl: string;
+  /**
+   * PUBLIC_URL is unset: an account mail's link may use the address its request came to (issue 40),
+   * when `trustedOrigin` accepts it (docs/adr/0028: no link to a host an attacker named).
+   */
+  trustedOrigin?: (origin: string) => boolean;
   /** NOTIFY_ALLOW_PRIVATE_HOSTS: webhook and push targets may be private addresses (on-prem). */
   allowPrivateHosts: boolean;
   vapidSubject: string;
@@ -77,7 +82,8 @@ export function createEngine(o: EngineOptions) {
   const retryFor = o.retryForMs ?? 24 * HOUR;
   const disableAfter = o.disableAfterMs ?? 72 * HOUR;
   const timeoutMs = o.webhookTimeoutMs ?? 10_000;
-  const link = (path: string) => `${o.publicUrl.replace(/\/$/, '')}${path}`;
+  /** A link into the web app: at the address the request came to when that is trusted, else at PUBLIC_URL. */
+  const link = (path: string, origin?: string) => `${(origin && o.trustedOrigin?.(origin) ? origin : o.publicUrl).replace(/\/$/, '')}${path}`;
   let wake: (() => void) | null = null;
   const kick = () => wake?.();
 

@@ -62,7 +62,7 @@ export function createOrgHandler(cols: Collections, engine: Engine) {
       name: invitee?.full_name ?? null,
       title: w.title(org),
       body: w.body(inviter?.full_name || inviter?.email || w.someone, org, w.roles[s(d.role)] ?? s(d.role), formatDate(s(d.expires_at), lang)),
-      link: engine.link(`/invite/${encodeURIComponent(s(d.token))}`),
+      link: engine.link(`/invite/${encodeURIComponent(s(d.token))}`, s(d.origin) || undefined),
       linkLabel: w.label,
     });
     await engine.mail(`invite:${inviteId}:email`, 'org_invite', invitee?.id ?? null, { to: email, ...composed });

@@ -36,6 +36,10 @@ export interface NotificationOptions {
   contactRateLimit?: number;
   /** Where the web app is (PUBLIC_URL), for links in mails, pushes and webhook bodies. */
   publicUrl?: string;
+  /** PUBLIC_URL is unset: account mails link to the address their request came to, when trusted (see trustedOrigin). */
+  linksFromRequest?: boolean;
+  /** Origins (CORS_ORIGINS) a request may name for its mail's links even when mails are delivered by SMTP. */
+  allowedOrigins?: readonly string[];
   /** NOTIFY_ALLOW_PRIVATE_HOSTS: webhook and push targets may be private addresses (on-prem). */
   allowPrivateHosts?: boolean;
   /** First webhook retry delay (NOTIFY_WEBHOOK_RETRY_BASE_MS); default 30 s. */
@@ -54,6 +58,24 @@ export type NotificationDoc = OutboxDoc;
 export const NOTIFICATIONS = 'notification_outbox';
 export const CONTACT_MESSAGE_MIN = 10;
 export const MESSAGE_MAX = 2000;
+
+/**
+ * Whether a mail's link may point at the origin its request came to (docs/adr/0028). A request
+ * names its own Host, so an address anyone can type would let a stranger ask for a password reset
+ * mailed to someone else with a link to the stranger's host. Mails only kept in the outbox (no
+ * SMTP) reach nobody; delivered ones link only to loopback or to the configured CORS origins.
+ */
+export function trustedOrigin(origin: string, o: { delivered: boolean; allowed: readonly string[] }): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin || url.username || url.password) return false;
+  if (!o.delivered) return true;
+  return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname) || o.allowed.some((a) => a.replace(/\/+$/, '') === origin);
+}
 
 const blankToNull = (s: string | null | undefined): string | null => s?.trim() || null;
 
@@ -91,6 +113,7 @@ export function createNotificationService(opts: NotificationOptions) {
     mailer,
     keys,
     publicUrl,
+    ...(opts.linksFromRequest ? { trustedOrigin: (origin: string) => trustedOrigin(origin, { delivered: mailer !== null, allowed: opts.allowedOrigins ?? [] }) } : {}),
     allowPrivateHosts: opts.allowPrivateHosts ?? false,
     vapidSubject: publicUrl.startsWith('https://') ? publicUrl : `mailto:${fromAddress.includes('@') ? fromAddress : 'no-reply@baret.app'}`,
     log,
@@ -132,7 +155,7 @@ export function createNotificationService(opts: NotificationOptions) {
         const words = ACCOUNT_MAILS[kind][lang];
         const page = kind === 'password_reset' ? 'reset-password' : 'verify-email';
         const recipient = await cols.recipients.get(userId);
-        const composed = composeMail(lang, { name: recipient?.full_name ?? null, title: words.title, body: words.body, link: engine.link(`/${page}?token=${encodeURIComponent(d.token ?? '')}`), linkLabel: words.label });
+        const composed = composeMail(lang, { name: recipient?.full_name ?? null, title: words.title, body: words.body, link: engine.link(`/${page}?token=${encodeURIComponent(d.token ?? '')}`, d.origin ?? undefined), linkLabel: words.label });
         await engine.mail(`${event.id}:email`, kind, userId, { to: d.email ?? '', ...composed }, signal);
         return;
       }

@@ -49,7 +49,13 @@ export const ConfigSchema = Type.Object({
   BARET_TEAM_EMAIL: Type.String({ default: 'team@baret.app' }),
   SMTP_URL: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_FROM: Type.String({ default: 'Baret <no-reply@baret.app>' }),
-  PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$', description: 'where people reach the web app: links in mails, pushes and webhook bodies' }),
+  PUBLIC_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description:
+        'where people reach the web app: links in mails, pushes and webhook bodies; unset: the address the request came to (see docs/adr/0026), else http://localhost:$PORT',
+    }),
+  ),
   OIDC_ISSUER: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s]+$', description: 'single sign-on (OpenID Connect): the issuer URL of the company directory (discovery at /.well-known/openid-configuration); with the client id and secret, the login page offers the company account' }),
   ),
@@ -244,6 +250,9 @@ export function clockOf(config: Pick<RawConfig, 'BARET_CLOCK_OFFSET'>): () => Da
 }
 
 /** The scratch folder: `BARET_SCRATCH_DIR`, or `tmp` in the data dir. */
+/** Where people reach the web app: PUBLIC_URL, or this server on its own port (issue 40), without a trailing slash. */
+export const publicUrlOf = (config: Pick<RawConfig, 'PUBLIC_URL' | 'PORT'>): string => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
+
 export const scratchDirOf = (config: Pick<RawConfig, 'BARET_DATA_DIR' | 'BARET_SCRATCH_DIR'>): string =>
   resolve(config.BARET_SCRATCH_DIR ?? join(config.BARET_DATA_DIR, 'tmp'));
 

@@ -1,5 +1,7 @@
 import {
   clockOf,
+  csv,
+  publicUrlOf,
   createEmbeddedInfrastructure,
   prepareScratchDir,
   scratchDirOf,
@@ -105,7 +107,9 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     teamEmail: config.BARET_TEAM_EMAIL,
     smtpUrl: config.SMTP_URL,
     smtpFrom: config.SMTP_FROM,
-    publicUrl: config.PUBLIC_URL,
+    publicUrl: publicUrlOf(config),
+    linksFromRequest: config.PUBLIC_URL === undefined,
+    allowedOrigins: csv(config.CORS_ORIGINS),
     allowPrivateHosts: config.NOTIFY_ALLOW_PRIVATE_HOSTS,
     claimLeaseMs: config.NOTIFY_CLAIM_LEASE_MS,
     vapidKeys: config.VAPID_PUBLIC_KEY && config.VAPID_PRIVATE_KEY ? { publicKey: config.VAPID_PUBLIC_KEY, privateKey: config.VAPID_PRIVATE_KEY } : undefined,

@@ -166,6 +166,7 @@ export async function seedDemo(standalone: Standalone, options: { now?: Date; se
       site_id: sites[siteIndex]!.id,
       crew_id: crews[crewIndex]!.id,
       work_order: `İE-2026-${String(1000 + i)}`,
+      video_duration_sec: 30 + ((i * 37) % 150), // not from rnd: the seeded figures stay as they were
     });
     // Each violation's crop, where the job page and the dashboard look for it.
     const missing = [...bare.map(() => crops.hat), ...noVest.map(() => crops.vest)];

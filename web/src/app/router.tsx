@@ -4,37 +4,37 @@ import { Navigate, RouterProvider, createBrowserRouter, type RouteObject } from 
 
 import { GuestOnly, RequireAuth, SessionGate } from '@/app/guards';
 import { ScrollManager } from '@/app/routes/scroll-manager';
-import { DashboardLayout } from '@/components/layouts/dashboard-layout';
 import { PublicLayout } from '@/components/layouts/public-layout';
 import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
-import { NotificationBell } from '@/features/notifications/components/notification-bell';
-import { VerifyBanner } from '@/features/notifications/components/verify-banner';
+import { withAllTexts } from '@/lib/i18n';
 
 /**
  * Every page is its own chunk (React.lazy), so the first visit downloads only the page it opens;
  * `handle.title` is the i18n key of the page's document title (see ScrollManager).
  */
 const LandingRoute = lazy(() => import('@/app/routes/landing').then((m) => ({ default: m.LandingRoute })));
-const HowItWorksRoute = lazy(() => import('@/app/routes/how-it-works').then((m) => ({ default: m.HowItWorksRoute })));
-const PpeRoute = lazy(() => import('@/app/routes/ppe').then((m) => ({ default: m.PpeRoute })));
-const PricingRoute = lazy(() => import('@/app/routes/pricing').then((m) => ({ default: m.PricingRoute })));
-const ContactRoute = lazy(() => import('@/app/routes/contact').then((m) => ({ default: m.ContactRoute })));
-const LoginRoute = lazy(() => import('@/app/routes/auth/login').then((m) => ({ default: m.LoginRoute })));
-const SsoCallbackRoute = lazy(() => import('@/app/routes/auth/sso').then((m) => ({ default: m.SsoCallbackRoute })));
-const RegisterRoute = lazy(() => import('@/app/routes/auth/register').then((m) => ({ default: m.RegisterRoute })));
-const ForgotPasswordRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ForgotPasswordRoute })));
-const ResetPasswordRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ResetPasswordRoute })));
-const VerifyEmailRoute = lazy(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.VerifyEmailRoute })));
-const AnalyzeRoute = lazy(() => import('@/app/routes/app/analyze').then((m) => ({ default: m.AnalyzeRoute })));
-const JobRoute = lazy(() => import('@/app/routes/app/job').then((m) => ({ default: m.JobRoute })));
-const HistoryRoute = lazy(() => import('@/app/routes/app/history').then((m) => ({ default: m.HistoryRoute })));
-const ApiKeysRoute = lazy(() => import('@/app/routes/app/api-keys').then((m) => ({ default: m.ApiKeysRoute })));
-const ProfileRoute = lazy(() => import('@/app/routes/app/profile').then((m) => ({ default: m.ProfileRoute })));
-const ComplianceRoute = lazy(() => import('@/app/routes/app/compliance').then((m) => ({ default: m.ComplianceRoute })));
-const OrganisationRoute = lazy(() => import('@/app/routes/app/organisation').then((m) => ({ default: m.OrganisationRoute })));
-const InviteRoute = lazy(() => import('@/app/routes/app/invite').then((m) => ({ default: m.InviteRoute })));
-const AdminRoute = lazy(() => import('@/app/routes/app/admin').then((m) => ({ default: m.AdminRoute })));
+const HowItWorksRoute = lazy(withAllTexts(() => import('@/app/routes/how-it-works').then((m) => ({ default: m.HowItWorksRoute }))));
+const PpeRoute = lazy(withAllTexts(() => import('@/app/routes/ppe').then((m) => ({ default: m.PpeRoute }))));
+const PricingRoute = lazy(withAllTexts(() => import('@/app/routes/pricing').then((m) => ({ default: m.PricingRoute }))));
+const ContactRoute = lazy(withAllTexts(() => import('@/app/routes/contact').then((m) => ({ default: m.ContactRoute }))));
+const LoginRoute = lazy(withAllTexts(() => import('@/app/routes/auth/login').then((m) => ({ default: m.LoginRoute }))));
+const SsoCallbackRoute = lazy(withAllTexts(() => import('@/app/routes/auth/sso').then((m) => ({ default: m.SsoCallbackRoute }))));
+const RegisterRoute = lazy(withAllTexts(() => import('@/app/routes/auth/register').then((m) => ({ default: m.RegisterRoute }))));
+const ForgotPasswordRoute = lazy(withAllTexts(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ForgotPasswordRoute }))));
+const ResetPasswordRoute = lazy(withAllTexts(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.ResetPasswordRoute }))));
+const VerifyEmailRoute = lazy(withAllTexts(() => import('@/app/routes/auth/recovery').then((m) => ({ default: m.VerifyEmailRoute }))));
+const AnalyzeRoute = lazy(withAllTexts(() => import('@/app/routes/app/analyze').then((m) => ({ default: m.AnalyzeRoute }))));
+const JobRoute = lazy(withAllTexts(() => import('@/app/routes/app/job').then((m) => ({ default: m.JobRoute }))));
+const HistoryRoute = lazy(withAllTexts(() => import('@/app/routes/app/history').then((m) => ({ default: m.HistoryRoute }))));
+const ApiKeysRoute = lazy(withAllTexts(() => import('@/app/routes/app/api-keys').then((m) => ({ default: m.ApiKeysRoute }))));
+const ProfileRoute = lazy(withAllTexts(() => import('@/app/routes/app/profile').then((m) => ({ default: m.ProfileRoute }))));
+const ComplianceRoute = lazy(withAllTexts(() => import('@/app/routes/app/compliance').then((m) => ({ default: m.ComplianceRoute }))));
+const OrganisationRoute = lazy(withAllTexts(() => import('@/app/routes/app/organisation').then((m) => ({ default: m.OrganisationRoute }))));
+const InviteRoute = lazy(withAllTexts(() => import('@/app/routes/app/invite').then((m) => ({ default: m.InviteRoute }))));
+// The signed-in frame (navigation, notification bell, verify banner) is the app's code: not on the landing page's first load.
+const AppShellRoute = lazy(withAllTexts(() => import('@/app/routes/app/shell').then((m) => ({ default: m.AppShellRoute }))));
+const AdminRoute = lazy(withAllTexts(() => import('@/app/routes/app/admin').then((m) => ({ default: m.AdminRoute }))));
 
 function PageFallback() {
   const { t } = useTranslation();
@@ -86,7 +86,11 @@ export const routes: RouteObject[] = [
         element: <RequireAuth />,
         children: [
           {
-            element: <DashboardLayout tools={<NotificationBell />} banner={<VerifyBanner />} />,
+            element: (
+              <Suspense fallback={<PageFallback />}>
+                <AppShellRoute />
+              </Suspense>
+            ),
             children: [
               page(paths.app.dashboard.path, AnalyzeRoute, 'analyze.title'),
               page(paths.app.job.path, JobRoute, 'job.title'),

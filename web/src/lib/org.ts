@@ -6,7 +6,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 
 import { api, ApiError } from '@/lib/api-client';
-import type { Org, OrgUnit } from '@/types/api';
+import type { Org, OrgMember, OrgUnit } from '@/types/api';
 
 /** GET /orgs/current, or null when the user belongs to none (204). */
 export async function getCurrentOrg(): Promise<Org | null> {
@@ -37,6 +37,13 @@ const local = {
     }
   },
 };
+
+/** GET /orgs/{id}/members: the organisation page lists them, the team's jobs filter by them. */
+export const orgMembersQueryOptions = (orgId: string) => queryOptions({ queryKey: ['orgs', orgId, 'members'], queryFn: () => api.get<OrgMember[]>(`/orgs/${encodeURIComponent(orgId)}/members`) });
+
+export function useOrgMembers(orgId: string | null | undefined) {
+  return useQuery({ ...orgMembersQueryOptions(orgId ?? ''), enabled: !!orgId });
+}
 
 export type UnitKind = 'site' | 'crew';
 const UNITS_KEY = (orgId: string, kind: UnitKind) => `baret-org-${orgId}-${kind}s`;

@@ -5,11 +5,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
 
 import { server } from '@/testing/server';
 import { setAuthToken } from '@/lib/api-client';
-import { i18n } from '@/lib/i18n';
+import { i18n, loadAllTexts } from '@/lib/i18n';
 
 // Pages are lazy chunks (React.lazy): their first import is transformed on demand, which takes
 // longer than the default second on a busy machine.
 configure({ asyncUtilTimeout: 4000 });
+
+// The first load brings only the landing page's texts (issue 40); components rendered alone need all.
+// The signed-in frame is a lazy chunk too: transformed once here, not inside a test's wait.
+beforeAll(() => Promise.all([loadAllTexts('tr'), loadAllTexts('en'), import('@/app/routes/app/shell')]));
 
 // jsdom lacks these browser facilities.
 if (typeof window.matchMedia !== 'function') {

@@ -43,8 +43,13 @@ export interface JobListItem {
   user_full_name?: string | null;
   /** Where and by whom it was recorded, and its work order (issue 28). */
   site_id?: string | null;
+  site_name?: string | null;
   crew_id?: string | null;
+  crew_name?: string | null;
   work_order?: string | null;
+  /** The video's length once the analysis opened it, and how long the analysis took (issue 40). */
+  video_duration_sec?: number | null;
+  processing_sec?: number | null;
   has_violations?: boolean | null;
 }
 

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/identity.proto.
  */
 export const file_baret_v1_identity: GenFile = /*@__PURE__*/
-  fileDesc("ChdiYXJldC92MS9pZGVudGl0eS5wcm90bxIIYmFyZXQudjEijAEKDlVzZXJSZWdpc3RlcmVkEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSFgoJZnVsbF9uYW1lGAMgASgJSACIAQESEAoIaXNfYWRtaW4YBCABKAgSFQoIbGFuZ3VhZ2UYBSABKAlIAYgBAUIMCgpfZnVsbF9uYW1lQgsKCV9sYW5ndWFnZSIfCgxVc2VyUHJvbW90ZWQSDwoHdXNlcl9pZBgBIAEoCSIyCgtVc2VyRGVsZXRlZBIPCgd1c2VyX2lkGAEgASgJEhIKCmRlbGV0ZWRfYnkYAiABKAkibQoWUGFzc3dvcmRSZXNldFJlcXVlc3RlZBIPCgd1c2VyX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEg0KBXRva2VuGAMgASgJEhIKCmV4cGlyZXNfYXQYBCABKAkSEAoIbGFuZ3VhZ2UYBSABKAkiXQoaRW1haWxWZXJpZmljYXRpb25SZXF1ZXN0ZWQSDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgV0b2tlbhgDIAEoCRIQCghsYW5ndWFnZRgEIAEoCWIGcHJvdG8z");
+  fileDesc("ChdiYXJldC92MS9pZGVudGl0eS5wcm90bxIIYmFyZXQudjEijAEKDlVzZXJSZWdpc3RlcmVkEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSFgoJZnVsbF9uYW1lGAMgASgJSACIAQESEAoIaXNfYWRtaW4YBCABKAgSFQoIbGFuZ3VhZ2UYBSABKAlIAYgBAUIMCgpfZnVsbF9uYW1lQgsKCV9sYW5ndWFnZSIfCgxVc2VyUHJvbW90ZWQSDwoHdXNlcl9pZBgBIAEoCSIyCgtVc2VyRGVsZXRlZBIPCgd1c2VyX2lkGAEgASgJEhIKCmRlbGV0ZWRfYnkYAiABKAkijQEKFlBhc3N3b3JkUmVzZXRSZXF1ZXN0ZWQSDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgV0b2tlbhgDIAEoCRISCgpleHBpcmVzX2F0GAQgASgJEhAKCGxhbmd1YWdlGAUgASgJEhMKBm9yaWdpbhgGIAEoCUgAiAEBQgkKB19vcmlnaW4ifQoaRW1haWxWZXJpZmljYXRpb25SZXF1ZXN0ZWQSDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRINCgV0b2tlbhgDIAEoCRIQCghsYW5ndWFnZRgEIAEoCRITCgZvcmlnaW4YBSABKAlIAIgBAUIJCgdfb3JpZ2luYgZwcm90bzM");
 
 /**
  * @generated from message baret.v1.UserRegistered
@@ -123,6 +123,14 @@ export type PasswordResetRequested = Message<"baret.v1.PasswordResetRequested"> 
    * @generated from field: string language = 5;
    */
   language: string;
+
+  /**
+   * Without PUBLIC_URL: the address (scheme, host, port) the request came to, for the mail's link
+   * when the notification service trusts it (issue 40, docs/adr/0028).
+   *
+   * @generated from field: optional string origin = 6;
+   */
+  origin?: string | undefined;
 };
 
 /**
@@ -157,6 +165,13 @@ export type EmailVerificationRequested = Message<"baret.v1.EmailVerificationRequ
    * @generated from field: string language = 4;
    */
   language: string;
+
+  /**
+   * As in PasswordResetRequested.
+   *
+   * @generated from field: optional string origin = 5;
+   */
+  origin?: string | undefined;
 };
 
 /**

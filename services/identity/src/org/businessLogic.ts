@@ -7,7 +7,7 @@ export const ORG_NAME_MAX = 120;
 export type CreateOrg = { type: 'create_org'; data: { org_id: string; name: string; user_id: string; now: Date } };
 export type InviteMember = {
   type: 'invite_member';
-  data: { invite_id: string; email: string; role: OrgRole; token: string; token_hash: string; by: string; expires_at: Date; now: Date };
+  data: { invite_id: string; email: string; role: OrgRole; token: string; token_hash: string; by: string; expires_at: Date; now: Date; origin?: string };
 };
 export type AcceptInvite = { type: 'accept_invite'; data: { invite_id: string; user_id: string; email: string; now: Date } };
 /** `by` removes `user_id`: a manager removes anyone, a member only themselves (leaving); `system` for a deleted account. */
@@ -65,6 +65,7 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
             invited_by: d.by,
             expires_at: d.expires_at.toISOString(),
             at: d.now.toISOString(),
+            ...(d.origin ? { origin: d.origin } : {}),
           },
         },
         {
@@ -79,6 +80,7 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
             token: d.token,
             expires_at: d.expires_at.toISOString(),
             at: d.now.toISOString(),
+            ...(d.origin ? { origin: d.origin } : {}),
           },
         },
       ];

@@ -33,7 +33,7 @@ export type OrgMemberRoleChanged = {
  */
 export type OrgInviteMailRequested = {
   type: 'org_invite_mail_requested';
-  data: { org_id: string; org_name: string; invite_id: string; email: string; role: OrgRole; invited_by: string; token: string; expires_at: string; at: string };
+  data: { org_id: string; org_name: string; invite_id: string; email: string; role: OrgRole; invited_by: string; token: string; expires_at: string; at: string; origin?: string };
 };
 
 /** A manager changed settings (issue 30): only the settings changed are in `data`. */

@@ -22,12 +22,14 @@ export type PromoteUser = { type: 'promote_user'; data: Record<string, never> };
 /** `erasure`: the user erases their own account (issue 30), the only way one deletes oneself. */
 export type DeleteUser = { type: 'delete_user'; data: { deleted_by: string; now: Date; erasure?: boolean } };
 
-export type RequestPasswordReset = { type: 'request_password_reset'; data: { token: string; token_hash: string; language: string; now: Date } };
+export type RequestPasswordReset = { type: 'request_password_reset'; data: { token: string; token_hash: string; language: string; now: Date; origin?: string } };
 export type CompletePasswordReset = { type: 'complete_password_reset'; data: { token_hash: string; password_hash: string; now: Date } };
-export type RequestEmailVerification = { type: 'request_email_verification'; data: { token: string; token_hash: string; language: string; now: Date } };
+export type RequestEmailVerification = { type: 'request_email_verification'; data: { token: string; token_hash: string; language: string; now: Date; origin?: string } };
 export type VerifyEmail = { type: 'verify_email'; data: { token_hash: string; now: Date } };
+/** An admin marks the address confirmed (issue 40: mail that reaches nobody without SMTP). */
+export type MarkEmailVerified = { type: 'mark_email_verified'; data: { by: string; now: Date } };
 
-export type UserCommand = RegisterUser | LinkSso | RecordLogin | PromoteUser | DeleteUser | RequestPasswordReset | CompletePasswordReset | RequestEmailVerification | VerifyEmail;
+export type UserCommand = RegisterUser | LinkSso | RecordLogin | PromoteUser | DeleteUser | RequestPasswordReset | CompletePasswordReset | RequestEmailVerification | VerifyEmail | MarkEmailVerified;
 
 /** A reset link lives this long. */
 export const RESET_LINK_TTL_MS = 3600_000;
@@ -74,9 +76,11 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
       ];
     case 'request_password_reset': {
       requireActive(state);
-      const { token, token_hash, language, now } = command.data;
+      const { token, token_hash, language, now, origin } = command.data;
       const expires = new Date(now.getTime() + RESET_LINK_TTL_MS).toISOString();
-      return [{ type: 'password_reset_requested', data: { user_id: state.id, email: state.email, token, token_hash, expires_at: expires, language, at: now.toISOString() } }];
+      return [
+        { type: 'password_reset_requested', data: { user_id: state.id, email: state.email, token, token_hash, expires_at: expires, language, at: now.toISOString(), ...(origin ? { origin } : {}) } },
+      ];
     }
     case 'complete_password_reset': {
       const { token_hash, password_hash, now } = command.data;
@@ -87,9 +91,13 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
     case 'request_email_verification': {
       requireActive(state);
       if (state.email_verified) return [];
-      const { token, token_hash, language, now } = command.data;
-      return [{ type: 'email_verification_requested', data: { user_id: state.id, email: state.email, token, token_hash, language, at: now.toISOString() } }];
+      const { token, token_hash, language, now, origin } = command.data;
+      return [{ type: 'email_verification_requested', data: { user_id: state.id, email: state.email, token, token_hash, language, at: now.toISOString(), ...(origin ? { origin } : {}) } }];
     }
+    case 'mark_email_verified':
+      requireActive(state);
+      if (state.email_verified) return [];
+      return [{ type: 'email_verified', data: { user_id: state.id, at: command.data.now.toISOString(), by: command.data.by } }];
     case 'verify_email': {
       if (state.status !== 'active') throw new InvalidTokenError();
       if (state.email_verified && !state.verify_token_hash) return [];

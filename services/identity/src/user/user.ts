@@ -33,15 +33,16 @@ export type UserDeleted = { type: 'user_deleted'; data: { user_id: string; delet
  */
 export type PasswordResetRequested = {
   type: 'password_reset_requested';
-  data: { user_id: string; email: string; token: string; token_hash: string; expires_at: string; language: string; at: string };
+  data: { user_id: string; email: string; token: string; token_hash: string; expires_at: string; language: string; at: string; origin?: string };
 };
 /** A new password: every session and every earlier reset link of the user ends. */
 export type PasswordResetCompleted = { type: 'password_reset_completed'; data: { user_id: string; password_hash: string; at: string } };
 export type EmailVerificationRequested = {
   type: 'email_verification_requested';
-  data: { user_id: string; email: string; token: string; token_hash: string; language: string; at: string };
+  data: { user_id: string; email: string; token: string; token_hash: string; language: string; at: string; origin?: string };
 };
-export type EmailVerified = { type: 'email_verified'; data: { user_id: string; at: string } };
+/** `by`: the admin who marked it confirmed, when it was not the owner's link. */
+export type EmailVerified = { type: 'email_verified'; data: { user_id: string; at: string; by?: string } };
 
 export type UserEvent =
   | UserRegistered

@@ -21,6 +21,12 @@ export interface ReportJob {
   currency: string | null;
   error: string | null;
   user_email?: string | null;
+  user_full_name?: string | null;
+  site_name?: string | null;
+  crew_name?: string | null;
+  work_order?: string | null;
+  video_duration_sec?: number | null;
+  processing_sec?: number | null;
   result: Record<string, unknown> | null;
 }
 
@@ -162,17 +168,23 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
   const cost = num(usage?.estimated_cost) ?? job.estimated_cost;
   const currency = (typeof usage?.currency === 'string' && usage.currency) || job.currency || 'USD';
   const jobType = typeof result?.job_display_name === 'string' ? result.job_display_name : typeof result?.job_type === 'string' ? result.job_type : '—';
+  const recordedBy = [job.user_full_name, job.user_email].filter(Boolean).join(' · ');
+  // Where, when, by whom and for which work order first: what an auditor reads the report for.
   const facts: Array<[string, string]> = [
     [l.job, job.job_id],
     [l.date, dateText(job.created_at, lang)],
+    [l.site, job.site_name || '—'],
+    [l.crew, job.crew_name || '—'],
+    [l.workOrder, job.work_order || '—'],
+    [l.owner, recordedBy || '—'],
     [l.video, job.input_filename || '—'],
+    [l.videoLength, durationText(l, num(job.video_duration_sec))],
     [l.jobType, jobType],
     [l.status, l.statuses[job.status as keyof ReportLabels['statuses']] ?? job.status],
-    [l.duration, durationText(l, num(result?.duration_seconds))],
+    [l.processingTime, durationText(l, num(job.processing_sec) ?? num(result?.duration_seconds))],
     [l.composites, String(num(result?.composites_processed) ?? '—')],
     [l.model, (typeof result?.model_used === 'string' ? result.model_used : job.model_used) || '—'],
     [l.cost, costText(cost, currency, lang)],
-    ...(job.user_email ? ([[l.owner, job.user_email]] as Array<[string, string]>) : []),
   ];
   for (const [label, value] of facts) {
     const y = doc.y;

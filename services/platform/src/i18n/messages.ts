@@ -80,11 +80,13 @@ const EXACT: Record<string, string> = {
   'A part of Baret is not reachable right now. Please try again in a moment.': "Baret'in bir bölümüne şu anda ulaşılamıyor. Lütfen biraz sonra yeniden deneyin.",
   // quota
   'You have reached your usage limit. Please contact an admin.': 'Kullanım limitiniz doldu. Lütfen admin ile iletişime geçin.',
+  'Your organisation has used up the analyses of its plan. Please ask your organisation’s managers.': 'Kuruluşunuz planındaki analiz hakkını doldurdu. Lütfen kuruluşunuzun yöneticilerine başvurun.',
   'Please enter whole numbers greater than or equal to 0.': 'Lütfen 0 veya daha büyük tam sayılar girin.',
   'This account no longer exists.': 'Bu hesap artık yok.',
   'This job already gave its quota unit back.': 'Bu iş kota hakkını zaten iade etti.',
   // password reset, e-mail confirmation (issue 29)
   'This link is not valid or has expired. Please ask for a new one.': 'Bu bağlantı geçerli değil veya süresi doldu. Lütfen yeni bir bağlantı isteyin.',
+  'No account has this address.': 'Bu adresle kayıtlı bir hesap yok.',
   'Please confirm your e-mail address first: open the link we sent you.': 'Lütfen önce e-posta adresinizi doğrulayın: size gönderdiğimiz bağlantıyı açın.',
   // notifications, webhooks, push (issue 29)
   'This notification does not exist.': 'Böyle bir bildirim yok.',

@@ -1,4 +1,5 @@
 /** The Quota aggregate of one user: plan, limits and reservations. Events, state, evolve. */
+import { PLAN_DEFINITIONS, type PlanId } from '@baret/platform';
 
 export interface Limits {
   plan_name: string;
@@ -7,11 +8,10 @@ export interface Limits {
   lifetime_limit: number | null;
 }
 
-export const PRESETS = {
-  free: { plan_name: 'free', daily_limit: null, monthly_limit: null, lifetime_limit: 2 },
-  pro: { plan_name: 'pro', daily_limit: 10, monthly_limit: 100, lifetime_limit: null },
-  enterprise: { plan_name: 'enterprise', daily_limit: null, monthly_limit: null, lifetime_limit: null },
-} as const satisfies Record<string, Limits>;
+const preset = (id: PlanId): Limits => ({ plan_name: id, ...PLAN_DEFINITIONS[id].limits });
+
+/** The admin presets and a new user's limits: the plans' own definition (@baret/platform, issue 40). */
+export const PRESETS = { free: preset('free'), pro: preset('pro'), enterprise: preset('enterprise') } as const satisfies Record<PlanId, Limits>;
 
 export type QuotaLimitsChanged = {
   type: 'quota_limits_changed';

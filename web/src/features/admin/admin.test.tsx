@@ -113,7 +113,7 @@ describe('admin page', () => {
     await screen.findByText('Ayşe Yılmaz', { selector: '.quota-user-name' });
     const who = 'Ayşe Yılmaz (ayse@example.com)';
     const row = limit('Günlük limit', who).closest('li')!;
-    await u.click(within(row).getByRole('button', { name: 'Pro (10/gün, 50/ay)' }));
+    await u.click(within(row).getByRole('button', { name: 'Pro (Günde 10, ayda 100 analiz)' }));
     expect(within(row).getByRole('combobox', { name: `${who} için plan` })).toHaveValue('pro');
     expect(limit('Günlük limit', who)).toHaveValue('10');
     expect(limit('Aylık limit', who)).toHaveValue('100');
@@ -125,7 +125,7 @@ describe('admin page', () => {
 
     const other = 'mehmet@example.com';
     const otherRow = limit('Günlük limit', other).closest('li')!;
-    await u.click(within(otherRow).getByRole('button', { name: 'Ücretsiz (ömür boyu 2)' }));
+    await u.click(within(otherRow).getByRole('button', { name: 'Ücretsiz (Ömür boyu 2 analiz)' }));
     expect(limit('Günlük limit', other)).toHaveValue('');
     expect(limit('Aylık limit', other)).toHaveValue('');
     expect(limit('Ömür boyu limit', other)).toHaveValue('2');

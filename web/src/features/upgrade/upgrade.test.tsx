@@ -14,7 +14,7 @@ describe('pricing', () => {
     const pro = screen.getByRole('listitem', { name: 'Pro' });
     expect(pro).toHaveClass('plan-highlight');
     expect(pro).toHaveTextContent('4.500 TRY/ay');
-    expect(pro).toHaveTextContent('Günde 10, ayda 50 analiz');
+    expect(pro).toHaveTextContent('Günde 10, ayda 100 analiz');
     expect(screen.getByRole('listitem', { name: 'Kurumsal' })).toHaveTextContent('7/24 SLA destek');
     expect(screen.getByRole('listitem', { name: 'Ücretsiz' })).toHaveTextContent('Ömür boyu 2 analiz');
     const upgrade = screen.getByRole('region', { name: 'Pro yükseltme talebi' });

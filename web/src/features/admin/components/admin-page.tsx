@@ -9,6 +9,7 @@ import { useUsage } from '@/features/admin/api/get-usage';
 import { useUserQuotas } from '@/features/admin/api/get-user-quotas';
 import { useOrgQuotas, useUpdateOrgQuota } from '@/features/admin/api/org-quotas';
 import { InboxSection } from '@/features/admin/components/inbox-section';
+import { OutboxSection } from '@/features/admin/components/outbox-section';
 import { QuotaEditor } from '@/features/admin/components/quota-editor';
 import { SettingsSection } from '@/features/admin/components/settings-section';
 import { RetentionSetting } from '@/components/retention-setting';
@@ -230,6 +231,7 @@ export function AdminPage({ auditLog }: { auditLog?: ReactNode } = {}) {
         <div className="stack-lg">
           <UsageSection />
           <InboxSection />
+          <OutboxSection />
           <QuotaSection />
           <SettingsSection />
           <RetentionSetting />

@@ -6,6 +6,7 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { useUpdateUserQuota } from '@/features/admin/api/update-user-quota';
 import { LIMIT_FIELDS, PRESETS, decideSave, draftFromQuota, isDirty, isValidLimit, type LimitField, type PresetName, type QuotaDraft } from '@/features/admin/model/quota-draft';
+import { PLAN_DEFINITIONS, limitsText } from '@/lib/plans';
 import type { QuotaUpdate, UserQuotaRow } from '@/types/api';
 
 const FIELD_KEYS: Record<LimitField, string> = { daily_limit: 'admin.quotas.daily', monthly_limit: 'admin.quotas.monthly', lifetime_limit: 'admin.quotas.lifetime' };
@@ -118,12 +119,11 @@ export function QuotaEditor({
       </div>
       <div className="quota-actions">
         <div className="preset-buttons" role="group" aria-label={t('admin.quotas.presets')}>
-          <Button size="sm" variant="ghost" onClick={() => applyPreset('free')}>
-            {t('admin.quotas.presetFree')}
-          </Button>
-          <Button size="sm" variant="ghost" onClick={() => applyPreset('pro')}>
-            {t('admin.quotas.presetPro')}
-          </Button>
+          {(['free', 'pro'] as const).map((id) => (
+            <Button key={id} size="sm" variant="ghost" onClick={() => applyPreset(id)}>
+              {t('plans.preset', { plan: t(`plans.${id}`), limits: limitsText(t, PLAN_DEFINITIONS[id].limits) })}
+            </Button>
+          ))}
         </div>
         <div className="save-buttons">
           <Button size="sm" variant="secondary" onClick={reset} disabled={!dirty}>

@@ -1,3 +1,4 @@
+import { PLAN_DEFINITIONS, type PlanId } from '@/lib/plans';
 import type { Quota, QuotaUpdate } from '@/types/api';
 
 /** What an admin is typing for one user's plan and limits; limits as text, blank = unlimited. */
@@ -11,14 +12,20 @@ export interface QuotaDraft {
 export type LimitField = 'daily_limit' | 'monthly_limit' | 'lifetime_limit';
 export const LIMIT_FIELDS: readonly LimitField[] = ['daily_limit', 'monthly_limit', 'lifetime_limit'];
 
-/** Admin presets (spec section 9). */
-export const PRESETS = {
-  free: { plan_name: 'free', daily_limit: '', monthly_limit: '', lifetime_limit: '2' },
-  pro: { plan_name: 'pro', daily_limit: '10', monthly_limit: '100', lifetime_limit: '' },
-} as const satisfies Record<string, QuotaDraft>;
-export type PresetName = keyof typeof PRESETS;
-
 const limitText = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value));
+
+export type PresetName = 'free' | 'pro';
+
+/** Admin presets: the plans' own limits (lib/plans), as the editor's draft. */
+export const PRESETS: Readonly<Record<PresetName, QuotaDraft>> = {
+  free: presetDraft('free'),
+  pro: presetDraft('pro'),
+};
+
+function presetDraft(id: PlanId): QuotaDraft {
+  const { limits } = PLAN_DEFINITIONS[id];
+  return { plan_name: id, daily_limit: limitText(limits.daily_limit), monthly_limit: limitText(limits.monthly_limit), lifetime_limit: limitText(limits.lifetime_limit) };
+}
 
 export function draftFromQuota(quota: Quota): QuotaDraft {
   return {

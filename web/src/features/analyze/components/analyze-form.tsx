@@ -2,12 +2,14 @@ import { type Dispatch, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 
+import { OrgManagersHint } from '@/components/org-managers';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { VideoPicker } from '@/features/analyze/components/video-picker';
 import { COMPOSITES, FRAMES_PER_COMPOSITE, type AnalyzeFormEvent, type AnalyzeFormState, type StartBlocker } from '@/features/analyze/model/analyze-form';
 import { paths } from '@/config/paths';
+import { useCurrentOrg } from '@/lib/org';
 import { analysesLeft, planLabel } from '@/lib/plans';
 import type { UploadProgress } from '@/lib/upload';
 import type { Quota, Task } from '@/types/api';
@@ -43,6 +45,7 @@ export function AnalyzeForm({
   onSubmit: () => void;
 }) {
   const { t } = useTranslation();
+  const orgMember = useCurrentOrg().data?.role === 'member';
   const left = quota ? analysesLeft(quota) : null;
   const firstTask = tasks[0]?.slug ?? null;
   const submit = (event: FormEvent) => {
@@ -157,10 +160,16 @@ export function AnalyzeForm({
 
       {blocker === 'quota' ? (
         <Alert tone="warning">
-          {startErrorText !== t('errors.quotaExceeded') ? <p>{t('errors.quotaExceeded')}</p> : null}
-          <p>
-            <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.quota.requestUpgrade')}</Link>
-          </p>
+          {orgMember ? (
+            <OrgManagersHint text="quota" />
+          ) : (
+            <>
+              {startErrorText !== t('errors.quotaExceeded') ? <p>{t('errors.quotaExceeded')}</p> : null}
+              <p>
+                <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.quota.requestUpgrade')}</Link>
+              </p>
+            </>
+          )}
         </Alert>
       ) : quota && left !== null ? (
         <p className="quota-left" role="status">

@@ -7,6 +7,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { paths } from '@/config/paths';
 import { useJobPolling } from '@/features/analyze/api/get-job';
 import { JobDownloads, JobReport, jobDisplayName } from '@/features/analyze/components/job-report';
+import { useDurationText } from '@/features/analyze/components/job-result';
 import { ApiError } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { formatDateTime } from '@/lib/format';
@@ -20,6 +21,8 @@ export function JobPage() {
   const query = useJobPolling(id || null);
   const job = query.data?.job_id === id ? query.data : null;
   const notFound = query.error instanceof ApiError && (query.error.status === 404 || query.error.status === 400);
+  const videoLength = useDurationText(job?.video_duration_sec ?? null);
+  const recordedBy = job ? [job.user_full_name, job.user_email].filter(Boolean).join(' · ') : '';
 
   return (
     <div className="page">
@@ -52,11 +55,31 @@ export function JobPage() {
                 <dt>{t('job.file')}</dt>
                 <dd>{job.input_filename || t('history.noFile')}</dd>
               </div>
-              {job.user_email ? (
+              <div>
+                <dt>{t('job.videoLength')}</dt>
+                <dd>{videoLength}</dd>
+              </div>
+              {recordedBy ? (
                 <div>
-                  <dt>{t('history.user')}</dt>
-                  <dd>{[job.user_full_name, job.user_email].filter(Boolean).join(' · ')}</dd>
+                  <dt>{t('job.recordedBy')}</dt>
+                  <dd>{recordedBy}</dd>
                 </div>
+              ) : null}
+              {job.site_id || job.crew_id || job.work_order ? (
+                <>
+                  <div>
+                    <dt>{t('job.site')}</dt>
+                    <dd>{job.site_name || t('job.unknown')}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('job.crew')}</dt>
+                    <dd>{job.crew_name || t('job.unknown')}</dd>
+                  </div>
+                  <div>
+                    <dt>{t('job.workOrder')}</dt>
+                    <dd>{job.work_order || t('job.unknown')}</dd>
+                  </div>
+                </>
               ) : null}
             </dl>
             <JobReport job={job} />

@@ -50,7 +50,7 @@ export function useDurationText(seconds: number | null): string {
 export function JobResultView({ job }: { job: JobDetail }) {
   const { t, i18n } = useTranslation();
   const result = job.result;
-  const durationSeconds = jobDurationSeconds(job.logs) ?? result?.duration_seconds ?? null;
+  const durationSeconds = job.processing_sec ?? jobDurationSeconds(job.logs) ?? result?.duration_seconds ?? null;
   const durationText = useDurationText(durationSeconds);
   if (!result) return null;
   const rows = requiredRows(result);

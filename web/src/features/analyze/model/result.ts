@@ -1,3 +1,4 @@
+import { planHasReports } from '@/lib/plans';
 import type { JobResult } from '@/types/api';
 
 export type GroupStatus = 'present' | 'missing' | 'notChecked' | 'notJudged';
@@ -32,8 +33,7 @@ export function requiredRows(result: JobResult): RequiredRow[] {
 
 /** JSON download is for plans pro and enterprise only (case-insensitive). */
 export function canDownloadJson(planName: string | null | undefined): boolean {
-  const plan = (planName ?? '').trim().toLowerCase();
-  return plan === 'pro' || plan === 'enterprise';
+  return planHasReports(planName);
 }
 
 /** `70.4` → `1:10` (minutes:seconds, seconds truncated), `3725` → `1:02:05`. */

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 
 import { StatusBadge } from '@/components/status-badge';
 import { Badge } from '@/components/ui/badge';
@@ -13,7 +13,9 @@ import { useCancelJob } from '@/features/history/api/cancel-job';
 import { useDeleteJob } from '@/features/history/api/delete-job';
 import { useAdminJobs } from '@/features/history/api/get-admin-jobs';
 import { useJobs } from '@/features/history/api/get-jobs';
+import { TeamJobs } from '@/features/history/components/team-jobs';
 import { useAuth } from '@/lib/auth';
+import { useCurrentOrg } from '@/lib/org';
 import { paths } from '@/config/paths';
 import { formatCost, formatDateTime, taskFallbackName } from '@/lib/format';
 import { JOB_STATUSES, type JobListItem } from '@/types/api';
@@ -58,9 +60,29 @@ function useDebounced(value: string, ms: number): string {
   return debounced;
 }
 
+/** A manager chooses between their own jobs and every job of the organisation (`?scope=org`). */
+function ScopeTabs({ team, onChange }: { team: boolean; onChange: (team: boolean) => void }) {
+  const { t } = useTranslation();
+  return (
+    <div className="segmented" role="group" aria-label={t('teamJobs.scope')}>
+      <Button size="sm" variant={team ? 'ghost' : 'primary'} aria-pressed={!team} onClick={() => onChange(false)}>
+        {t('teamJobs.mine')}
+      </Button>
+      <Button size="sm" variant={team ? 'primary' : 'ghost'} aria-pressed={team} onClick={() => onChange(true)}>
+        {t('teamJobs.team')}
+      </Button>
+    </div>
+  );
+}
+
 export function HistoryPage() {
   const { t, i18n } = useTranslation();
   const { isAdmin } = useAuth();
+  const org = useCurrentOrg(!isAdmin);
+  const manager = !isAdmin && org.data?.role === 'manager' ? org.data : null;
+  const [params, setParams] = useSearchParams();
+  const team = manager !== null && params.get('scope') === 'org';
+  const chooseScope = (next: boolean) => setParams(next ? new URLSearchParams({ scope: 'org' }) : new URLSearchParams(), { replace: true });
   const [search, setSearch] = useState('');
   const serverSearch = useDebounced(search, 300);
   const [cancelling, setCancelling] = useState<ReadonlySet<string>>(new Set());
@@ -105,80 +127,85 @@ export function HistoryPage() {
       <header className="page-head">
         <div>
           <h1 className="page-title">{t('history.title')}</h1>
-          <p className="muted">{isAdmin ? t('history.subtitleAdmin') : t('history.subtitle')}</p>
+          <p className="muted">{isAdmin ? t('history.subtitleAdmin') : team ? t('teamJobs.subtitle', { org: manager.name }) : t('history.subtitle')}</p>
         </div>
+        {manager ? <ScopeTabs team={team} onChange={chooseScope} /> : null}
       </header>
-      <div className="card">
-        <div className="toolbar">
-          <div className="search">
-            <label htmlFor="history-search" className="visually-hidden">
-              {t('history.search')}
-            </label>
-            <input id="history-search" type="search" className="input" placeholder={t('history.searchPlaceholder')} value={search} onChange={(e) => setSearch(e.target.value)} />
+      {team ? (
+        <TeamJobs org={manager} />
+      ) : (
+        <div className="card">
+          <div className="toolbar">
+            <div className="search">
+              <label htmlFor="history-search" className="visually-hidden">
+                {t('history.search')}
+              </label>
+              <input id="history-search" type="search" className="input" placeholder={t('history.searchPlaceholder')} value={search} onChange={(e) => setSearch(e.target.value)} />
+            </div>
+            <Button variant="secondary" onClick={() => void query.refetch()} loading={query.isFetching}>
+              {t('common.refresh')}
+            </Button>
           </div>
-          <Button variant="secondary" onClick={() => void query.refetch()} loading={query.isFetching}>
-            {t('common.refresh')}
-          </Button>
-        </div>
-        {query.isError ? <Alert tone="error">{t('errors.historyLoad')}</Alert> : null}
-        {actionFailed ? <Alert tone="error">{t('errors.actionFailed')}</Alert> : null}
-        {query.isPending ? (
-          <Spinner label={t('common.loading')} />
-        ) : jobs.length === 0 && !query.isError ? (
-          <p className="empty muted">{search.trim() ? t('history.noMatch') : t('history.empty')}</p>
-        ) : (
-          <ul className="job-list" aria-label={t('history.listLabel')}>
-            {jobs.map((job) => (
-              <li key={job.job_id} className="job-row">
-                <div className="job-main">
-                  <div className="job-line">
-                    {cancelling.has(job.job_id) ? <Badge tone="warning">{t('history.cancelling')}</Badge> : <StatusBadge status={job.status} />}
-                    <Link className="job-file" to={paths.app.job.getHref(job.job_id)} title={t('history.openNamed', { name: job.input_filename || job.job_id })}>
-                      {job.input_filename || t('history.noFile')}
-                    </Link>
-                  </div>
-                  <div className="job-meta">
-                    <span>
-                      <span className="meta-label">{t('history.jobType')}:</span> {jobTypeText(job, t)}
-                    </span>
-                    <span>
-                      <span className="meta-label">{t('history.jobId')}:</span> <code>{job.job_id}</code>
-                    </span>
-                    <span>
-                      <span className="meta-label">{t('history.created')}:</span> {formatDateTime(job.created_at, i18n.language)}
-                    </span>
-                    <span>
-                      <span className="meta-label">{t('history.model')}:</span> {job.model_used || '—'}
-                    </span>
-                    <span>
-                      <span className="meta-label">{t('history.cost')}:</span> {formatCost(job.estimated_cost, job.currency, i18n.language)}
-                    </span>
-                    {isAdmin && (job.user_email || job.user_full_name) ? (
+          {query.isError ? <Alert tone="error">{t('errors.historyLoad')}</Alert> : null}
+          {actionFailed ? <Alert tone="error">{t('errors.actionFailed')}</Alert> : null}
+          {query.isPending ? (
+            <Spinner label={t('common.loading')} />
+          ) : jobs.length === 0 && !query.isError ? (
+            <p className="empty muted">{search.trim() ? t('history.noMatch') : t('history.empty')}</p>
+          ) : (
+            <ul className="job-list" aria-label={t('history.listLabel')}>
+              {jobs.map((job) => (
+                <li key={job.job_id} className="job-row">
+                  <div className="job-main">
+                    <div className="job-line">
+                      {cancelling.has(job.job_id) ? <Badge tone="warning">{t('history.cancelling')}</Badge> : <StatusBadge status={job.status} />}
+                      <Link className="job-file" to={paths.app.job.getHref(job.job_id)} title={t('history.openNamed', { name: job.input_filename || job.job_id })}>
+                        {job.input_filename || t('history.noFile')}
+                      </Link>
+                    </div>
+                    <div className="job-meta">
                       <span>
-                        <span className="meta-label">{t('history.user')}:</span> {[job.user_full_name, job.user_email].filter(Boolean).join(' · ')}
+                        <span className="meta-label">{t('history.jobType')}:</span> {jobTypeText(job, t)}
                       </span>
-                    ) : null}
+                      <span>
+                        <span className="meta-label">{t('history.jobId')}:</span> <code>{job.job_id}</code>
+                      </span>
+                      <span>
+                        <span className="meta-label">{t('history.created')}:</span> {formatDateTime(job.created_at, i18n.language)}
+                      </span>
+                      <span>
+                        <span className="meta-label">{t('history.model')}:</span> {job.model_used || '—'}
+                      </span>
+                      <span>
+                        <span className="meta-label">{t('history.cost')}:</span> {formatCost(job.estimated_cost, job.currency, i18n.language)}
+                      </span>
+                      {isAdmin && (job.user_email || job.user_full_name) ? (
+                        <span>
+                          <span className="meta-label">{t('history.user')}:</span> {[job.user_full_name, job.user_email].filter(Boolean).join(' · ')}
+                        </span>
+                      ) : null}
+                    </div>
+                    {job.error ? <p className="job-error">{job.error}</p> : null}
                   </div>
-                  {job.error ? <p className="job-error">{job.error}</p> : null}
-                </div>
-                {isAdmin ? (
-                  <div className="job-actions">
-                    {cancelling.has(job.job_id) ? null : canCancel(job) ? (
-                      <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'cancel', job })} aria-label={t('history.cancelNamed', { id: job.job_id })}>
-                        {t('history.cancel')}
-                      </Button>
-                    ) : (
-                      <Button size="sm" variant="danger" onClick={() => setPending({ kind: 'delete', job })} aria-label={t('history.deleteNamed', { id: job.job_id })}>
-                        {t('history.delete')}
-                      </Button>
-                    )}
-                  </div>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        )}
-      </div>
+                  {isAdmin ? (
+                    <div className="job-actions">
+                      {cancelling.has(job.job_id) ? null : canCancel(job) ? (
+                        <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'cancel', job })} aria-label={t('history.cancelNamed', { id: job.job_id })}>
+                          {t('history.cancel')}
+                        </Button>
+                      ) : (
+                        <Button size="sm" variant="danger" onClick={() => setPending({ kind: 'delete', job })} aria-label={t('history.deleteNamed', { id: job.job_id })}>
+                          {t('history.delete')}
+                        </Button>
+                      )}
+                    </div>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
       <ConfirmDialog
         open={pending !== null}
         title={pending?.kind === 'cancel' ? t('history.confirmCancelTitle') : t('history.confirmDeleteTitle')}

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
-import type { UnitKind } from '@/lib/org';
+import { useOrgMembers, type UnitKind } from '@/lib/org';
 import type { CreatedInvite, Org, OrgMember, OrgRole, OrgUnit, PendingInvite } from '@/types/api';
 
 const org = (id: string) => `/orgs/${encodeURIComponent(id)}`;
@@ -20,9 +20,7 @@ export function useCreateOrg() {
 }
 
 /** GET /orgs/{id}/members */
-export function useMembers(orgId: string) {
-  return useQuery({ queryKey: ['orgs', orgId, 'members'], queryFn: () => api.get<OrgMember[]>(`${org(orgId)}/members`) });
-}
+export const useMembers = (orgId: string) => useOrgMembers(orgId);
 
 /** DELETE /orgs/{id}/members/{user_id} */
 export function useRemoveMember(orgId: string) {

@@ -1,5 +1,5 @@
-/** Plan content (spec sections 3 and 9); texts come from the translation files under pricing.plans.<id>. */
-export type PlanId = 'free' | 'pro' | 'enterprise';
+/** Plan content (spec sections 3 and 9); texts come from the translation files under pricing.plans.<id>, limits and prices from the plans' definition (lib/plans). */
+import type { PlanId } from '@/lib/plans';
 
 export interface PlanCta {
   href: string;

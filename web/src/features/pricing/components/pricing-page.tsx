@@ -7,6 +7,7 @@ import { ButtonLink } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { FAQ_COUNT, PLANS, type Plan } from '@/features/pricing/components/plans';
 import { useAuth } from '@/lib/auth';
+import { PLAN_DEFINITIONS, limitsText, priceText } from '@/lib/plans';
 
 function useStringList(key: string): string[] {
   const { t } = useTranslation();
@@ -15,7 +16,8 @@ function useStringList(key: string): string[] {
 }
 
 function PlanCard({ plan }: { plan: Plan }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const definition = PLAN_DEFINITIONS[plan.id];
   const { user } = useAuth();
   const features = useStringList(`pricing.plans.${plan.id}.features`);
   const base = `pricing.plans.${plan.id}`;
@@ -32,11 +34,12 @@ function PlanCard({ plan }: { plan: Plan }) {
       </div>
       <p className="muted">{t(`${base}.description`)}</p>
       <p className="plan-price">
-        <span className="price">{t(`${base}.price`)}</span>
+        <span className="price">{priceText(definition, i18n.language) ?? t(`${base}.price`)}</span>
         <span className="price-period">{t(`${base}.period`)}</span>
       </p>
       <p className="muted small">{t(`${base}.priceInfo`)}</p>
       <ul className="check-list">
+        <li>{limitsText(t, definition.limits)}</li>
         {features.map((feature) => (
           <li key={feature}>{feature}</li>
         ))}

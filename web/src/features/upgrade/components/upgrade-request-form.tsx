@@ -1,12 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
+import { OrgManagersHint } from '@/components/org-managers';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { UPGRADE_MESSAGE_MAX, useRequestUpgrade, useUpgradeRequest, type UpgradeOrigin } from '@/features/upgrade/api/request-upgrade';
 import { useAuth } from '@/lib/auth';
 import { formatDateTime } from '@/lib/format';
+import { useCurrentOrg } from '@/lib/org';
 
 /** Shown only to logged-in users whose plan is not pro (case-insensitive). */
 export function showsUpgradeForm(planName: string | null | undefined): boolean {
@@ -24,8 +26,11 @@ export function UpgradeRequestForm({ origin }: { origin: UpgradeOrigin }) {
   const [message, setMessage] = useState('');
   const [state, setState] = useState<FormState>('idle');
   const [tooLong, setTooLong] = useState(false);
+  const orgMember = useCurrentOrg(user !== null).data?.role === 'member';
 
   if (!shown) return null;
+  // A member's plan is the organisation's: its managers, not Baret's team, are the ones to ask.
+  if (orgMember) return <OrgManagersHint text="plan" />;
   if (state !== 'success' && existing.data?.pending) {
     return (
       <Alert tone="info" title={t('upgrade.pendingTitle')}>
