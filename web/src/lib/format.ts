@@ -4,23 +4,6 @@ import type { LogEntry } from '@/types/api';
 
 const DASH = '—';
 
-/** en-GB, 24-hour, UTC (profile dates); a dash when missing or unreadable. */
-export function formatUtcDate(iso: string | null | undefined): string {
-  if (!iso) return DASH;
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return DASH;
-  const text = new Intl.DateTimeFormat('en-GB', {
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hour12: false,
-    timeZone: 'UTC',
-  }).format(date);
-  return `${text} UTC`;
-}
-
 function locale(lang: string): string {
   return lang === 'tr' ? 'tr-TR' : 'en-GB';
 }
