@@ -68,6 +68,12 @@ export function durationText(t: TFunction, seconds: number): string {
   return parts.minutes > 0 ? t('duration.minutesSeconds', { minutes: parts.minutes, seconds: parts.seconds }) : t('duration.seconds', { seconds: parts.seconds });
 }
 
+/** The model a job used, as users read it: the built-in checker by what it does, not its internal description (issue 40). */
+export function modelText(t: TFunction, model: string | null | undefined): string {
+  if (!model) return DASH;
+  return model.startsWith('baret-offline') ? t('analyze.result.modelOffline') : model;
+}
+
 /** Task name when the catalogue gives none: ag_ → LV, yg_ → HV, words capitalised. */
 export function taskFallbackName(slug: string): string {
   const words = slug.split('_').filter(Boolean);
