@@ -6,41 +6,27 @@
  * axe finds no serious issue; on a phone, Record (a fake camera) puts the clip into the upload
  * queue, which uploads it as a job with the chosen site, crew and work order.
  */
-import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_MANAGER, DEMO_PASSWORD } from '../../services/standalone/src/seedDemo.js';
-import { REPO_ROOT, WEB_DIST, ensureWebBuilt, withBrowser } from '../helpers/browser.js';
-import { api, startBaret, type RunningBaret } from '../helpers/process.js';
+import { startDemoOrgServer, withBrowser } from '../helpers/browser.js';
+import { api, type RunningBaret } from '../helpers/process.js';
 import { TEXT, login, visible } from './flows.js';
 
-const run = promisify(execFile);
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DAY = 86_400_000;
 
-let dataDir: string;
+let demo: Awaited<ReturnType<typeof startDemoOrgServer>>;
 let server: RunningBaret;
 
 beforeAll(async () => {
-  const built = ensureWebBuilt();
-  dataDir = mkdtempSync(join(tmpdir(), 'baret-browser-org-'));
-  await run(process.execPath, ['--import', 'tsx', 'services/standalone/src/admin-cli.ts', 'seed-demo'], { cwd: REPO_ROOT, env: { ...process.env, BARET_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
-  await built;
-  server = await startBaret({ BARET_DATA_DIR: dataDir, WEB_DIST_DIR: WEB_DIST, RATE_LIMIT_PER_MINUTE: '10000' });
+  demo = await startDemoOrgServer();
+  server = demo.server;
 }, 300_000);
-afterAll(async () => {
-  if (server?.child.exitCode === null) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => demo?.stop());
 
 /** Serious and critical axe violations on the page as it is now. */
 async function axe(page: Page): Promise<string[]> {

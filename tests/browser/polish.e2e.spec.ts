@@ -3,38 +3,23 @@
  * real server on the demo organisation (`seed-demo`): nothing runs off a phone's screen, words
  * instead of keys, and a header on one line at 1440 px.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_MANAGER, DEMO_PASSWORD } from '../../services/standalone/src/seedDemo.js';
-import { REPO_ROOT, WEB_DIST, ensureWebBuilt, withBrowser } from '../helpers/browser.js';
-import { startBaret, type RunningBaret } from '../helpers/process.js';
+import { startDemoOrgServer, withBrowser } from '../helpers/browser.js';
+import type { RunningBaret } from '../helpers/process.js';
 import { TEXT, login, visible } from './flows.js';
 
-const run = promisify(execFile);
-let dataDir: string;
+let demo: Awaited<ReturnType<typeof startDemoOrgServer>>;
 let server: RunningBaret;
 
 beforeAll(async () => {
-  const built = ensureWebBuilt();
-  dataDir = mkdtempSync(join(tmpdir(), 'baret-browser-polish-'));
-  await run(process.execPath, ['--import', 'tsx', 'services/standalone/src/admin-cli.ts', 'seed-demo'], { cwd: REPO_ROOT, env: { ...process.env, BARET_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
-  await built;
   // The demo manager is also an admin: the most links the header can have.
-  server = await startBaret({ BARET_DATA_DIR: dataDir, WEB_DIST_DIR: WEB_DIST, RATE_LIMIT_PER_MINUTE: '10000', BARET_ADMIN_EMAILS: DEMO_MANAGER });
+  demo = await startDemoOrgServer({ BARET_ADMIN_EMAILS: DEMO_MANAGER });
+  server = demo.server;
 }, 300_000);
-afterAll(async () => {
-  if (server?.child.exitCode === null) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => demo?.stop());
 
 /** How far the page scrolls sideways (0 when it fits the screen). */
 const sideways = (page: Page) =>
