@@ -82,6 +82,10 @@ describe('export and erasure (embedded)', () => {
     // The audit log's entries about them: at least their own sign-in.
     expect((json('profile.json') as { audit_entries: Array<{ action: string }> }).audit_entries.map((e) => e.action)).toContain('auth.signed_in');
     expect((json('notifications.json').notifications as unknown[]).length).toBeGreaterThanOrEqual(2);
+    // The README promises only files the ZIP has (issue 40: it listed an audit.json that was never there).
+    const promised = new TextDecoder().decode(files['README.txt']).split('\n').map((line) => line.split(/\s+/)[0] ?? '').filter((name) => /^[\w-]+\.json$/.test(name));
+    expect(promised.length).toBeGreaterThan(2);
+    for (const name of promised) expect(Object.keys(files), name).toContain(name);
     expect(json(`jobs/${personal.job_id}/job.json`)).toMatchObject({ id: personal.job_id, status: 'done', input_filename: 'kisisel.mp4' });
     expect(json(`jobs/${personal.job_id}/job.json`).result).not.toBeNull();
     const images = Object.keys(files).filter((f) => f.startsWith(`jobs/${personal.job_id}/`) && f.endsWith('.jpg'));

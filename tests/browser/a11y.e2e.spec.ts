@@ -27,7 +27,7 @@ interface BrowserGlobals {
   document: unknown;
 }
 
-/** Serious and critical violations on the page as it is now. */
+/** Serious and critical violations on the page as it is now, and headings out of order (moderate, but a screen reader's map of the page: issue 40). */
 async function axe(page: Page): Promise<string[]> {
   // (the tests are typed for Node: the browser's globals are reached through globalThis)
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ path: AXE });
@@ -36,7 +36,7 @@ async function axe(page: Page): Promise<string[]> {
     return (await engine!.run(document, { resultTypes: ['violations'] })).violations;
   });
   return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical' || v.id === 'heading-order')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
 }
 

@@ -6,41 +6,27 @@
  * axe finds no serious issue; on a phone, Record (a fake camera) puts the clip into the upload
  * queue, which uploads it as a job with the chosen site, crew and work order.
  */
-import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DEMO_MANAGER, DEMO_PASSWORD } from '../../services/standalone/src/seedDemo.js';
-import { REPO_ROOT, WEB_DIST, ensureWebBuilt, withBrowser } from '../helpers/browser.js';
-import { api, startBaret, type RunningBaret } from '../helpers/process.js';
+import { startDemoOrgServer, withBrowser } from '../helpers/browser.js';
+import { api, type RunningBaret } from '../helpers/process.js';
 import { TEXT, login, visible } from './flows.js';
 
-const run = promisify(execFile);
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const DAY = 86_400_000;
 
-let dataDir: string;
+let demo: Awaited<ReturnType<typeof startDemoOrgServer>>;
 let server: RunningBaret;
 
 beforeAll(async () => {
-  const built = ensureWebBuilt();
-  dataDir = mkdtempSync(join(tmpdir(), 'baret-browser-org-'));
-  await run(process.execPath, ['--import', 'tsx', 'services/standalone/src/admin-cli.ts', 'seed-demo'], { cwd: REPO_ROOT, env: { ...process.env, BARET_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
-  await built;
-  server = await startBaret({ BARET_DATA_DIR: dataDir, WEB_DIST_DIR: WEB_DIST, RATE_LIMIT_PER_MINUTE: '10000' });
+  demo = await startDemoOrgServer();
+  server = demo.server;
 }, 300_000);
-afterAll(async () => {
-  if (server?.child.exitCode === null) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => demo?.stop());
 
 /** Serious and critical axe violations on the page as it is now. */
 async function axe(page: Page): Promise<string[]> {
@@ -151,15 +137,23 @@ describe('Record on a phone', () => {
         await page.goto(`${server.url}/login`);
         await login(page, t, { email: 'ekip2@example.com', password: DEMO_PASSWORD });
         await visible(page.getByRole('heading', { name: t.analyzeTitle, level: 1 }));
+        // Site, crew and work order have a card of their own: they go with recordings and uploads alike (issue 40).
+        const details = page.getByRole('region', { name: 'İş bilgileri' });
+        expect(await details.getByLabel('Saha').locator('option').first().innerText()).toBe('Saha seçin (isteğe bağlı)');
+        await details.getByLabel('Saha').selectOption({ label: 'Çankaya Dağıtım Hattı' });
+        await details.getByLabel('Ekip').selectOption({ label: 'Trafo Ekibi' });
+        await details.getByLabel('İş emri (isteğe bağlı)').fill('İE-2026-ÇAĞ-7');
         const card = page.locator('section.record-card');
-        await card.getByLabel('Saha').selectOption({ label: 'Çankaya Dağıtım Hattı' });
-        await card.getByLabel('Ekip').selectOption({ label: 'Trafo Ekibi' });
-        await card.getByLabel('İş emri (isteğe bağlı)').fill('İE-2026-ÇAĞ-7');
         await card.getByRole('button', { name: 'Kaydet' }).click();
-        await visible(page.getByRole('dialog', { name: 'Kaydediliyor…' }));
-        await page.waitForTimeout(2500); // two and a half seconds of the fake camera
+        const dialog = page.getByRole('dialog', { name: 'Kaydediliyor…' });
+        await visible(dialog);
+        // The elapsed time counts up while recording.
+        await expect.poll(async () => (await dialog.locator('.record-time').innerText()) >= '00:02', { timeout: 10_000 }).toBe(true);
         await page.getByRole('button', { name: 'Durdur ve sıraya ekle' }).click();
-        await visible(card.getByText(/yükleme kuyruğunda/));
+        // The card follows the clip: in the queue, then uploaded with its analysis started (not "in the queue" forever).
+        await visible(card.getByText(/yüklendi; analiz başladı/), 60_000);
+        expect(await card.getByText(/yükleme kuyruğunda/).count()).toBe(0);
+        await visible(card.getByRole('link', { name: 'Analizi aç' }));
 
         // The queue uploads it: a job of this member, with where and by whom it was recorded.
         const { body: tokenBody } = await api<{ access_token: string }>(server.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email: 'ekip2@example.com', password: DEMO_PASSWORD }) });
@@ -180,7 +174,7 @@ describe('Record on a phone', () => {
         expect(job!.crew_id).not.toBeNull();
         // Remembered for the next recording.
         await page.reload();
-        expect(await page.locator('section.record-card').getByLabel('İş emri (isteğe bağlı)').inputValue()).toBe('İE-2026-ÇAĞ-7');
+        expect(await page.getByRole('region', { name: 'İş bilgileri' }).getByLabel('İş emri (isteğe bağlı)').inputValue()).toBe('İE-2026-ÇAĞ-7');
       },
       { viewport: { width: 390, height: 844 }, args: ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'], permissions: ['camera'] },
     );

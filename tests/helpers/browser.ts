@@ -201,3 +201,25 @@ export async function startBrowserSuite(options: { video: string; env?: Record<s
     },
   };
 }
+
+/**
+ * The real server on the demo organisation `npm run admin -- seed-demo` makes (3 sites, 4 crews,
+ * 200 jobs), with the built web app; `stop` ends it and removes its data.
+ */
+export async function startDemoOrgServer(env: Record<string, string> = {}): Promise<{ server: RunningBaret; stop: () => Promise<void> }> {
+  const built = ensureWebBuilt();
+  const dataDir = mkdtempSync(join(tmpdir(), 'baret-browser-org-'));
+  await run(process.execPath, ['--import', 'tsx', 'services/standalone/src/admin-cli.ts', 'seed-demo'], { cwd: REPO_ROOT, env: { ...process.env, BARET_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
+  await built;
+  const server = await startBaret({ BARET_DATA_DIR: dataDir, WEB_DIST_DIR: WEB_DIST, RATE_LIMIT_PER_MINUTE: '10000', ...env });
+  return {
+    server,
+    stop: async () => {
+      if (server.child.exitCode === null) {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -12,13 +12,13 @@ import { maySeeUnblurred, unblurredPrefix } from './unblurred.js';
 /**
  * `GET /me/export` (issue 30, docs/adr/0025): a ZIP of everything Baret keeps about the caller —
  * profile, jobs with their results and timelines, the evidence images of each, and what the other
- * services hand in through `PersonalDataSource`s (notifications; the audit log's entries about
- * them). Streamed with fflate as it is written: one image at a time in memory, never the archive.
+ * services hand in through `PersonalDataSource`s (the profile with the audit log's entries about
+ * them, notifications). Streamed with fflate as it is written: one image at a time in memory, never the archive.
  */
 export interface ExportDeps {
   jobs: Collection<JobDoc>;
   objects: ObjectStore;
-  /** Other services' parts of the person's data, by file name (profile.json, notifications.json, audit.json …). */
+  /** Other services' parts of the person's data, by file name (profile.json, with the audit entries about them; notifications.json). */
   sources: readonly PersonalDataSource[];
   clock: () => Date;
   log: Logger;
@@ -26,12 +26,11 @@ export interface ExportDeps {
 
 const README = `Baret — kişisel verileriniz / your personal data
 
-profile.json         hesabınız / your account
+profile.json         hesabınız ve sizinle ilgili denetim kayıtları (audit_entries) / your account and the audit log entries about you (audit_entries)
 jobs.json            analizleriniz / your analyses (list); ayrıldığınız bir kuruluşun işleri yalnızca kimlik ve tarihle / jobs of an organisation you left: id and dates only
 jobs/<id>/job.json   bir analiz: sonuç ve zaman çizelgesi / one analysis: result and timeline
 jobs/<id>/...        kanıt görüntüleri (kareler, kompozitler, ihlal kırpımları) / evidence images (frames, composites, violation crops)
 notifications.json   bildirimleriniz, tercihleriniz, webhook'larınız / your notifications, preferences, webhooks
-audit.json           sizinle ilgili denetim kayıtları / audit log entries about you (when the audit log is enabled)
 `;
 
 /** What of a job document goes out (no storage keys). */

@@ -59,8 +59,8 @@ export type Lang = 'tr' | 'en';
 /**
  * A service's part of a person's data for their export (`GET /me/export`, issue 30): one JSON file
  * of the ZIP. The composition root hands the job service (which writes the ZIP) one per service
- * that keeps personal data: identity (profile.json), notification (notifications.json), and the
- * audit log (audit.json) once it exists.
+ * that keeps personal data: identity (profile.json, with the audit log's entries about the person)
+ * and notification (notifications.json).
  */
 export interface PersonalDataSource {
   /** The file's name in the ZIP, e.g. "notifications.json". */

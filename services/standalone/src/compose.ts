@@ -141,7 +141,7 @@ export async function createStandalone(opts: StandaloneOptions): Promise<Standal
     scratchDir,
     log: log.child({ service: 'job' }),
     clock,
-    // The export's other parts, straight from the services that keep them; the audit log adds its own (audit.json).
+    // The export's other parts, straight from the services that keep them (the audit entries about the person are in profile.json).
     exportSources: [
       { file: 'profile.json', collect: (p) => identity.personalData(p.userId) },
       { file: 'notifications.json', collect: (p) => notification.personalData(p.userId) },

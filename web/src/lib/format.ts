@@ -4,23 +4,6 @@ import type { LogEntry } from '@/types/api';
 
 const DASH = '—';
 
-/** en-GB, 24-hour, UTC (profile dates); a dash when missing or unreadable. */
-export function formatUtcDate(iso: string | null | undefined): string {
-  if (!iso) return DASH;
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return DASH;
-  const text = new Intl.DateTimeFormat('en-GB', {
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hour12: false,
-    timeZone: 'UTC',
-  }).format(date);
-  return `${text} UTC`;
-}
-
 function locale(lang: string): string {
   return lang === 'tr' ? 'tr-TR' : 'en-GB';
 }
@@ -83,6 +66,12 @@ export function splitDuration(seconds: number): { minutes: number; seconds: numb
 export function durationText(t: TFunction, seconds: number): string {
   const parts = splitDuration(seconds);
   return parts.minutes > 0 ? t('duration.minutesSeconds', { minutes: parts.minutes, seconds: parts.seconds }) : t('duration.seconds', { seconds: parts.seconds });
+}
+
+/** The model a job used, as users read it: the built-in checker by what it does, not its internal description (issue 40). */
+export function modelText(t: TFunction, model: string | null | undefined): string {
+  if (!model) return DASH;
+  return model.startsWith('baret-offline') ? t('analyze.result.modelOffline') : model;
 }
 
 /** Task name when the catalogue gives none: ag_ → LV, yg_ → HV, words capitalised. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { demoVideoFromPage, normaliseMediaPath, resolveApiBase } from '@/config/env';
 import { safeRedirect } from '@/config/paths';
-import { formatCost, formatUtcDate, jobDurationSeconds, splitDuration, taskFallbackName } from '@/lib/format';
+import { formatCost, formatDateTime, jobDurationSeconds, splitDuration, taskFallbackName } from '@/lib/format';
 
 describe('API base address', () => {
   const page = (origin: string) => {
@@ -29,10 +29,11 @@ describe('API base address', () => {
 });
 
 describe('formatting', () => {
-  it('formats profile dates as en-GB 24-hour UTC with a dash when missing', () => {
-    expect(formatUtcDate('2025-06-30T23:59:00Z')).toBe('30/06/2025, 23:59 UTC');
-    expect(formatUtcDate(null)).toBe('—');
-    expect(formatUtcDate('not a date')).toBe('—');
+  it('formats dates in the one app format, 24-hour, with a dash when missing', () => {
+    expect(formatDateTime('2025-06-30T11:59:00Z', 'tr')).toMatch(/^30 Haz 2025 \d\d:59$/);
+    expect(formatDateTime('2025-06-30T11:59:00Z', 'en')).toMatch(/^30 Jun 2025, \d\d:59$/);
+    expect(formatDateTime(null, 'tr')).toBe('—');
+    expect(formatDateTime('not a date', 'en')).toBe('—');
   });
   it('formats cost with 4 decimals and a currency (default USD)', () => {
     expect(formatCost(0.0123, 'EUR', 'en')).toBe('0.0123 EUR');

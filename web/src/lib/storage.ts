@@ -45,3 +45,25 @@ export const storage = {
     storage.set(key, JSON.stringify(value));
   },
 };
+
+const DEPARTURE_KEY = 'baret-account-deleted';
+
+/** The profile page leaves word that the account was deleted, for the public page the person lands on (issue 40). */
+export function rememberAccountDeleted(): void {
+  try {
+    window.sessionStorage.setItem(DEPARTURE_KEY, '1');
+  } catch {
+    /* no storage: the landing page without the word */
+  }
+}
+
+/** Whether an account was just deleted in this tab; the word is read once. */
+export function takeAccountDeleted(): boolean {
+  try {
+    const found = window.sessionStorage.getItem(DEPARTURE_KEY) !== null;
+    window.sessionStorage.removeItem(DEPARTURE_KEY);
+    return found;
+  } catch {
+    return false;
+  }
+}

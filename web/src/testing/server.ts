@@ -24,6 +24,7 @@ export const server = setupServer(
   http.get('*/admin/orgs/quotas', () => HttpResponse.json([])),
   http.get('*/admin/audit', () => HttpResponse.json({ entries: [], next_cursor: null })),
   http.get('*/orgs/:id/audit', () => HttpResponse.json({ entries: [], next_cursor: null })),
+  http.get('*/webhooks', () => HttpResponse.json([])),
   // A user in no organisation (issue 28).
   http.get('*/orgs/current', () => new HttpResponse(null, { status: 204 })),
   // No single sign-on configured (issue 30).

@@ -167,6 +167,9 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
   const usage = (result?.token_usage ?? null) as Record<string, unknown> | null;
   const cost = num(usage?.estimated_cost) ?? job.estimated_cost;
   const currency = (typeof usage?.currency === 'string' && usage.currency) || job.currency || 'USD';
+  const model = (typeof result?.model_used === 'string' ? result.model_used : job.model_used) || '';
+  // The built-in checker by what it is, not its internal description (issue 40).
+  const offline = model.startsWith('baret-offline');
   const jobType = typeof result?.job_display_name === 'string' ? result.job_display_name : typeof result?.job_type === 'string' ? result.job_type : '—';
   const recordedBy = [job.user_full_name, job.user_email].filter(Boolean).join(' · ');
   // Where, when, by whom and for which work order first: what an auditor reads the report for.
@@ -183,7 +186,7 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
     [l.status, l.statuses[job.status as keyof ReportLabels['statuses']] ?? job.status],
     [l.processingTime, durationText(l, num(job.processing_sec) ?? num(result?.duration_seconds))],
     [l.composites, String(num(result?.composites_processed) ?? '—')],
-    [l.model, (typeof result?.model_used === 'string' ? result.model_used : job.model_used) || '—'],
+    [l.model, offline ? l.modelOffline : model || '—'],
     [l.cost, costText(cost, currency, lang)],
   ];
   for (const [label, value] of facts) {
@@ -245,17 +248,17 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
     bullets(notCheckedNames);
     if (notCheckedNames.length > 0) {
       doc.moveDown(0.3);
-      const offline = (typeof result.model_used === 'string' ? result.model_used : job.model_used ?? '').startsWith('baret-offline');
       if (notJudgedNames.length > 0) para(`${l.notJudgedWhy} ${notJudgedNames.join(', ')}`, COLORS.muted, 9);
       if (notJudgedNames.length < notCheckedNames.length) para(offline ? l.notCheckedWhyOffline : l.notCheckedWhy, COLORS.muted, 9);
     }
 
     const violations = violationsOf(result);
     if (Array.isArray(result.violations)) {
-      heading(l.violations, violations.length > 0 ? 130 : 20);
+      heading(l.violations, violations.length > 0 ? 88 : 20);
       if (violations.length === 0) para(l.noViolations, COLORS.muted);
+      // A compact row each (an 80-pt crop beside its words), so a second violation does not open an almost empty page (issue 40).
       for (const v of violations) {
-        ensure(130);
+        ensure(88);
         const y = doc.y;
         const image = await input.image(v.image_url);
         const time = durationText(l, v.time_sec);
@@ -265,26 +268,28 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
             ? fill(l.violationLine, { worker: v.worker, time, group: v.group_name })
             : fill(l.violationSpanLine, { worker: v.worker, time, end, frames: v.frames ?? 2, group: v.group_name });
         const text = v.reason_name ? fill(l.violationReason, { line, reason: v.reason_name }) : line;
-        if (image && tryImage(doc, image, left, y, { fit: [120, 120] })) {
-          doc.font('Sans').fontSize(10).fillColor(COLORS.bad).text(text, left + 135, y + 4, { width: width - 135 });
-          doc.y = Math.max(doc.y, y + 124);
+        if (image && tryImage(doc, image, left, y, { fit: [80, 80] })) {
+          doc.font('Sans').fontSize(10).fillColor(COLORS.bad).text(text, left + 92, y + 4, { width: width - 92 });
+          doc.y = Math.max(doc.y, y + 82);
         } else {
           doc.font('Sans').fontSize(10).fillColor(COLORS.bad).text(`${text} ${l.imageMissing}`, left, y, { width });
         }
-        doc.moveDown(0.4);
+        doc.moveDown(0.3);
       }
     }
 
     const frames = evidenceFramesOf(result);
     if (frames.length > 0) {
-      heading(l.evidence, 290);
+      // A frame takes the room left on the page down to 170 pt high, so no page ends with a large gap.
+      heading(l.evidence, 190);
       for (const frame of frames) {
-        ensure(300);
+        ensure(200);
         const caption = fill(l.evidenceCaption, { n: frame.composite_index + 1, names: frame.name });
         doc.font('Sans-Bold').fontSize(10).fillColor(COLORS.text).text(caption, left, doc.y, { width });
         const y = doc.y + 4;
         const image = await input.image(frame.image_url);
-        if (image && tryImage(doc, image, left, y, { fit: [width, 260] })) doc.y = y + 266;
+        const high = Math.min(260, bottom() - y - 10);
+        if (image && tryImage(doc, image, left, y, { fit: [width, high] })) doc.y = y + high + 6;
         else para(l.imageMissing, COLORS.muted);
         doc.moveDown(0.4);
       }

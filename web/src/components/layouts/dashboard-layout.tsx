@@ -32,7 +32,8 @@ function useAppLinks() {
   return links;
 }
 
-function UserBadge() {
+/** `role`: the Admin badge beside the name; the desktop header leaves it out, its nav already has "Admin" (issue 40: the header wrapped at 1440 px). */
+function UserBadge({ role = true }: { role?: boolean }) {
   const { t } = useTranslation();
   const { user, isAdmin } = useAuth();
   if (!user) return null;
@@ -41,8 +42,10 @@ function UserBadge() {
       <span className="user-avatar" aria-hidden="true">
         {(user.full_name || user.email).charAt(0).toUpperCase()}
       </span>
-      <span className="user-name">{user.full_name || user.email}</span>
-      {isAdmin ? <Badge tone="accent">{t('nav.adminLabel')}</Badge> : null}
+      <span className="user-name" title={user.full_name || user.email}>
+        {user.full_name || user.email}
+      </span>
+      {isAdmin && role ? <Badge tone="accent">{t('nav.adminLabel')}</Badge> : null}
     </span>
   );
 }
@@ -75,7 +78,7 @@ export function AppNav({ tools }: { tools?: ReactNode } = {}) {
   const menu = useMobileMenu();
   const links = useAppLinks();
   return (
-    <header ref={header} className="site-header app-header">
+    <header ref={header} className={links.length > 6 ? 'site-header app-header many-links' : 'site-header app-header'}>
       <div className="container-wide header-row">
         <Brand />
         <nav className="header-nav desktop-only" aria-label={t('shell.appNav')}>
@@ -90,7 +93,7 @@ export function AppNav({ tools }: { tools?: ReactNode } = {}) {
           <div className="desktop-only header-tools">
             <LanguageToggle />
             <ThemeToggle />
-            <UserBadge />
+            <UserBadge role={false} />
             <SessionActions />
           </div>
           <div className="mobile-only">

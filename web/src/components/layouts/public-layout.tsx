@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, Outlet } from 'react-router-dom';
 
@@ -7,10 +7,12 @@ import { MenuButton } from '@/components/layouts/menu-button';
 import { useHeaderHeight } from '@/components/layouts/use-header-height';
 import { useMobileMenu } from '@/components/layouts/use-mobile-menu';
 import { ThemeToggle } from '@/components/theme-toggle';
+import { Alert } from '@/components/ui/alert';
 import { ButtonLink } from '@/components/ui/button';
 import { LogoMark } from '@/components/ui/logo';
 import { paths } from '@/config/paths';
 import { useAuth } from '@/lib/auth';
+import { takeAccountDeleted } from '@/lib/storage';
 
 const PUBLIC_LINKS = [
   { to: paths.howItWorks.path, key: 'nav.howItWorks' },
@@ -130,6 +132,18 @@ export function SiteFooter() {
   );
 }
 
+/** A word for whoever lands here after deleting their account (issue 40), instead of a silent landing page. */
+function DepartureNotice() {
+  const { t } = useTranslation();
+  const [shown] = useState(takeAccountDeleted);
+  if (!shown) return null;
+  return (
+    <div className="container departure-notice">
+      <Alert tone="success">{t('yourData.deleted')}</Alert>
+    </div>
+  );
+}
+
 export function PublicLayout() {
   return (
     <div className="layout-public">
@@ -138,6 +152,7 @@ export function PublicLayout() {
       </a>
       <PublicHeader />
       <main id="main" className="site-main" tabIndex={-1}>
+        <DepartureNotice />
         <Outlet />
       </main>
       <SiteFooter />

@@ -277,7 +277,7 @@ describe('job polling', () => {
     expect(screen.getByRole('button', { name: 'Analizi başlat' })).toBeEnabled();
     // the job's own page is one click away
     expect(within(result).getByRole('link', { name: 'Raporu aç' })).toHaveAttribute('href', expect.stringMatching(/^\/dashboard\/jobs\/.+/));
-    expect(within(result).getByText('JSON indirme Pro ve Kurumsal planlarda kullanılabilir.')).toBeInTheDocument();
+    expect(within(result).getByText('PDF rapor ve JSON indirme Pro ve Kurumsal planlarda kullanılabilir.')).toBeInTheDocument();
 
     await waitFor(() => expect(meCalls).toBeGreaterThan(meBefore));
     expect(screen.getByRole('region', { name: 'Son analizler' })).toBeInTheDocument();
@@ -366,6 +366,6 @@ describe('job polling', () => {
     await chooseVideo(u);
     await u.click(screen.getByRole('button', { name: 'Analizi başlat' }));
     expect(await screen.findByRole('button', { name: 'JSON indir' })).toBeEnabled();
-    expect(screen.queryByText('JSON indirme Pro ve Kurumsal planlarda kullanılabilir.')).not.toBeInTheDocument();
+    expect(screen.queryByText('PDF rapor ve JSON indirme Pro ve Kurumsal planlarda kullanılabilir.')).not.toBeInTheDocument();
   });
 });

@@ -82,8 +82,10 @@ describe.each([
     // The helmet row says "not judged", never "missing".
     const row = screen.getByRole('rowheader', { name: 'Helmet' }).closest('tr')!;
     expect(within(row).getByText(new RegExp(notJudged))).toBeInTheDocument();
-    // Words for users: no environment variable names on the job page.
+    // Words for users: no environment variable names on the job page, the checker named by what it does (issue 40).
     expect(document.body.textContent).not.toContain(operatorWord);
+    expect(document.body.textContent).not.toMatch(/centernet|baret-offline/);
+    expect(screen.getByText(lang === 'tr' ? 'Model: Baret yerleşik denetleyicisi (baret ve reflektörlü kıyafet)' : 'Model: Baret built-in checker (hard hats and hi-vis clothing)')).toBeInTheDocument();
   });
 
   it('a worker in a cap: the violation says cap or hat, not a hard hat', async () => {

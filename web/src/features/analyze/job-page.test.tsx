@@ -67,9 +67,9 @@ describe('a job’s own page', () => {
   });
 
   it.each([
-    ['tr', 'Kareler örnekleniyor', 'Videodan kareler örnekleniyor', 'Kareler 12/24'],
-    ['en', 'Sampling frames', 'Sampling frames from the video', 'Frames 12/24'],
-  ] as const)('%s: shows how far sampling is, as the latest frames_sampling report says', async (lang, event, phase, frames) => {
+    ['tr', 'Kareler örnekleniyor', 'Videodan kareler örnekleniyor', 'Kareler 12/24', '12 / 24 kare'],
+    ['en', 'Sampling frames', 'Sampling frames from the video', 'Frames 12/24', '12 of 24 frames'],
+  ] as const)('%s: shows how far sampling is, as the latest frames_sampling report says', async (lang, event, phase, frames, line) => {
     await i18n.changeLanguage(lang);
     const at = (s: number) => `2025-03-04T10:00:${String(s).padStart(2, '0')}Z`;
     const logs = [
@@ -89,6 +89,34 @@ describe('a job’s own page', () => {
     const timeline = screen.getByRole('list', { name: lang === 'tr' ? 'Zaman çizelgesi' : 'Timeline' });
     const lines = within(timeline).getAllByRole('listitem').filter((item) => item.textContent?.includes(event));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toHaveTextContent('12/24');
+    expect(lines[0]).toHaveTextContent(line);
+  });
+
+  it.each([
+    ['tr', ['24 kare', '6 kompozit', 'Kompozit 1 / 6', 'videodan belirlendi', 'Video uzunluğu 1 dk 25 sn'], /Model fiyatları|Model kullanımı|Erken durdurma/],
+    ['en', ['24 frames', '6 composites', 'Composite 1 of 6', 'recognised from the video', 'Video length 1 min 25 s'], /Model prices|Model usage|Early stop/i],
+  ] as const)('%s: a finished timeline says its figures in words, without the worker’s keys or internal steps (issue 40)', async (lang, words, internal) => {
+    await i18n.changeLanguage(lang);
+    const at = (s: number) => `2025-03-04T10:00:${String(s).padStart(2, '0')}Z`;
+    const logs = [
+      { event: 'job_queued', timestamp: at(0) },
+      { event: 'job_started', timestamp: at(1), data: { attempt: 1 } },
+      { event: 'model_pricing', timestamp: at(1), data: { model: 'gpt-x', prompt_per_million: 1 } },
+      { event: 'video_opened', timestamp: at(2), data: { duration_sec: 85.2, width: 1280, height: 720 } },
+      { event: 'frames_sampled', timestamp: at(3), data: { count: 24, sampling: 'person' } },
+      { event: 'composites_created', timestamp: at(4), data: { count: 6, frames_per_composite: 4 } },
+      { event: 'llm_usage', timestamp: at(5), data: { step: 'classify', prompt_tokens: 10 } },
+      { event: 'job_classified', timestamp: at(5), data: { job_type: 'ag_pano_bakim', method: 'model', confidence: 0.9 } },
+      { event: 'composite_analyzed', timestamp: at(6), data: { index: 0, asked: ['pic1'] } },
+      { event: 'early_stop_triggered', timestamp: at(7), data: { after_composite: 0, skipped: 5 } },
+      { event: 'job_completed', timestamp: at(8) },
+    ];
+    server.use(http.get('*/jobs/job-9', () => HttpResponse.json(job({ job_id: 'job-9', status: 'done', logs }))));
+    renderApp('/dashboard/jobs/job-9', { user: user() });
+    const timeline = await screen.findByRole('list', { name: lang === 'tr' ? 'Zaman çizelgesi' : 'Timeline' });
+    const text = timeline.textContent ?? '';
+    for (const word of words) expect(text).toContain(word);
+    expect(text).not.toMatch(internal);
+    expect(text).not.toMatch(/\b(count|index|attempt|method|slug): /);
   });
 });

@@ -76,6 +76,17 @@ describe('audit log and roles on the organisation page', () => {
     await u.click(within(log).getByRole('button', { name: 'Süz' }));
     await waitFor(() => expect(auditQueries.at(-1)?.get('action')).toBe('job.deleted'));
 
+    // Who: the members by name, no id to type (issue 40); the object: a person's name, a click filters by it.
+    expect(within(log).queryByRole('textbox')).not.toBeInTheDocument();
+    await u.selectOptions(within(log).getByRole('combobox', { name: 'Kim' }), 'Ali Usta · ali@example.com');
+    await u.click(within(log).getByRole('button', { name: 'Süz' }));
+    await waitFor(() => expect(auditQueries.at(-1)?.get('actor')).toBe('u2'));
+    await u.click(await within(log).findByRole('button', { name: 'Kullanıcı Ali Usta · ali@example.com kayıtlarını göster' }));
+    await waitFor(() => expect(auditQueries.at(-1)?.get('object')).toBe('u2'));
+    expect(within(log).getByText('Yalnızca şunun kayıtları: Kullanıcı Ali Usta · ali@example.com')).toBeInTheDocument();
+    await u.click(within(log).getByRole('button', { name: 'Tüm kayıtları göster' }));
+    await waitFor(() => expect(auditQueries.at(-1)?.has('object')).toBe(false));
+
     await u.selectOptions(await screen.findByRole('combobox', { name: 'Ali Usta kişisinin rolü' }), 'manager');
     await waitFor(() => expect(patches).toEqual([{ user: 'u2', role: 'manager' }]));
   });
@@ -95,12 +106,26 @@ describe('audit log and roles on the organisation page', () => {
       http.get('*/admin/usage', () => HttpResponse.json({ total_prompt_tokens: 0, total_completion_tokens: 0, total_cost: 0, currency: 'USD', users: [] })),
       http.get('*/admin/users/quotas', () => HttpResponse.json([])),
     );
-    const reset = entry({ id: 'e-reset', action: 'auth.password_reset', object_type: 'user', object_id: 'u-2', details: { api_keys: 'revoked', revoked: '2' } });
-    server.use(http.get('*/admin/audit', () => HttpResponse.json({ entries: [entry({ action: 'quota.changed', object_type: 'org', object_id: 'org-1', details: { plan_name: 'pro' } }), reset], next_cursor: null })));
+    server.use(
+      http.get('*/admin/audit', () =>
+        HttpResponse.json({
+          entries: [
+            entry({ action: 'quota.changed', object_type: 'org', object_id: 'org-1', details: { plan_name: 'pro', lifetime_limit: 'unlimited' } }),
+            entry({ id: 'e2', action: 'setting.changed', object_type: 'setting', object_id: 'require_email_verification', details: { scope: 'admin', value: 'true', previous: 'false' } }),
+            entry({ id: 'e-reset', action: 'auth.password_reset', object_type: 'user', object_id: 'u-2', details: { api_keys: 'revoked', revoked: '2' } }),
+          ],
+          next_cursor: null,
+        }),
+      ),
+    );
     renderApp('/dashboard/admin', { user: admin() });
     const log = await screen.findByRole('region', { name: 'Denetim kaydı' });
     expect(await within(log).findByText('Plan veya kota değiştirdi')).toBeInTheDocument();
-    expect(within(log).getByText('plan_name: pro')).toBeInTheDocument();
+    // Words, not the server's keys (issue 40).
+    expect(within(log).getByText('Plan: Pro · Ömür boyu limit: Sınırsız')).toBeInTheDocument();
+    expect(within(log).getByText('E-posta doğrulaması zorunlu')).toBeInTheDocument();
+    expect(within(log).getByText('kapalı → açık')).toBeInTheDocument();
+    expect(within(log).queryByText(/plan_name|lifetime_limit|require_email/)).not.toBeInTheDocument();
     // A password reset says whether every API key was revoked with it.
     expect(within(log).getByRole('cell', { name: 'Şifreyi sıfırladı' })).toBeInTheDocument();
     expect(within(log).getByText('tüm API anahtarları iptal edildi (2)')).toBeInTheDocument();

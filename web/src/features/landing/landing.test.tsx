@@ -55,12 +55,12 @@ describe('landing page', () => {
     expect(screen.queryByText(/eldiveni kaza/)).not.toBeInTheDocument();
   });
 
-  it('disables the demo chip when the video is not available', async () => {
+  it('offers "how it works" instead of an always-disabled demo chip when there is no video (issue 40)', async () => {
     const asked = askedForDemoInfo({ video: null });
     renderApp('/');
-    const chip = await screen.findByRole('button', { name: 'Demo videosunu izleyin' });
-    await vi.waitFor(() => expect(chip).toBeDisabled());
-    expect(chip).toHaveAccessibleDescription('Demo videosu kullanılamıyor.');
+    const link = await screen.findByRole('link', { name: 'Nasıl çalıştığını görün' });
+    expect(link).toHaveAttribute('href', '/how-it-works');
+    expect(screen.queryByRole('button', { name: 'Demo videosunu izleyin' })).not.toBeInTheDocument();
     // a page that came from the server itself: its own demo-video tag is up to date, nothing more is asked
     expect(asked).toEqual([]);
   });
@@ -85,23 +85,20 @@ describe('landing page', () => {
       expect(within(screen.getByRole('dialog', { name: 'Baret demosu' })).getByLabelText('Baret demosu')).toHaveAttribute('src', 'http://localhost:8080/media/demo.mov');
     });
 
-    it('disables the chip, asking nothing of the video, when the server has none (any more)', async () => {
+    it('offers "how it works", asking nothing of the video, when the server has none (any more)', async () => {
       const asked = askedForDemoInfo({ video: null });
       const heads: string[] = [];
       server.use(http.head('*/media/demo.mov', ({ request }) => (heads.push(request.url), new HttpResponse(null, { status: 200 }))));
       renderApp('/');
-      const chip = await screen.findByRole('button', { name: 'Demo videosunu izleyin' });
       await vi.waitFor(() => expect(asked).toHaveLength(1));
-      await vi.waitFor(() => expect(chip).toBeDisabled());
+      expect(await screen.findByRole('link', { name: 'Nasıl çalıştığını görün' })).toBeInTheDocument();
       expect(heads).toEqual([]);
     });
 
-    it('disables the chip when the server cannot be asked (offline: the video could not play anyway)', async () => {
+    it('offers "how it works" when the server cannot be asked (offline: the video could not play anyway)', async () => {
       server.use(http.get('*/media/demo.json', () => HttpResponse.error()));
       renderApp('/');
-      const chip = await screen.findByRole('button', { name: 'Demo videosunu izleyin' });
-      await vi.waitFor(() => expect(chip).toBeDisabled());
-      expect(chip).toHaveAccessibleDescription('Demo videosu kullanılamıyor.');
+      expect(await screen.findByRole('link', { name: 'Nasıl çalıştığını görün' })).toBeInTheDocument();
     });
   });
 

@@ -16,7 +16,7 @@ const ENTRIES: EquipmentEntry[] = [
 ];
 
 describe('PPE gallery', () => {
-  it('shows code, title, description, a pictogram by lowercase code and the missing-image placeholder otherwise', () => {
+  it('shows the family, title, description, a pictogram by lowercase code and the missing-image placeholder otherwise; no internal code', () => {
     render(
       <AppProvider queryClient={testQueryClient()}>
         <MemoryRouter>
@@ -30,6 +30,8 @@ describe('PPE gallery', () => {
     expect(within(cards[1]!).getByRole('img', { name: 'Yalıtkan eldiven' })).toHaveAttribute('data-kind', 'gloves');
     expect(within(cards[1]!).getByText('Sınıf 0')).toBeInTheDocument();
     expect(within(cards[2]!).getByRole('img', { name: 'Görsel bulunmuyor' })).toBeInTheDocument();
+    expect(within(cards[0]!).getByText('Baş koruma')).toBeInTheDocument();
+    expect(screen.queryByText(/^pic\d+$/i)).not.toBeInTheDocument();
   });
 
   it('maps every equipment family to its pictogram', () => {

@@ -7,7 +7,7 @@ import { renderApp } from '@/testing/render';
 import { HttpResponse, http, server } from '@/testing/server';
 
 describe('your data (profile)', () => {
-  it('deletes the account only with the password, after a clear warning, then logs out', async () => {
+  it('deletes the account only with the password, after a clear warning, then logs out and says it is done', async () => {
     const bodies: unknown[] = [];
     server.use(
       http.delete('*/me', async ({ request }) => {
@@ -36,6 +36,8 @@ describe('your data (profile)', () => {
     await u.click(within(section).getByRole('button', { name: 'Hesabımı kalıcı olarak sil' }));
     await waitFor(() => expect(bodies).toEqual([{ password: 'yanlış' }, { password: 'doğru şifre' }]));
     await waitFor(() => expect(screen.queryByRole('region', { name: 'Verileriniz' })).not.toBeInTheDocument());
+    // A word on the page they land on (issue 40), not a silent landing page.
+    expect(await screen.findByText(/Hesabınız kalıcı olarak silindi/)).toBeInTheDocument();
   });
 
   it('says on the account card what a password reset does to API keys, with a way to them', async () => {

@@ -83,12 +83,14 @@ describe('pricing', () => {
 });
 
 describe('profile', () => {
-  it('shows dates in en-GB 24-hour UTC, a dash when missing, plan, usage, the history link and the upgrade block (origin profile)', async () => {
+  it('shows dates in the viewer zone in the app date format with the zone named, a dash when missing, plan, usage, the history link and the upgrade block (origin profile)', async () => {
     const bodies: unknown[] = [];
     server.use(http.post('*/usage/request-upgrade', async ({ request }) => (bodies.push(await request.json()), HttpResponse.json({ status: 'received' }, { status: 202 }))));
     renderApp('/dashboard/profile', { user: user({ last_login_at: null, created_at: '2025-01-02T18:09:00Z', quota: quota({ daily_used: 1, lifetime_used: 1 }) }) });
     const account = await screen.findByRole('region', { name: 'Hesap' });
-    expect(within(account).getByText('02/01/2025, 18:09 UTC')).toBeInTheDocument();
+    expect(within(account).getByText(/^2 Oca 2025 \d\d:09$/)).toBeInTheDocument();
+    expect(within(account).queryByText(/\d UTC$/)).not.toBeInTheDocument();
+    expect(within(account).getByText('Saat dilimi')).toBeInTheDocument();
     expect(within(account).getByText('—')).toBeInTheDocument();
     expect(within(account).getByRole('link', { name: /Analiz geçmişinizi görün/ })).toHaveAttribute('href', '/dashboard/history');
     const plan = screen.getByRole('region', { name: 'Plan ve kullanım' });

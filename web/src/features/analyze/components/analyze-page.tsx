@@ -13,7 +13,7 @@ import { UploadQueue } from '@/features/analyze/offline/upload-queue';
 import { QueueError } from '@/features/analyze/offline/enqueue';
 import { onQueuedJobCreated } from '@/features/analyze/offline/replay';
 import { AnalyzeForm, type StartError } from '@/features/analyze/components/analyze-form';
-import { RecordingContextFields, RecordPanel } from '@/features/analyze/components/record-panel';
+import { RecordingContextCard, RecordPanel } from '@/features/analyze/components/record-panel';
 import { JobDownloads, JobReport, jobDisplayName } from '@/features/analyze/components/job-report';
 import { evolveAnalyzeForm, initialAnalyzeForm, startBlocker, toParams } from '@/features/analyze/model/analyze-form';
 import { addRecentJob, loadRecentJobs, saveRecentJobs } from '@/features/analyze/model/recent-jobs';
@@ -163,14 +163,16 @@ export function AnalyzePage() {
           <p className="muted">{t('analyze.subtitle')}</p>
         </div>
       </header>
+      <RecordingContextCard value={context} onChange={setContext} />
       <section className="card record-card" aria-labelledby="record-title">
         <h2 id="record-title" className="card-title">
           {t('record.title')}
         </h2>
         <p className="muted">{t('record.hint')}</p>
-        <RecordingContextFields value={context} onChange={setContext} />
         <RecordPanel params={toParams(initialAnalyzeForm)} context={context} userId={user?.id} />
       </section>
+      {/* The queue near the top, where a crew looks after recording (issue 40), not below the report. */}
+      <UploadQueue userId={user?.id} notice={queuedNotice} />
       <div className="analyze-grid">
         <AnalyzeForm
           state={form}
@@ -218,8 +220,6 @@ export function AnalyzePage() {
           ) : null}
         </section>
       </div>
-      {queuedNotice ? <Alert tone="info">{t('offline.queued')}</Alert> : null}
-      <UploadQueue userId={user?.id} />
       {recent.length > 0 ? (
         <section className="card recent" aria-labelledby="recent-title">
           <h2 id="recent-title" className="card-title">

@@ -82,6 +82,8 @@ export function JobPage() {
                 </>
               ) : null}
             </dl>
+            {/* The result's sections are h3, as under the analyze page's h2 panel title (axe heading-order). */}
+            <h2 className="visually-hidden">{t('job.resultTitle')}</h2>
             <JobReport job={job} />
             {TERMINAL_STATUSES.has(job.status) ? (
               <div className="result-actions">

@@ -106,16 +106,12 @@ export function JobDownloads({ job, planName }: { job: JobDetail; planName: stri
   return (
     <div className="download">
       <div className="download-buttons">
-        <Button
-          onClick={() => void downloadJson()}
-          loading={jsonBusy}
-          disabled={!mayDownload}
-          aria-describedby={mayDownload ? undefined : 'download-hint'}
-        >
-          {t('analyze.result.downloadJson')}
-        </Button>
-        <Button variant="secondary" onClick={() => void downloadPdf()} loading={pdfBusy} disabled={!mayDownload} aria-describedby={mayDownload ? undefined : 'download-hint'}>
+        {/* The PDF is what a manager hands on: the primary button; the JSON is for systems (issue 40). */}
+        <Button onClick={() => void downloadPdf()} loading={pdfBusy} disabled={!mayDownload} aria-describedby={mayDownload ? undefined : 'download-hint'}>
           {t('analyze.result.downloadPdf')}
+        </Button>
+        <Button variant="secondary" onClick={() => void downloadJson()} loading={jsonBusy} disabled={!mayDownload} aria-describedby={mayDownload ? undefined : 'download-hint'}>
+          {t('analyze.result.downloadJson')}
         </Button>
       </div>
       {pdfFailed ? <Alert tone="error">{t('analyze.result.pdfFailed')}</Alert> : null}

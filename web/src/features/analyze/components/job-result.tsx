@@ -5,7 +5,7 @@ import { Badge } from '@/components/ui/badge';
 import { EvidenceGallery } from '@/features/analyze/components/evidence-gallery';
 import { ViolationGallery } from '@/features/analyze/components/violation-gallery';
 import { clockTime, missingNames, requiredRows, type GroupStatus } from '@/features/analyze/model/result';
-import { durationText, formatCost, jobDurationSeconds } from '@/lib/format';
+import { durationText, formatCost, jobDurationSeconds, modelText } from '@/lib/format';
 import type { JobDetail } from '@/types/api';
 
 /** The offline analyzer names itself "baret-offline…" in model_used. */
@@ -181,7 +181,7 @@ export function JobResultView({ job }: { job: JobDetail }) {
 
       <ViolationGallery items={violations} />
       <EvidenceGallery items={result.evidence ?? []} />
-      {result.model_used ? <p className="muted small">{t('analyze.result.model', { model: result.model_used })}</p> : null}
+      {result.model_used ? <p className="muted small">{t('analyze.result.model', { model: modelText(t, result.model_used) })}</p> : null}
     </div>
   );
 }

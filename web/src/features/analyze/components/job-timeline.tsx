@@ -1,3 +1,4 @@
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 
 import { ProgressBar } from '@/components/ui/progress-bar';
@@ -10,19 +11,48 @@ const EVENT_TONE: Record<string, string> = {
   job_failed: 'bad',
   job_cancelled: 'warn',
   job_cancel_requested: 'warn',
-  early_stop_triggered: 'warn',
   job_resumed: 'warn',
 };
 
-function detail(entry: LogEntry): string | null {
+/** The worker's bookkeeping (prices, token use, where it stopped early): in the JSON, not a step a person follows (issue 40). */
+const INTERNAL = new Set(['model_pricing', 'llm_usage', 'early_stop_triggered']);
+
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/** An entry's figures in words ("24 kare", "Kompozit 2 / 6"), never the worker's keys; null when there is nothing to add. */
+function detail(entry: LogEntry, logs: readonly LogEntry[], t: TFunction): string | null {
   const data = entry.data;
   if (!data) return null;
-  if (typeof data.done === 'number' && typeof data.total === 'number') return `${data.done}/${data.total}`;
-  for (const key of ['count', 'frames', 'composites', 'index', 'slug', 'task', 'model']) {
-    const value = data[key];
-    if (typeof value === 'number' || typeof value === 'string') return `${key}: ${value}`;
+  const count = num(data.count);
+  switch (entry.event) {
+    case 'frames_sampling': {
+      const [done, total] = [num(data.done), num(data.total)];
+      return done !== null && total !== null ? t('analyze.timeline.framesOf', { done, total }) : null;
+    }
+    case 'video_opened': {
+      const seconds = num(data.duration_sec);
+      return seconds !== null ? t('analyze.timeline.videoLength', { time: durationText(t, seconds) }) : null;
+    }
+    case 'frames_sampled':
+    case 'frames_saved':
+      return count !== null ? t('analyze.timeline.frames', { count }) : null;
+    case 'composites_created':
+      return count !== null ? t('analyze.timeline.composites', { count }) : null;
+    case 'composite_analyzed': {
+      const index = num(data.index);
+      const total = num([...logs].reverse().find((l) => l.event === 'composites_created')?.data?.count);
+      if (index === null) return null;
+      return total !== null ? t('analyze.timeline.compositeOf', { n: index + 1, total }) : t('analyze.timeline.composite', { n: index + 1 });
+    }
+    case 'job_classified':
+      return data.method === 'manual' || data.method === 'model' || data.method === 'fallback' ? t(`analyze.timeline.method_${data.method}`) : null;
+    case 'job_resumed': {
+      const attempt = num(data.attempt);
+      return attempt !== null ? t('analyze.timeline.attempt', { n: attempt }) : null;
+    }
+    default:
+      return null;
   }
-  return null;
 }
 
 /** Where a running job is: the step, frames n/N, composites n/N and the time left. */
@@ -41,9 +71,10 @@ export function JobProgressBar({ logs }: { logs: LogEntry[] }) {
 /** Reports that only update the one before them (sampling progress): of a run of them, the timeline shows the latest. */
 const UPDATES = new Set(['frames_sampling']);
 
-/** The entries the timeline lists: each step once, a run of progress updates as its latest. */
+/** The entries the timeline lists: each step once, a run of progress updates as its latest, no internal bookkeeping. */
 export function timelineEntries(logs: readonly LogEntry[]): LogEntry[] {
-  return logs.filter((entry, index) => !(UPDATES.has(entry.event) && logs[index + 1]?.event === entry.event));
+  const shown = logs.filter((entry) => !INTERNAL.has(entry.event));
+  return shown.filter((entry, index) => !(UPDATES.has(entry.event) && shown[index + 1]?.event === entry.event));
 }
 
 export function JobTimeline({ logs, running = false }: { logs: LogEntry[]; running?: boolean }) {
@@ -54,7 +85,7 @@ export function JobTimeline({ logs, running = false }: { logs: LogEntry[]; runni
     {running ? <JobProgressBar logs={logs} /> : null}
     <ol className="timeline" aria-label={t('analyze.timeline.title')}>
       {timelineEntries(logs).map((entry, index) => {
-        const extra = detail(entry);
+        const extra = detail(entry, logs, t);
         return (
           <li key={`${entry.event}-${entry.timestamp}-${index}`} className={`timeline-item ${EVENT_TONE[entry.event] ?? ''}`}>
             <span className="timeline-dot" aria-hidden="true" />

@@ -2,17 +2,21 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
-import { Button } from '@/components/ui/button';
+import { Button, ButtonLink } from '@/components/ui/button';
 import { UnitSelect } from '@/components/ui/field';
 import { Modal } from '@/components/ui/modal';
 import type { AnalysisParams } from '@/features/analyze/api/start-analysis';
 import { requestBackgroundSync } from '@/features/analyze/offline/background-sync';
 import { enqueueUpload } from '@/features/analyze/offline/enqueue';
-import { replayQueue } from '@/features/analyze/offline/replay';
+import { onQueuedJobCreated, replayQueue } from '@/features/analyze/offline/replay';
+import { paths } from '@/config/paths';
 import { contextPayload, rememberRecordingContext, useCurrentOrg, useOrgUnits, type RecordingContext } from '@/lib/org';
 
-/** Where and by whom a video is recorded: the organisation's sites and crews, and a work order. */
-export function RecordingContextFields({ value, onChange }: { value: RecordingContext; onChange: (next: RecordingContext) => void }) {
+/**
+ * Where and by whom a video is recorded: the organisation's sites and crews, and a work order, as a
+ * card of its own above Record and Upload, since both take them (issue 40). Nothing outside an organisation.
+ */
+export function RecordingContextCard({ value, onChange }: { value: RecordingContext; onChange: (next: RecordingContext) => void }) {
   const { t } = useTranslation();
   const org = useCurrentOrg();
   const orgId = org.data?.id;
@@ -25,18 +29,32 @@ export function RecordingContextFields({ value, onChange }: { value: RecordingCo
     rememberRecordingContext(next);
     onChange(next);
   };
+  const siteList = sites.data ?? [];
+  const crewList = crews.data ?? [];
   return (
-    <div className="record-context">
-      <UnitSelect label={t('record.site')} emptyLabel={t('record.noSite')} value={value.site_id} options={sites.data ?? []} onChange={(v) => set({ site_id: v })} />
-      <UnitSelect label={t('record.crew')} emptyLabel={t('record.noCrew')} value={value.crew_id} options={crews.data ?? []} onChange={(v) => set({ crew_id: v })} />
-      <div className="field">
-        <label className="field-label" htmlFor={`${ids}-3`}>
-          {t('record.workOrder')}
-        </label>
-        <input id={`${ids}-3`} className="input" value={value.work_order} maxLength={64} onChange={(e) => set({ work_order: e.target.value })} />
+    <section className="card context-card" aria-labelledby="context-title">
+      <h2 id="context-title" className="card-title">
+        {t('record.contextTitle')}
+      </h2>
+      <p className="muted">{t('record.contextHint')}</p>
+      <div className="record-context">
+        <UnitSelect label={t('record.site')} emptyLabel={t(siteList.length ? 'record.noSite' : 'record.noSites')} value={value.site_id} options={siteList} onChange={(v) => set({ site_id: v })} />
+        <UnitSelect label={t('record.crew')} emptyLabel={t(crewList.length ? 'record.noCrew' : 'record.noCrews')} value={value.crew_id} options={crewList} onChange={(v) => set({ crew_id: v })} />
+        <div className="field">
+          <label className="field-label" htmlFor={`${ids}-3`}>
+            {t('record.workOrder')}
+          </label>
+          <input id={`${ids}-3`} className="input" value={value.work_order} maxLength={64} onChange={(e) => set({ work_order: e.target.value })} />
+        </div>
       </div>
-    </div>
+    </section>
   );
+}
+
+/** mm:ss of a recording. */
+export function elapsedText(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
 }
 
 /** Which way this browser records: the camera inside the page, or the phone's camera app through a capture input. */
@@ -60,7 +78,10 @@ export function RecordPanel({ params, context, userId }: { params: AnalysisParam
   const [open, setOpen] = useState(false);
   const [recording, setRecording] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [queued, setQueued] = useState<string | null>(null);
+  // The last clip put into the queue, and its job once the queue uploaded it (issue 40: not "in the queue" forever).
+  const [queued, setQueued] = useState<{ id: string; name: string; jobId?: string } | null>(null);
+  const [startedAt, setStartedAt] = useState<number | null>(null);
+  const [now, setNow] = useState(() => Date.now());
   const preview = useRef<HTMLVideoElement>(null);
   const recorder = useRef<MediaRecorder | null>(null);
   const stream = useRef<MediaStream | null>(null);
@@ -72,13 +93,20 @@ export function RecordPanel({ params, context, userId }: { params: AnalysisParam
     stream.current = null;
   };
   useEffect(() => stopStream, []);
+  useEffect(() => onQueuedJobCreated((job, item) => setQueued((q) => (q && q.id === item.id ? { ...q, jobId: job.job_id } : q))), []);
+  // The elapsed time in the recording dialog, once a second.
+  useEffect(() => {
+    if (startedAt === null) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [startedAt]);
 
   const queue = async (file: File) => {
     if (!userId) return;
     setError(null);
     try {
       const item = await enqueueUpload(file, { ...params, ...contextPayload(context) }, userId);
-      setQueued(item.name);
+      setQueued({ id: item.id, name: item.name });
       void requestBackgroundSync();
       if (navigator.onLine !== false) void replayQueue(userId).catch(() => undefined);
     } catch {
@@ -112,6 +140,8 @@ export function RecordPanel({ params, context, userId }: { params: AnalysisParam
       recorder.current = rec;
       rec.start(1000);
       setRecording(true);
+      setStartedAt(Date.now());
+      setNow(Date.now());
       requestAnimationFrame(() => {
         if (preview.current) preview.current.srcObject = media;
       });
@@ -125,6 +155,7 @@ export function RecordPanel({ params, context, userId }: { params: AnalysisParam
 
   const stop = () => {
     setRecording(false);
+    setStartedAt(null);
     setOpen(false);
     if (recorder.current && recorder.current.state !== 'inactive') recorder.current.stop();
     else stopStream();
@@ -149,7 +180,15 @@ export function RecordPanel({ params, context, userId }: { params: AnalysisParam
           if (file) void queue(file);
         }}
       />
-      {queued ? <Alert tone="success">{t('record.queued', { name: queued })}</Alert> : null}
+      {queued && !queued.jobId ? <Alert tone="success">{t('record.queued', { name: queued.name })}</Alert> : null}
+      {queued?.jobId ? (
+        <Alert tone="success">
+          <span>{t('record.started', { name: queued.name })}</span>{' '}
+          <ButtonLink size="sm" variant="secondary" to={paths.app.job.getHref(queued.jobId)}>
+            {t('record.openJob')}
+          </ButtonLink>
+        </Alert>
+      ) : null}
       {error ? <Alert tone="error">{error}</Alert> : null}
       <Modal
         open={open}
@@ -162,6 +201,10 @@ export function RecordPanel({ params, context, userId }: { params: AnalysisParam
           </Button>
         }
       >
+        <p className="record-elapsed">
+          <span className="record-dot" aria-hidden="true" />
+          {t('record.elapsed')} <span className="record-time">{elapsedText(startedAt === null ? 0 : (now - startedAt) / 1000)}</span>
+        </p>
         <video ref={preview} className="record-preview" autoPlay muted playsInline aria-label={t('record.preview')} />
       </Modal>
     </div>

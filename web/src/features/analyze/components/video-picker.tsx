@@ -2,6 +2,7 @@ import { useId, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Button } from '@/components/ui/button';
+import { useMediaQuery } from '@/hooks/use-media-query';
 import { useObjectUrl } from '@/hooks/use-object-url';
 import { formatBytes } from '@/lib/format';
 
@@ -16,6 +17,8 @@ export function VideoPicker({ file, onChange, onRemove, disabled }: { file: File
   const [dragging, setDragging] = useState(false);
   const [errorKey, setErrorKey] = useState<string | null>(null);
   const preview = useObjectUrl(file);
+  // A touch screen has nothing to drag from and no click: "tap to choose" (issue 40).
+  const touch = useMediaQuery('(hover: none) and (pointer: coarse)');
 
   const accept = (candidate: File | undefined) => {
     if (!candidate) return;
@@ -67,7 +70,7 @@ export function VideoPicker({ file, onChange, onRemove, disabled }: { file: File
           <path d="M33 20l10-6v20l-10-6z" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinejoin="round" />
           <path d="M19 30v-11M14 23.5l5-5 5 5" fill="none" stroke="var(--accent)" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round" />
         </svg>
-        <span className="dropzone-title">{t('analyze.video.drop')}</span>
+        <span className="dropzone-title">{t(touch ? 'analyze.video.tap' : 'analyze.video.drop')}</span>
         <span className="muted small">{t('analyze.video.accepts')}</span>
       </label>
       <input

@@ -1,16 +1,21 @@
 import { useTranslation } from 'react-i18next';
 
+import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
 import { useUploadQueue } from '@/features/analyze/offline/use-upload-queue';
 import { hasBackgroundSync } from '@/features/analyze/offline/background-sync';
 import { formatBytes } from '@/lib/format';
 
-/** "Waiting to upload": the videos kept on this device until the network lets them go. */
-export function UploadQueue({ userId }: { userId: string | undefined }) {
+/**
+ * "Waiting to upload": the videos kept on this device until the network lets them go. `notice`: a
+ * video was just kept here for want of a connection; said only while one still waits for it.
+ */
+export function UploadQueue({ userId, notice = false }: { userId: string | undefined; notice?: boolean }) {
   const { t, i18n } = useTranslation();
   const { items, remove } = useUploadQueue(userId);
   if (items.length === 0) return null;
+  const waiting = items.some((item) => item.state === 'waiting');
   return (
     <section className="card upload-queue" aria-labelledby="upload-queue-title" style={{ display: 'grid', gap: 12 }}>
       <div>
@@ -21,6 +26,7 @@ export function UploadQueue({ userId }: { userId: string | undefined }) {
           {hasBackgroundSync() ? t('offline.queue.hintSync') : t('offline.queue.hintNoSync')}
         </p>
       </div>
+      {notice && waiting ? <Alert tone="info">{t('offline.queued')}</Alert> : null}
       <ul className="recent-list" aria-label={t('offline.queue.title')}>
         {items.map((item) => {
           const percent = item.size > 0 ? Math.round((item.sent / item.size) * 100) : 0;
@@ -30,10 +36,13 @@ export function UploadQueue({ userId }: { userId: string | undefined }) {
                 <span className="recent-name" style={{ overflowWrap: 'anywhere' }}>
                   {item.name}
                 </span>
-                <span className="muted small">
-                  {formatBytes(item.size, i18n.language)} · {t(`offline.queue.state_${item.state}`)}
-                </span>
-                <ProgressBar value={percent} label={t('offline.queue.progress', { name: item.name })} detail={`${percent}%`} />
+                {/* Its state above the bar (issue 40: not "… upload status"), the name only for screen readers. */}
+                <ProgressBar
+                  value={percent}
+                  label={t(`offline.queue.state_${item.state}`)}
+                  name={t('offline.queue.progress', { name: item.name })}
+                  detail={`${percent}% · ${formatBytes(item.size, i18n.language)}`}
+                />
                 {item.error ? (
                   <span className="field-error small" role="status">
                     {item.error.text ?? t(item.error.key ?? 'errors.startFailed')}

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
@@ -45,7 +45,8 @@ function NewTokenBanner({ created, onHide }: { created: NewApiKey; onHide: () =>
   );
 }
 
-export function ApiKeysPage() {
+/** `webhooksSlot`: where the route puts the webhooks card (another feature). */
+export function ApiKeysPage({ webhooksSlot }: { webhooksSlot?: ReactNode } = {}) {
   const { t, i18n } = useTranslation();
   const keys = useApiKeys();
   const create = useCreateApiKey();
@@ -150,6 +151,7 @@ export function ApiKeysPage() {
           )}
         </section>
       </div>
+      {webhooksSlot}
       <ConfirmDialog
         open={toDelete !== null}
         title={t('apiKeys.confirmDeleteTitle')}

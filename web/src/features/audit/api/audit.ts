@@ -1,5 +1,5 @@
 /** The audit log (issue 30): an organisation's for its managers, the whole log for admins. */
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 
 import { api } from '@/lib/api-client';
 import type { AuditPage } from '@/types/api';
@@ -12,6 +12,8 @@ export interface AuditFilters {
   action?: string;
   actor?: string;
   object?: string;
+  /** How the object filter reads on screen (not sent). */
+  objectLabel?: string;
 }
 
 /** The actions the log records (the server's names; their words are under audit.actions). */
@@ -19,7 +21,7 @@ export const AUDIT_ACTIONS: readonly string[] =
   'job.viewed job.downloaded_json job.downloaded_pdf jobs.downloaded_csv job.cancelled job.deleted member.role_changed quota.changed setting.changed auth.signed_in auth.sign_in_failed auth.password_reset'.split(' ');
 
 const base = (scope: AuditScope) => (scope.kind === 'org' ? `/orgs/${encodeURIComponent(scope.orgId)}/audit` : '/admin/audit');
-const clean = (filters: AuditFilters) => Object.fromEntries(Object.entries(filters).filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
+const clean = (filters: AuditFilters) => Object.fromEntries(Object.entries(filters).filter(([k]) => k !== 'objectLabel').filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
 
 /** GET /orgs/{id}/audit or /admin/audit, newest first, page by page (the cursor). */
 export function useAuditLog(scope: AuditScope, filters: AuditFilters) {
@@ -28,6 +30,28 @@ export function useAuditLog(scope: AuditScope, filters: AuditFilters) {
     initialPageParam: null as string | null,
     queryFn: ({ pageParam }) => api.get<AuditPage>(base(scope), { query: { ...clean(filters), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } }),
     getNextPageParam: (last) => last.next_cursor,
+  });
+}
+
+/** Someone the log can be filtered by: a user id and the words a person reads. */
+export interface AuditPerson {
+  id: string;
+  label: string;
+}
+
+/**
+ * Whom the "who" filter offers (issue 40: no raw ids to type): an organisation's members
+ * (GET /orgs/{id}/members), or for admins every account (GET /admin/users/quotas).
+ */
+export function useAuditPeople(scope: AuditScope) {
+  return useQuery({
+    queryKey: ['audit-people', scope.kind === 'org' ? scope.orgId : 'admin'],
+    queryFn: async (): Promise<AuditPerson[]> => {
+      const path = scope.kind === 'org' ? `/orgs/${encodeURIComponent(scope.orgId)}/members` : '/admin/users/quotas';
+      const rows = (await api.get<Array<{ user_id: string; email: string; full_name: string | null }>>(path)) ?? [];
+      return rows.map((r) => ({ id: r.user_id, label: r.full_name ? `${r.full_name} · ${r.email}` : r.email })).sort((a, b) => a.label.localeCompare(b.label));
+    },
+    staleTime: 60_000,
   });
 }
 

@@ -2,6 +2,7 @@
  * The audit log as a card (issue 30): filters, a table of entries newest first, "show more" (the
  * cursor) and a CSV download. Managers see it on the organisation page, admins on the admin page.
  */
+import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
@@ -10,21 +11,47 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Spinner } from '@/components/ui/spinner';
-import { AUDIT_ACTIONS, downloadAuditCsv, useAuditLog, type AuditFilters, type AuditScope } from '@/features/audit/api/audit';
+import { AUDIT_ACTIONS, downloadAuditCsv, useAuditLog, useAuditPeople, type AuditFilters, type AuditScope } from '@/features/audit/api/audit';
 import { formatDateTime } from '@/lib/format';
+import { planLabel } from '@/lib/plans';
 import type { AuditEntry } from '@/types/api';
 
-/** The entry's facts in words: the roles, the value of a setting, why a sign-in failed. */
-function detailsText(entry: AuditEntry, t: (key: string, options?: Record<string, unknown>) => string): string {
+type T = TFunction;
+
+/** A value of the log as words: on/off, unlimited, a language, a plan; anything else as it is. */
+function valueText(key: string, value: string, t: T): string {
+  if (value === 'true' || value === 'false') return t(value === 'true' ? 'audit.value.on' : 'audit.value.off');
+  if (value === 'unlimited' || value === 'null') return t('quota.unlimited');
+  if (key === 'plan_name') return planLabel(t, value);
+  if (key === 'lang') return t(`audit.value.lang_${value}`, { defaultValue: value });
+  return value;
+}
+
+/** The entry's facts in words (issue 40: no raw English keys): the roles, a setting's new value, plan and limits, why a sign-in failed. */
+function detailsText(entry: AuditEntry, t: T): string {
   const d = entry.details;
   const parts: string[] = [];
   if (d.role) parts.push(t('audit.detail.role', { from: d.previous_role ? t(`org.role_${d.previous_role}`) : '—', to: t(`org.role_${d.role}`) }));
   if (d.reason) parts.push(t(`audit.reason.${d.reason}`, { defaultValue: d.reason }));
   if (d.by) parts.push(t('audit.detail.by', { by: t(`audit.by.${d.by}`, { defaultValue: d.by }) }));
   if (d.api_keys) parts.push(d.api_keys === 'revoked' ? t('audit.detail.apiKeysRevoked', { count: Number(d.revoked ?? 0) }) : t('audit.detail.apiKeysKept'));
-  if (d.value !== undefined) parts.push(`${entry.object_id ?? ''} = ${d.value}`);
-  for (const key of ['plan_name', 'daily_limit', 'monthly_limit', 'lifetime_limit', 'lang', 'rows'] as const) if (d[key] !== undefined) parts.push(`${key}: ${d[key]}`);
+  if (d.value !== undefined) {
+    const to = valueText('value', d.value, t);
+    parts.push(d.previous !== undefined ? t('audit.detail.changed', { from: valueText('value', d.previous, t), to }) : to);
+  }
+  for (const key of ['plan_name', 'daily_limit', 'monthly_limit', 'lifetime_limit', 'lang', 'rows'] as const) {
+    if (d[key] !== undefined) parts.push(t('audit.detail.pair', { key: t(`audit.keys.${key}`), value: valueText(key, d[key], t) }));
+  }
   return parts.join(' · ');
+}
+
+/** What an entry was done to, in words: a setting's name, a person's name or address, a short id. */
+function objectText(entry: AuditEntry, people: ReadonlyMap<string, string>, t: T): string {
+  const id = entry.object_id ?? '';
+  if (entry.object_type === 'setting') return t(`audit.settings.${id}`, { defaultValue: id });
+  const person = people.get(id);
+  if (person) return person;
+  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
 }
 
 export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headingLevel?: 2 | 3 }) {
@@ -32,6 +59,15 @@ export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headi
   const [draft, setDraft] = useState<AuditFilters>({});
   const [filters, setFilters] = useState<AuditFilters>({});
   const log = useAuditLog(scope, filters);
+  const people = useAuditPeople(scope);
+  const names = new Map((people.data ?? []).map((p) => [p.id, p.label]));
+  const objectFilter = filters.object ? { id: filters.object, label: draft.objectLabel ?? filters.object } : null;
+  const filterByObject = (e: AuditEntry) => {
+    if (!e.object_id) return;
+    const next = { ...filters, object: e.object_id };
+    setDraft({ ...draft, object: e.object_id, objectLabel: `${t(`audit.objects.${e.object_type}`)} ${objectText(e, names, t)}` });
+    setFilters(next);
+  };
   const [csvBusy, setCsvBusy] = useState(false);
   const [csvFailed, setCsvFailed] = useState(false);
   const entries = log.data?.pages.flatMap((p) => p.entries) ?? [];
@@ -84,12 +120,38 @@ export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headi
             </select>
           )}
         </Field>
-        <Field label={t('audit.actor')}>{(p) => <input {...p} className="input" value={draft.actor ?? ''} maxLength={100} placeholder={t('audit.idPlaceholder')} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} />}</Field>
-        <Field label={t('audit.object')}>{(p) => <input {...p} className="input" value={draft.object ?? ''} maxLength={100} placeholder={t('audit.idPlaceholder')} onChange={(e) => setDraft({ ...draft, object: e.target.value })} />}</Field>
+        <Field label={t('audit.actor')}>
+          {(p) => (
+            <select {...p} className="input" value={draft.actor ?? ''} onChange={(e) => setDraft({ ...draft, actor: e.target.value || undefined })}>
+              <option value="">{t('audit.everyone')}</option>
+              {(people.data ?? []).map((person) => (
+                <option key={person.id} value={person.id}>
+                  {person.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <Button type="submit" variant="secondary">
           {t('audit.apply')}
         </Button>
       </form>
+      {objectFilter ? (
+        <p className="filter-chip">
+          <span>{t('audit.onlyObject', { object: objectFilter.label })}</span>
+          <Button
+            size="sm"
+            variant="ghost"
+            onClick={() => {
+              const { object: _o, objectLabel: _l, ...rest } = draft;
+              setDraft(rest);
+              setFilters({ ...filters, object: undefined });
+            }}
+          >
+            {t('audit.clearObject')}
+          </Button>
+        </p>
+      ) : null}
       {log.isPending ? <Spinner label={t('common.loading')} /> : null}
       {log.isError ? <Alert tone="error">{t('audit.loadFailed')}</Alert> : null}
       {log.data && entries.length === 0 ? <p className="muted">{t('audit.empty')}</p> : null}
@@ -122,7 +184,14 @@ export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headi
                     ) : null}
                   </td>
                   <td>
-                    <span className="muted">{t(`audit.objects.${e.object_type}`)}</span> <code>{e.object_id ?? ''}</code>
+                    <span className="muted">{t(`audit.objects.${e.object_type}`)}</span>{' '}
+                    {e.object_id && !filters.object ? (
+                      <button type="button" className="text-link" title={e.object_id} aria-label={t('audit.filterObject', { object: `${t(`audit.objects.${e.object_type}`)} ${objectText(e, names, t)}` })} onClick={() => filterByObject(e)}>
+                        {objectText(e, names, t)}
+                      </button>
+                    ) : (
+                      <span title={e.object_id ?? undefined}>{objectText(e, names, t)}</span>
+                    )}
                   </td>
                   <td>
                     {e.ip ?? ''}

@@ -41,7 +41,16 @@ export function WeeklyChart({
           <line key={v} x1={0} x2={innerW} y1={y(v)} y2={y(v)} className="chart-grid" />
         ))}
         {periods.map((p) =>
-          p.compliant === null ? null : (
+          p.compliant === null ? null : p.compliant === 0 ? (
+            // A week with jobs and none compliant: a red mark above the axis and its figure, not an empty slot that reads as "no data" (issue 40).
+            <g key={p.period} className="chart-zero">
+              <rect x={x(p.period)} y={innerH - 4} width={x.bandwidth()} height={4} rx={2} />
+              <text x={(x(p.period) ?? 0) + x.bandwidth() / 2} y={innerH - 8} textAnchor="middle" fontSize={11}>
+                {formatPercent(0)}
+              </text>
+              <title>{`${formatPeriod(p.period)}: ${formatPercent(0)}`}</title>
+            </g>
+          ) : (
             <Bar key={p.period} x={x(p.period)} y={y(p.compliant)} width={x.bandwidth()} height={innerH - y(p.compliant)} className="chart-bar" rx={3}>
               <title>{`${formatPeriod(p.period)}: ${formatPercent(p.compliant)}`}</title>
             </Bar>
@@ -63,14 +72,19 @@ export function WeeklyChart({
   );
 }
 
-/** A small trend line of weekly compliance (gaps where a week had no job). */
+/**
+ * A small trend line of weekly compliance (gaps where a week had no job), over a faint 0 % baseline;
+ * a week at 0 % is a red dot on it, so it does not read as no data (issue 40).
+ */
 export function Sparkline({ periods, label, width = 120, height = 28 }: { periods: Period[]; label: string; width?: number; height?: number }) {
-  const x = scaleLinear<number>({ domain: [0, Math.max(1, periods.length - 1)], range: [2, width - 2] });
-  const y = scaleLinear<number>({ domain: [0, 1], range: [height - 2, 2] });
+  const x = scaleLinear<number>({ domain: [0, Math.max(1, periods.length - 1)], range: [3, width - 3] });
+  const y = scaleLinear<number>({ domain: [0, 1], range: [height - 4, 3] });
   const points = periods.map((p, i) => ({ i, v: p.compliant }));
   return (
     <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
+      <line x1={0} x2={width} y1={y(0)} y2={y(0)} className="sparkline-base" />
       <LinePath data={points} x={(d) => x(d.i)} y={(d) => y(d.v ?? 0)} defined={(d) => d.v !== null} className="sparkline-line" />
+      {points.map((d) => (d.v === 0 ? <circle key={d.i} cx={x(d.i)} cy={y(0)} r={2.5} className="sparkline-zero" /> : null))}
     </svg>
   );
 }

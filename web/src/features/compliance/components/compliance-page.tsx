@@ -100,10 +100,13 @@ function RankingTable({ title, rows, fmt }: { title: string; rows: Ranked[]; fmt
     <section className="card" aria-label={title}>
       <h2 className="card-title">{title}</h2>
       <div className="table-wrap">
-        <table className="table" data-testid="ranking">
+        {/* On a phone each row stacks (table-stack): name, jobs and share on the left, the trend on the right, nothing cut (issue 40). */}
+        <table className="table table-stack ranking-table" data-testid="ranking">
           <thead>
             <tr>
-              <th scope="col">{t('compliance.rank')}</th>
+              <th scope="col" className="rank-cell">
+                {t('compliance.rank')}
+              </th>
               <th scope="col">{t('compliance.name')}</th>
               <th scope="col" className="num">
                 {t('compliance.jobs')}
@@ -117,11 +120,20 @@ function RankingTable({ title, rows, fmt }: { title: string; rows: Ranked[]; fmt
           <tbody>
             {rows.map((r, i) => (
               <tr key={r.key ?? 'none'}>
-                <td className="num">{fmt.number(i + 1)}</td>
-                <th scope="row">{r.name}</th>
-                <td className="num">{fmt.number(r.jobs)}</td>
-                <td className="num">{fmt.percent(r.compliant)}</td>
-                <td>
+                <td className="num rank-cell">{fmt.number(i + 1)}</td>
+                <th scope="row">
+                  <span className="rank-inline" aria-hidden="true">
+                    {fmt.number(i + 1)}.{' '}
+                  </span>
+                  {r.name}
+                </th>
+                <td className="num" data-label={t('compliance.jobs')}>
+                  {fmt.number(r.jobs)}
+                </td>
+                <td className="num" data-label={t('compliance.compliant')}>
+                  {fmt.percent(r.compliant)}
+                </td>
+                <td className="cell-action">
                   <Suspense fallback={null}>
                     <Sparkline periods={r.trend} label={t('compliance.trendOf', { name: r.name, values: r.trend.map((p) => fmt.percent(p.compliant)).join(', ') })} />
                   </Suspense>

@@ -17,7 +17,7 @@ import { TeamJobs } from '@/features/history/components/team-jobs';
 import { useAuth } from '@/lib/auth';
 import { useCurrentOrg } from '@/lib/org';
 import { paths } from '@/config/paths';
-import { formatCost, formatDateTime, taskFallbackName } from '@/lib/format';
+import { formatCost, formatDateTime, modelText, taskFallbackName } from '@/lib/format';
 import { JOB_STATUSES, type JobListItem } from '@/types/api';
 
 /** The job type a row shows: the task's name, a name made from its slug, or "automatic" while unclassified. */
@@ -35,7 +35,7 @@ export function filterJobs(jobs: readonly JobListItem[], search: string, t: TFun
   const needle = search.trim().toLocaleLowerCase(locale);
   if (!needle) return [...jobs];
   return jobs.filter((job) =>
-    [job.job_id, job.input_filename, job.model_used, job.status, t(`status.${job.status}`), jobTypeText(job, t)].some((value) => (value ?? '').toLocaleLowerCase(locale).includes(needle)),
+    [job.job_id, job.input_filename, job.model_used, modelText(t, job.model_used), job.status, t(`status.${job.status}`), jobTypeText(job, t)].some((value) => (value ?? '').toLocaleLowerCase(locale).includes(needle)),
   );
 }
 
@@ -174,7 +174,7 @@ export function HistoryPage() {
                         <span className="meta-label">{t('history.created')}:</span> {formatDateTime(job.created_at, i18n.language)}
                       </span>
                       <span>
-                        <span className="meta-label">{t('history.model')}:</span> {job.model_used || '—'}
+                        <span className="meta-label">{t('history.model')}:</span> {modelText(t, job.model_used)}
                       </span>
                       <span>
                         <span className="meta-label">{t('history.cost')}:</span> {formatCost(job.estimated_cost, job.currency, i18n.language)}

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 
 import { Badge } from '@/components/ui/badge';
 import { ButtonLink } from '@/components/ui/button';
@@ -59,24 +60,19 @@ export function LandingPage() {
             </div>
             <ul className="chip-row" aria-label={t('landing.chips.label')}>
               <li>
-                <button
-                  type="button"
-                  className="chip chip-action"
-                  disabled={!demo.url}
-                  onClick={() => setVideoOpen(true)}
-                  title={demo.url ? undefined : t('landing.demo.unavailable')}
-                  aria-describedby={demo.url ? undefined : 'demo-unavailable'}
-                >
-                  <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
-                    <path d="M8 5l11 7-11 7z" fill="currentColor" />
-                  </svg>
-                  {t('landing.chips.demo')}
-                </button>
-                {!demo.url ? (
-                  <span id="demo-unavailable" className="visually-hidden">
-                    {t('landing.demo.unavailable')}
-                  </span>
-                ) : null}
+                {/* No demo video on this server: a chip that leads somewhere instead of one that is always disabled (issue 40). */}
+                {!demo.url && !demo.checking ? (
+                  <Link className="chip chip-action" to={paths.howItWorks.getHref()}>
+                    {t('landing.chips.howItWorks')}
+                  </Link>
+                ) : (
+                  <button type="button" className="chip chip-action" disabled={!demo.url} onClick={() => setVideoOpen(true)}>
+                    <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
+                      <path d="M8 5l11 7-11 7z" fill="currentColor" />
+                    </svg>
+                    {t('landing.chips.demo')}
+                  </button>
+                )}
               </li>
               <li className="chip">{t('landing.chips.async')}</li>
               <li className="chip">{t('landing.chips.bilingual')}</li>

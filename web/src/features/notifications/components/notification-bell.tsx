@@ -3,11 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 
 import { useMarkAllRead, useMarkRead, useNotifications } from '@/features/notifications/api/notifications';
-import { formatUtcDate } from '@/lib/format';
+import { formatDateTime } from '@/lib/format';
 
 /** The bell in the dashboard header: unread count, and a panel with the latest notifications. */
 export function NotificationBell() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { data } = useNotifications();
   const markRead = useMarkRead();
   const markAll = useMarkAllRead();
@@ -67,7 +67,7 @@ export function NotificationBell() {
                   >
                     <span className="bell-title">{n.title}</span>
                     <span className="bell-body">{n.body}</span>
-                    <span className="bell-time muted">{formatUtcDate(n.created_at)}</span>
+                    <span className="bell-time muted">{formatDateTime(n.created_at, i18n.language)}</span>
                   </Link>
                 </li>
               ))}

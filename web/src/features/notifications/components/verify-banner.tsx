@@ -22,7 +22,7 @@ export function VerifyBanner() {
   };
   return (
     <div className="verify-banner" role="status">
-      <span>{t('verify.banner', { email: user.email })}</span>
+      <span className="break">{t('verify.banner', { email: user.email })}</span>
       {state === 'sent' ? (
         <span className="muted">{t('verify.sent')}</span>
       ) : (

@@ -12,6 +12,7 @@ import { useArchiveUnit, useChangeRole, useCreateOrg, useCreateUnit, useInvite, 
 import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { formatDateTime, formatNumber } from '@/lib/format';
+import { planLabel } from '@/lib/plans';
 import { useCurrentOrg, useOrgUnits, type UnitKind } from '@/lib/org';
 import { PrivacySettings } from '@/features/organisation/components/privacy-settings';
 import type { CreatedInvite, Org, OrgMember, OrgRole } from '@/types/api';
@@ -51,7 +52,7 @@ function Members({ org }: { org: Org }) {
   const [pending, setPending] = useState<OrgMember | null>(null);
   const manager = org.role === 'manager';
   return (
-    <section className="card" aria-labelledby="org-members-title">
+    <section className="card org-members" aria-labelledby="org-members-title">
       <h2 id="org-members-title" className="card-title">
         {t('org.members')}
       </h2>
@@ -60,7 +61,7 @@ function Members({ org }: { org: Org }) {
       {changeRole.isError ? <Alert tone="error">{serverReason(changeRole.error) ?? t('errors.actionFailed')}</Alert> : null}
       {members.data ? (
         <div className="table-wrap">
-          <table className="table">
+          <table className="table table-stack">
             <thead>
               <tr>
                 <th scope="col">{t('org.member')}</th>
@@ -78,10 +79,10 @@ function Members({ org }: { org: Org }) {
                     {m.full_name ? `${m.full_name} · ` : ''}
                     {m.email}
                   </th>
-                  <td>
+                  <td data-label={t('org.role')}>
                     {manager ? (
                       <select
-                        className="input"
+                        className="input role-select"
                         aria-label={t('org.roleOf', { name: m.full_name ?? m.email })}
                         value={m.role}
                         disabled={changeRole.isPending}
@@ -94,8 +95,8 @@ function Members({ org }: { org: Org }) {
                       <Badge tone={m.role === 'manager' ? 'accent' : 'neutral'}>{t(`org.role_${m.role}`)}</Badge>
                     )}
                   </td>
-                  <td>{formatDateTime(m.joined_at, i18n.language)}</td>
-                  <td>
+                  <td data-label={t('org.joined')}>{formatDateTime(m.joined_at, i18n.language)}</td>
+                  <td className="cell-action">
                     {manager || m.user_id === user?.id ? (
                       <Button size="sm" variant="ghost" onClick={() => setPending(m)}>
                         {m.user_id === user?.id ? t('org.leave') : t('org.remove')}
@@ -263,14 +264,14 @@ export function OrganisationPage({ auditLog }: { auditLog?: (orgId: string) => R
       {current.data === null ? <CreateOrg /> : null}
       {org ? (
         <div className="org-grid">
-          <section className="card" aria-labelledby="org-plan-title">
+          <section className="card org-plan" aria-labelledby="org-plan-title">
             <h2 id="org-plan-title" className="card-title">
               {t('org.plan')}
             </h2>
             <dl className="stats">
               <div className="stat">
                 <dt>{t('org.planName')}</dt>
-                <dd>{org.quota.plan_name}</dd>
+                <dd>{planLabel(t, org.quota.plan_name)}</dd>
               </div>
               <div className="stat">
                 <dt>{t('org.used')}</dt>

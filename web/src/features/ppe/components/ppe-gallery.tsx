@@ -78,7 +78,8 @@ export function PpeGallery({ entries = equipmentCatalog }: { entries?: readonly 
               <li key={entry.code} className="card ppe-card">
                 <div className="ppe-image">{spec ? <Pictogram {...spec} label={title} /> : <Placeholder label={t('ppe.missingImage')} />}</div>
                 <div className="ppe-body">
-                  <code className="ppe-code">{entry.code}</code>
+                  {/* Its family in words, not the catalogue's internal code (pic1…pic42: issue 40). */}
+                  <span className="ppe-code">{categoryName(entry.category)}</span>
                   <h2 className="ppe-title">{title}</h2>
                   {description ? <p className="muted small">{description}</p> : null}
                 </div>

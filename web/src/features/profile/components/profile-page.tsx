@@ -7,7 +7,8 @@ import { Button } from '@/components/ui/button';
 import { paths } from '@/config/paths';
 import { useAuth } from '@/lib/auth';
 import { planLabel } from '@/lib/plans';
-import { formatNumber, formatUtcDate } from '@/lib/format';
+import { formatDateTime, formatNumber } from '@/lib/format';
+import { useCurrentOrg } from '@/lib/org';
 
 import { YourData } from './your-data';
 
@@ -19,7 +20,10 @@ function limitText(limit: number | null | undefined, unlimited: string, lang: st
 export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: ReactNode; notificationsSlot?: ReactNode }) {
   const { t, i18n } = useTranslation();
   const { user, logout, isAdmin } = useAuth();
+  const org = useCurrentOrg(user !== null).data;
   if (!user) return null;
+  // Dates in the viewer's own zone and the app's one date format (issue 40), the zone named beside them.
+  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const quota = user.quota;
   const unlimited = t('quota.unlimited');
   const counters = quota
@@ -62,15 +66,25 @@ export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: 
             </div>
             <div>
               <dt>{t('profile.lastLogin')}</dt>
-              <dd>{formatUtcDate(user.last_login_at)}</dd>
+              <dd>{formatDateTime(user.last_login_at, i18n.language)}</dd>
             </div>
             <div>
               <dt>{t('profile.joined')}</dt>
-              <dd>{formatUtcDate(user.created_at)}</dd>
+              <dd>{formatDateTime(user.created_at, i18n.language)}</dd>
             </div>
+            {timeZone ? (
+              <div>
+                <dt>{t('profile.timezone')}</dt>
+                <dd>{timeZone}</dd>
+              </div>
+            ) : null}
             <div>
               <dt>{t('profile.role')}</dt>
-              <dd>{isAdmin ? <Badge tone="accent">{t('nav.adminLabel')}</Badge> : t('profile.roleUser')}</dd>
+              <dd className="role-line">
+                {isAdmin ? <Badge tone="accent">{t('nav.adminLabel')}</Badge> : null}
+                {org ? <span className="break">{t('profile.orgRole', { role: t(`org.role_${org.role}`), org: org.name })}</span> : null}
+                {!isAdmin && !org ? t('profile.roleUser') : null}
+              </dd>
             </div>
           </dl>
           <Link to={paths.app.history.path} className="text-link">

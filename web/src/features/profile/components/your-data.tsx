@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { api, serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
+import { rememberAccountDeleted } from '@/lib/storage';
 
 /** "Your data" on the profile page (issue 30): download everything Baret keeps, or erase the account. */
 export function YourData() {
@@ -50,6 +51,7 @@ export function YourData() {
     setDeleteError(null);
     try {
       await api.delete('/me', { body: { password } });
+      rememberAccountDeleted();
       logout();
       void navigate('/', { replace: true });
     } catch (e) {
