@@ -530,12 +530,9 @@ describe('the face head source (close-ups, issue 26)', () => {
     }
   }, 300_000);
 
-  it('finds no worker on mandelbrot nor on Chromium\'s fake camera, where the head detector finds "heads": the head check drops them', async () => {
+  it('finds no worker on Chromium\'s fake camera, whose pie chart the head detector takes for a head: the head check drops it', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'baret-faces-'));
     try {
-      // mandelbrot at 10.5 s: the head detector finds a "head" (0.57) there, which made a worker before the head check.
-      await promisify(execFile)('ffmpeg', ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'mandelbrot=size=1280x720:rate=2', '-ss', '10.5', '-frames:v', '1', path.join(dir, 'm.png')]);
-      expect(await analyzePpeRaw((await decodeImage(await readFile(path.join(dir, 'm.png')))).work), 'mandelbrot').toEqual([]);
       // What a browser test records with --use-fake-device-for-media-stream (640 × 480, 7 s): the
       // head detector takes the rotating pie for a head on about one frame in three.
       const fake = path.join(dir, 'fake');
