@@ -15,7 +15,7 @@ ENV CI=true \
     npm_config_audit=false \
     npm_config_update_notifier=false
 # The manifests first, so that the dependency layer is rebuilt only when they change.
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 COPY patches/ patches/
 COPY proto/package.json proto/
 COPY services/platform/package.json services/platform/

@@ -26,13 +26,17 @@ import { fileURLToPath } from 'node:url';
 import { HEAD_DETECTOR_PATH } from '../../services/analysis/src/engine/headDetector.js';
 import { passesFluorescentGate } from '../../services/analysis/src/engine/ppe.js';
 import { backboneWeightsPath, embedPixels, loadBackbone, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
-import { EMBEDDING_ID, MODEL_PATH, MODEL_VERSION, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
+import { LITE_ONNX_FILE } from '../../services/analysis/src/engine/liteBackbone.js';
+import { EMBEDDING_ID, HEAD_EMBEDDING_ID, MODEL_PATH, MODEL_VERSION, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { addConfusion, emptyConfusion, formatConfusion, type HeadConfusion } from '../eval/measure.js';
 import { CACHE_DIR, CV_FOLDS, CV_SUBSET, listTrainingPhotos, readJsonCache, SUBSETS, TRAINING_DIR, type TrainingPhoto } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
 import { trainHeadDetector } from './heads/heads.js';
+import { dumpLiteCrops, LITE_DIR, type LiteCropsMeta } from './lite/crops.js';
+import { rounded, trainLiteHead, type LiteHead } from './lite/head.js';
 import { calibrate } from './samples.js';
+import { curve, headThresholds, pick, type Curve } from './thresholds.js';
 
 const SEED = 11;
 /**
@@ -51,6 +55,8 @@ const PARITY_TOLERANCE = 1e-3;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FINETUNE_DIR = path.join(HERE, 'finetune');
 const CROPS_DIR = path.join(CACHE_DIR, 'finetune');
+/** The head classifier's backbone (ADR 0028), committed beside the model file. */
+const LITE_ONNX = path.join(path.dirname(MODEL_PATH), LITE_ONNX_FILE);
 
 const log = (s: string): void => {
   process.stderr.write(s);
@@ -120,15 +126,6 @@ async function fineTune(py: string, kind: CropKind, fold?: { exclude: string; di
   return JSON.parse(await readFile(file, 'utf8')) as Tuned;
 }
 
-/** The classifier with its numbers rounded to 6 significant digits, as committed. */
-function rounded(model: MlpModel): MlpModel {
-  return {
-    classes: model.classes,
-    featureMean: model.featureMean.map(round),
-    featureStd: model.featureStd.map(round),
-    layers: model.layers.map((l) => ({ weights: l.weights.map((row) => row.map(round)), bias: l.bias.map(round) })),
-  };
-}
 
 /**
  * Probabilities of the hold-out crops by tfjs — the tuned weights loaded into the run time's
@@ -160,47 +157,6 @@ async function tfjsProbabilities(kind: CropKind, weights: Buffer, mlp: MlpModel,
   log('\n');
   const worst = Math.max(...p.map((q, i) => Math.max(...q.map((v, c) => Math.abs(v - tuned.holdout.p[i]![c]!)))));
   return { p, worst };
-}
-
-interface Curve {
-  threshold: number;
-  precision: number;
-  recall: number;
-}
-
-/** A hold-out crop as the run time would judge it: its probability of the class, whether it is one, whether it passes the class's gate. */
-interface Scored {
-  p: number;
-  positive: boolean;
-  passes: boolean;
-}
-
-/** Precision and recall of "the class" when p ≥ t (and the crop passes its gate, as at run time). */
-function curve(scored: Scored[]): Curve[] {
-  const positives = scored.filter((s) => s.positive).length;
-  const out: Curve[] = [];
-  for (let t = 0.5; t < 0.991; t += 0.01) {
-    const sel = scored.filter((s) => s.p >= t && s.passes);
-    const tp = sel.filter((s) => s.positive).length;
-    out.push({ threshold: round(t), precision: sel.length ? tp / sel.length : 1, recall: positives ? tp / positives : 0 });
-  }
-  return out;
-}
-
-/** Lowest threshold whose hold-out precision reaches `target` (else the most precise one). */
-function pick(c: Curve[], target: number): Curve {
-  return c.find((p) => p.precision >= target) ?? [...c].sort((a, b) => b.precision - a.precision)[0]!;
-}
-
-/**
- * The head thresholds on hold-out crops: a hard hat `seen` from the lowest p(hat) whose precision
- * reaches 0.95; "no hard hat" (bare or other headgear, p(bare) + p(other)) from the lowest whose
- * precision reaches 0.9.
- */
-function headThresholds(scored: ReadonlyArray<{ p: number[]; row: CropRow }>): { hat: Curve; noHat: Curve } {
-  const hat = curve(scored.map((s) => ({ p: s.p[0]!, positive: s.row.label === 0, passes: true })));
-  const noHat = curve(scored.map((s) => ({ p: 1 - s.p[0]!, positive: s.row.label !== 0, passes: true })));
-  return { hat: pick(hat, 0.95), noHat: pick(noHat, 0.9) };
 }
 
 /** Share of crops whose likeliest class is their label. */
@@ -239,14 +195,14 @@ interface EvalLine {
 
 /**
  * `npm run train -- --cv`: 5-fold cross-validation on {@link CV_SUBSET}, grouped by photo. For each
- * fold, the head classifier is fine-tuned by the shipped recipe on every training crop except that
- * fold's photos' (the torso classifier and the head detector never train on that subset, so the
- * committed ones are used), its thresholds picked on the usual hold-out fold; then that fold's
+ * fold, the head classifier is fitted by the shipped recipe (lite/head.ts) on every training crop
+ * except that fold's photos' (the torso classifier and the head detector never train on that subset,
+ * so the committed ones are used), its thresholds picked on the usual hold-out fold; then that fold's
  * photos go through `npm run eval` with that model (`BARET_PPE_MODEL`). The figures over all folds
  * are printed and written to tmp/ppe-train/cv/report.json. The shipped model (plain `npm run train`)
  * trains on every fold.
  */
-async function crossValidate(py: string, photos: TrainingPhoto[], meta: CropsMeta): Promise<void> {
+async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCropsMeta): Promise<void> {
   const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
   const cls = SUBSETS[CV_SUBSET]!;
   const sums: EvalLine = { measures: {}, workers: {}, heads: emptyConfusion(), images: 0, ms_per_image: 0 };
@@ -264,23 +220,20 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: CropsMet
     const test = photos.filter((p) => p.cvFold === k);
     await mkdir(path.join(dir, 'images'), { recursive: true });
     await mkdir(path.join(dir, 'labels'), { recursive: true });
-    const exclude = path.join(dir, 'exclude.txt');
-    await writeFile(exclude, test.map((p) => photoKey(p)).join('\n') + '\n');
     log(`fold ${k + 1}/${CV_FOLDS}: ${test.length} photos left out\n`);
-    const tuned = await fineTune(py, 'head', { exclude, dir });
-    const weights = await readFile(path.join(dir, 'backbone-head.bin'));
-    const scored = tuned.holdout.index.map((row, i) => ({ p: tuned.holdout.p[i]!, row: meta.head[row]! }));
-    const picks = headThresholds(scored);
+    const head = await trainLiteHead(run, py, meta, LITE_ONNX, path.join(dir, 'classifier-head.json'), log, k);
     const file: PpeModelFile = {
       ...committed,
       version: MODEL_VERSION,
-      backbones: { head: { sha256: createHash('sha256').update(weights).digest('hex') }, torso: committed.backbones.torso },
-      head: rounded(tuned.model) as PpeModelFile['head'],
-      thresholds: { ...committed.thresholds, hatSeen: picks.hat.threshold, noHatSeen: picks.noHat.threshold },
-      metrics: { crossValidationFold: k, holdout: { headAccuracy: round(accuracy(scored)), ...picks } },
+      headEmbedding: HEAD_EMBEDDING_ID,
+      backbones: { torso: committed.backbones.torso, lite: { file: LITE_ONNX_FILE, sha256: head.onnxSha256 } },
+      head: head.model as PpeModelFile['head'],
+      headCheck: head.check as PpeModelFile['headCheck'],
+      thresholds: { ...committed.thresholds, hatSeen: head.thresholds.hat.threshold, noHatSeen: head.thresholds.noHat.threshold, notHead: head.notHead.threshold },
+      metrics: { crossValidationFold: k, notHead: head.notHead, holdout: { headAccuracy: head.holdout.accuracy, ...head.thresholds }, fit: head.report },
     };
     await writeFile(path.join(dir, 'ppe-classifier.json'), JSON.stringify(file));
-    await writeFile(path.join(dir, 'ppe-backbone-head.bin'), weights);
+    await copyFile(LITE_ONNX, path.join(dir, LITE_ONNX_FILE));
     await copyFile(backboneWeightsPath('torso'), path.join(dir, 'ppe-backbone-torso.bin'));
     // The committed head detector (it never trains on this subset), found beside the model file.
     const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { weights: { file: string } };
@@ -324,11 +277,67 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: CropsMet
   console.log(JSON.stringify({ crossValidation: { measures: report.measures, workers: report.workers, heads: report.heads, images: report.images } }));
 }
 
+/** The head classifier's entries of the model file. */
+function headEntries(head: LiteHead): Pick<PpeModelFile, 'headEmbedding' | 'head' | 'headCheck'> & { backbone: PpeModelFile['backbones']['lite'] } {
+  return { headEmbedding: HEAD_EMBEDDING_ID, head: head.model as PpeModelFile['head'], headCheck: head.check as PpeModelFile['headCheck'], backbone: { file: LITE_ONNX_FILE, sha256: head.onnxSha256 } };
+}
+
+/** What the model file records of the head classifier's fit. */
+const headMetrics = (head: LiteHead, lite: LiteCropsMeta) => ({
+  headCrops: { train: lite.head.filter((r) => r.fold === 'train').length, holdout: head.holdout.crops },
+  headFit: head.report,
+  notHead: head.notHead,
+  headParityMaxProbabilityDifference: head.holdout.parity,
+});
+
+/**
+ * `npm run train -- --export-onnx`: converts EfficientNet-Lite2 to ONNX again (lite/export_onnx.py,
+ * with the Python of BARET_EXPORT_PYTHON, where lite/requirements-export.txt is installed: about
+ * 6 GB) and checks that it writes the committed file's bytes (ADR 0028).
+ */
+async function exportOnnx(): Promise<void> {
+  const py = process.env.BARET_EXPORT_PYTHON;
+  if (!py) throw new Error('--export-onnx needs BARET_EXPORT_PYTHON: a Python with scripts/train/lite/requirements-export.txt installed');
+  const out = path.join(LITE_DIR, LITE_ONNX_FILE);
+  await mkdir(LITE_DIR, { recursive: true });
+  await run(py, [path.join(HERE, 'lite', 'export_onnx.py'), out]);
+  const sha = async (f: string): Promise<string> => createHash('sha256').update(await readFile(f)).digest('hex');
+  const [made, committed] = await Promise.all([sha(out), sha(LITE_ONNX)]);
+  if (made !== committed) throw new Error(`the export (${made}) is not the committed ${LITE_ONNX} (${committed})`);
+  log(`${LITE_ONNX_FILE}: the export is the committed file (sha256 ${made})\n`);
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const cv = process.argv.includes('--cv');
   log(`training data: ${TRAINING_DIR}\n`);
+  if (process.argv.includes('--export-onnx')) return exportOnnx();
   let photos = await listTrainingPhotos(sizeOf);
+  const lite = await dumpLiteCrops(photos, SEED, log);
+  const py = await python();
+  if (cv) return crossValidate(py, photos, lite);
+  const head = await trainLiteHead(run, py, lite, LITE_ONNX, path.join(LITE_DIR, 'classifier-head.json'), log);
+  if (process.argv.includes('--head-only')) {
+    // The head classifier and head check alone, the torso classifier and the head detector kept as
+    // committed; with --keep-head, the committed head classifier too (only the head check is new).
+    const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
+    const { backbone, ...entries } = headEntries(head);
+    const keep = process.argv.includes('--keep-head');
+    const file: PpeModelFile = {
+      ...committed,
+      version: MODEL_VERSION,
+      ...(keep ? { headEmbedding: committed.headEmbedding ?? EMBEDDING_ID, headCheck: entries.headCheck } : entries),
+      backbones: { ...committed.backbones, lite: backbone },
+      thresholds: { ...committed.thresholds, ...(keep ? {} : { hatSeen: head.thresholds.hat.threshold, noHatSeen: head.thresholds.noHat.threshold }), notHead: head.notHead.threshold },
+      metrics: {
+        ...committed.metrics,
+        ...(keep ? { notHead: head.notHead } : { ...headMetrics(head, lite), holdout: { ...(committed.metrics?.holdout as object), headAccuracy: head.holdout.accuracy, hat: head.thresholds.hat, noHat: head.thresholds.noHat } }),
+      },
+    };
+    await writeFile(MODEL_PATH, JSON.stringify(file) + '\n');
+    console.log(JSON.stringify({ model: MODEL_PATH, seconds: Math.round((performance.now() - started) / 1000), thresholds: file.thresholds, holdout: head.holdout }, null, 2));
+    return;
+  }
   // BARET_TRAIN_CACHED_ONLY=1: a quick run on the photos whose detections are already cached.
   if (process.env.BARET_TRAIN_CACHED_ONLY === '1') {
     const cached = (await readJsonCache<Detections>('detections.json')) ?? {};
@@ -338,14 +347,12 @@ async function main(): Promise<void> {
   const cal = calibrate(photos, detections);
   log(`calibration: ${JSON.stringify(cal)}\n`);
   const meta: CropsMeta = await dumpCrops(photos, detections, cal, SEED, CROPS_DIR, process.env.BARET_TRAIN_FRESH === '1', log);
-  const py = await python();
-  if (cv) return crossValidate(py, photos, meta);
 
+  // Head and torso: each backbone fine-tuned with its classifier (ADR 0016); the head check (ADR 0028) from the Lite2 fit above.
   const models = {} as Record<CropKind, MlpModel>;
-  const backbones = {} as PpeModelFile['backbones'];
   const weightsOf = {} as Record<CropKind, Buffer>;
   const scored = {} as Record<CropKind, Array<{ p: number[]; row: CropRow }>>;
-  const parity = {} as Record<CropKind, number>;
+  const parity: Record<string, number> = { headCheck: head.holdout.parity };
   const reports = {} as Record<CropKind, Tuned['report']>;
   for (const kind of ['head', 'torso'] as const) {
     const tuned = await fineTune(py, kind);
@@ -356,27 +363,28 @@ async function main(): Promise<void> {
     if (!(worst <= PARITY_TOLERANCE)) throw new Error(`${kind}: tfjs differs from TensorFlow by ${worst} (more than ${PARITY_TOLERANCE}); nothing written`);
     models[kind] = mlp;
     weightsOf[kind] = weights;
-    backbones[kind] = { sha256: createHash('sha256').update(weights).digest('hex') };
     scored[kind] = p.map((q, i) => ({ p: q, row: meta[kind][tuned.holdout.index[i]!]! }));
     parity[kind] = Number(worst.toExponential(2));
     reports[kind] = tuned.report;
   }
+  const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
   const of = (kind: CropKind, c: number, gate: (r: CropRow) => boolean = () => true): Curve[] =>
     curve(scored[kind].map((s) => ({ p: s.p[c]!, positive: s.row.label === c, passes: gate(s.row) })));
   // Hi-vis is `seen` only on a torso with enough fluorescent pixels (ppe.ts), so its threshold is
   // picked on the hold-out torsos as the run time judges them: p(vest) ≥ t and the gate passed.
   const fluorescentGate = (r: CropRow): boolean => passesFluorescentGate(r.fluorescent ?? 0);
-  const head = headThresholds(scored.head);
-  const picks = { ...head, vest: pick(of('torso', 0, fluorescentGate), 0.9), none: pick(of('torso', 1), 0.9) };
+  const picks = { ...headThresholds(scored.head), vest: pick(of('torso', 0, fluorescentGate), 0.9), none: pick(of('torso', 1), 0.9) };
 
   const file: PpeModelFile = {
     version: MODEL_VERSION,
     embedding: EMBEDDING_ID,
-    backbones,
+    headEmbedding: EMBEDDING_ID,
     head: models.head as PpeModelFile['head'],
+    headCheck: head.check as PpeModelFile['headCheck'],
+    backbones: { head: { sha256: sha(weightsOf.head) }, torso: { sha256: sha(weightsOf.torso) }, lite: { file: LITE_ONNX_FILE, sha256: head.onnxSha256 } },
     torso: models.torso as PpeModelFile['torso'],
-    thresholds: { hatSeen: picks.hat.threshold, noHatSeen: picks.noHat.threshold, vestSeen: picks.vest.threshold, vestAbsent: picks.none.threshold },
+    thresholds: { hatSeen: picks.hat.threshold, noHatSeen: picks.noHat.threshold, vestSeen: picks.vest.threshold, vestAbsent: picks.none.threshold, notHead: head.notHead.threshold },
     metrics: {
       seed: SEED,
       epochs: EPOCHS,
@@ -385,6 +393,7 @@ async function main(): Promise<void> {
       holdoutPhotos: photos.filter((p) => p.fold === 'holdout').length,
       ...counts('head', meta.head),
       ...counts('torso', meta.torso),
+      notHead: head.notHead,
       calibration: cal,
       parityMaxProbabilityDifference: parity,
       fineTuning: reports,

@@ -56,6 +56,8 @@ describe('Dockerfile', () => {
     const manifestsBefore = contextCopies.filter((c) => c.getRange().start.line < npmCiLine).flatMap((c) => args(c).slice(0, -1));
     for (const ws of workspaces) expect(manifestsBefore, ws).toContain(`${ws}/package.json`);
     expect(manifestsBefore).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'patches/']));
+    // .npmrc keeps onnxruntime-node's postinstall off the network (it would fetch CUDA libraries; ADR 0028).
+    expect(manifestsBefore).toContain('.npmrc');
   });
 
   it('copies from the build context only paths that exist and that .dockerignore lets through', () => {

@@ -17,9 +17,10 @@
 import sharp from 'sharp';
 import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, detectPersonsShrunk, iou, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
-import { embedCrops, type CropKind } from './ppeEmbedding.js';
+import { liteEmbedCrops } from './liteBackbone.js';
+import { embedCrops } from './ppeEmbedding.js';
 import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
-import { loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
+import { HEAD_EMBEDDING_ID, liteBackboneFile, loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 import type { Keypoint, PersonDetection } from './types.js';
 
 /**
@@ -313,10 +314,24 @@ function boxHeadJudged(head: HeadGeometry, otherHead: boolean): boolean {
   return head.from === 'box' && !otherHead && head.width >= PPE_THRESHOLDS.minBoxHeadWidthPx;
 }
 
-/** Class probabilities of crops of one kind: their embedding by the kind's tuned backbone, through the kind's classifier. */
-async function judgeCrops(model: PpeModelFile, kind: CropKind, img: RawImage, rects: Rect[]): Promise<number[][]> {
-  const inputs = await embedCrops(kind, rects.map((rect) => ({ img, rect })));
-  return inputs.map((x) => predictMlp(model[kind], x));
+/** Class probabilities of torso crops: their embedding by the tuned torso backbone, through the torso classifier. */
+async function judgeTorsos(model: PpeModelFile, img: RawImage, rects: Rect[]): Promise<number[][]> {
+  const inputs = await embedCrops('torso', rects.map((rect) => ({ img, rect })));
+  return inputs.map((x) => predictMlp(model.torso, x));
+}
+
+/**
+ * Head crops judged: the head classifier's probabilities — on the EfficientNet-Lite2 embedding
+ * (liteBackbone.ts, ADR 0028) or on the tuned head backbone's, whichever the model file names — and,
+ * for the crops from `checkFrom` on (heads on no person), the head check's p(background), that the
+ * crop shows no head (0 for the others), on the Lite2 embedding.
+ */
+async function judgeHeads(model: PpeModelFile, img: RawImage, rects: Rect[], checkFrom: number): Promise<{ p: number[][]; background: number[] }> {
+  const lite = model.headEmbedding === HEAD_EMBEDDING_ID;
+  const offset = lite ? 0 : checkFrom;
+  const liteInputs = await liteEmbedCrops(liteBackboneFile(model), img, rects.slice(offset));
+  const inputs = lite ? liteInputs : await embedCrops('head', rects.map((rect) => ({ img, rect })));
+  return { p: inputs.map((x) => predictMlp(model.head, x)), background: rects.map((_, i) => (i < checkFrom ? 0 : predictMlp(model.headCheck, liteInputs[i - offset]!)[1]!)) };
 }
 
 /** Head class probabilities, in the head classifier's order. */
@@ -530,9 +545,9 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
   const torsos = measured.filter((m) => m.torsoJudged);
   const aloneTorsos = alone.flatMap((a) => (a.torso ? [a.torso] : []));
-  const [headProbs, torsoProbs] = await Promise.all([
-    judgeCrops(model, 'head', img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))]),
-    judgeCrops(model, 'torso', img, [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)]),
+  const [{ p: headProbs, background }, torsoProbs] = await Promise.all([
+    judgeHeads(model, img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))], headCrops.length),
+    judgeTorsos(model, img, [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)]),
   ]);
   const hatVerdict = (p: HeadProbabilities): HardHatVerdict =>
     p.hat >= T.hatSeen ? 'seen' : p.bare + p.other >= T.noHatSeen ? (p.other > p.bare ? 'headgear' : 'bare') : 'unknown';
@@ -574,7 +589,10 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     return { box: m.person.box, ...(head && headBox ? { head: roundBox(headBox) } : {}), hardHat, hiVis, scores };
   });
   const aloneTorsoP = new Map(aloneTorsos.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
-  const headsAlone = alone.map((a, i): PpePerson => {
+  // A head on no person is a worker only when the head check takes it for a head (ADR 0028): the
+  // head and face detectors fire on test patterns (a pie chart, mandelbrot), the check does not.
+  const headsAlone = alone.flatMap((a, i): PpePerson[] => (background[headCrops.length + i]! >= T.notHead ? [] : [aloneWorker(a, i)]));
+  function aloneWorker(a: (typeof alone)[number], i: number): PpePerson {
     const p = headProbabilities(headProbs[headCrops.length + i]!);
     const { torso } = a;
     const pTorso = torso ? aloneTorsoP.get(torso) : undefined;
@@ -595,7 +613,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     // from it is no evidence of a missing vest and never `absent` (which would raise a violation).
     const hiVis = torso && pTorso ? hiVisVerdict(pTorso[0]!, pTorso[1]!, torso.stats.hiVis, false) : 'unknown';
     return { box: headOnlyWorkerBox(a.head, img.width, img.height), head: roundBox(a.head.box), hardHat: hatVerdict(p), hiVis, scores };
-  });
+  }
   return [...judged, ...headsAlone];
 }
 

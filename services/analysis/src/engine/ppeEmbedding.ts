@@ -67,7 +67,7 @@ export async function loadBackbone(weights?: Uint8Array): Promise<tfconv.GraphMo
  * trained with: a classifier on another backbone's embedding would judge at random.
  */
 export function verifyBackboneWeights(kind: CropKind, weights: Uint8Array, file: string, model: PpeModelFile = loadPpeModel()): void {
-  const expected = model.backbones[kind].sha256;
+  const expected = model.backbones[kind]?.sha256 ?? '(none named)';
   const actual = createHash('sha256').update(weights).digest('hex');
   if (actual !== expected) throw new Error(`${file} (sha256 ${actual}) is not the ${kind} backbone the PPE model was trained with (${expected}): run npm run train`);
 }

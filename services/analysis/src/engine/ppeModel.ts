@@ -31,19 +31,36 @@ export interface MlpModel {
  */
 export const EMBEDDING_ID = 'centernet-mobilenetv3-tuned-se-5-10-12-14-extern1';
 
-/** The model file format this build reads (3: the head classifier has three classes). */
-export const MODEL_VERSION = 3;
+/**
+ * The head classifier's input (liteBackbone.ts, ADR 0028): the frozen EfficientNet-Lite2's pooled
+ * features of a 160 × 160 crop and twelve of its ImageNet logits. A model file trained on another is refused.
+ */
+export const HEAD_EMBEDDING_ID = 'efficientnet-lite2-160-pool-imagenet12';
+
+/** The model file format this build reads (4: the head classifier reads EfficientNet-Lite2, ADR 0028; 3: three head classes). */
+export const MODEL_VERSION = 4;
 
 /** The committed model file. */
 export interface PpeModelFile {
   version: typeof MODEL_VERSION;
-  /** Each classifier's input: this embedding of the crop ({@link EMBEDDING_ID}) by its kind's tuned backbone. */
+  /** The torso classifier's input: this embedding of the crop ({@link EMBEDDING_ID}) by the tuned torso backbone. */
   embedding: typeof EMBEDDING_ID;
-  /** The tuned backbones' weights files (`ppe-backbone-<kind>.bin`, next to this file), by their SHA-256. */
-  backbones: Record<'head' | 'torso', { sha256: string }>;
+  /**
+   * The head classifier's input: the EfficientNet-Lite2 embedding ({@link HEAD_EMBEDDING_ID}, v5),
+   * or the tuned head backbone's ({@link EMBEDDING_ID}, v4's head, `ppe-backbone-head.bin`).
+   */
+  headEmbedding: typeof HEAD_EMBEDDING_ID | typeof EMBEDDING_ID;
+  /**
+   * The backbones, next to this file, by their SHA-256: the tuned tfjs weights of the torso
+   * (`ppe-backbone-torso.bin`) and, when the head reads them, of the head (`ppe-backbone-head.bin`);
+   * the EfficientNet-Lite2 ONNX file (`file`: its name) that the head check, and a v5 head, read.
+   */
+  backbones: { head?: { sha256: string }; torso: { sha256: string }; lite: { file: string; sha256: string } };
   /** Hard hat, bare head, other headgear (a cap, sun hat, beanie, hood: not a hard hat). */
   head: MlpModel & { classes: ['hat', 'bare', 'other'] };
   torso: MlpModel & { classes: ['vest', 'none'] };
+  /** The head check (ADR 0028): whether a head crop shows a head at all, on the head classifier's input. */
+  headCheck: MlpModel & { classes: ['head', 'background'] };
   /** Probability cut-offs of the verdicts, chosen on the training data's hold-out fold. */
   thresholds: {
     /** p(hat) at or above which a hard hat is `seen`. */
@@ -54,6 +71,8 @@ export interface PpeModelFile {
     vestSeen: number;
     /** p(none) at or above which hi-vis is `absent`. */
     vestAbsent: number;
+    /** The head check's p(background) at or above which a head found on no person is no worker. */
+    notHead: number;
   };
   /** Figures measured by the training script (reported in the model card). */
   metrics?: Record<string, unknown>;
@@ -84,6 +103,9 @@ export function loadPpeModel(file = MODEL_PATH): PpeModelFile {
   if (model.embedding !== EMBEDDING_ID) {
     throw new Error(`PPE model ${file} was trained on the embedding "${String(model.embedding)}", this build computes "${EMBEDDING_ID}": run npm run train`);
   }
+  if (model.headEmbedding !== HEAD_EMBEDDING_ID && model.headEmbedding !== EMBEDDING_ID) {
+    throw new Error(`PPE model ${file} has a head classifier on "${String(model.headEmbedding)}", this build computes "${HEAD_EMBEDDING_ID}" or "${EMBEDDING_ID}": run npm run train`);
+  }
   if (file === MODEL_PATH) cached = model;
   return model;
 }
@@ -106,4 +128,9 @@ export function predictMlp(model: MlpModel, features: ArrayLike<number>): number
   const e = x.map((v) => Math.exp(v - max));
   const sum = e.reduce((a, b) => a + b, 0);
   return e.map((v) => v / sum);
+}
+
+/** The EfficientNet-Lite2 ONNX file that `model` (read from `file`) names, beside that file. */
+export function liteBackboneFile(model: PpeModelFile, file = MODEL_PATH): { file: string; sha256: string } {
+  return { file: path.join(path.dirname(file), path.basename(model.backbones.lite.file)), sha256: model.backbones.lite.sha256 };
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EMBEDDING_ID, loadPpeModel, MODEL_VERSION, predictMlp, type PpeModelFile } from './ppeModel.js';
+import { EMBEDDING_ID, HEAD_EMBEDDING_ID, loadPpeModel, MODEL_VERSION, predictMlp, type PpeModelFile } from './ppeModel.js';
 
 const tiny = (classes: string[]) => ({ classes, featureMean: [0, 0], featureStd: [1, 1], layers: [{ weights: [[1, 0], [0, 1]], bias: [0, 0] }] });
 
@@ -10,10 +10,12 @@ function modelFile(embedding: string, version: number = MODEL_VERSION): PpeModel
   return {
     version: version as typeof MODEL_VERSION,
     embedding: embedding as typeof EMBEDDING_ID,
-    backbones: { head: { sha256: '0'.repeat(64) }, torso: { sha256: '1'.repeat(64) } },
+    headEmbedding: HEAD_EMBEDDING_ID,
+    backbones: { head: { sha256: '0'.repeat(64) }, torso: { sha256: '1'.repeat(64) }, lite: { file: 'efficientnet-lite2.onnx', sha256: '2'.repeat(64) } },
     head: { classes: ['hat', 'bare', 'other'], featureMean: [0, 0], featureStd: [1, 1], layers: [{ weights: [[1, 0], [0, 1], [0, 0]], bias: [0, 0, 0] }] } as PpeModelFile['head'],
     torso: tiny(['vest', 'none']) as PpeModelFile['torso'],
-    thresholds: { hatSeen: 0.5, noHatSeen: 0.5, vestSeen: 0.5, vestAbsent: 0.5 },
+    headCheck: tiny(['head', 'background']) as PpeModelFile['headCheck'],
+    thresholds: { hatSeen: 0.5, noHatSeen: 0.5, vestSeen: 0.5, vestAbsent: 0.5, notHead: 0.5 },
   };
 }
 
@@ -33,8 +35,8 @@ describe('loadPpeModel', () => {
   it('reads the committed model, trained on the embedding this build computes, with both tuned backbones named', () => {
     const model = loadPpeModel();
     expect(model.embedding).toBe(EMBEDDING_ID);
-    expect(model.backbones.head.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(model.backbones.torso.sha256).not.toBe(model.backbones.head.sha256);
+    expect(model.backbones.lite.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(model.backbones.torso.sha256).not.toBe(model.backbones.lite.sha256);
   });
 
   it('reads a model of this build\'s embedding and version', async () => {
@@ -43,7 +45,7 @@ describe('loadPpeModel', () => {
 
   it('refuses a model file of an earlier format (the two-class head of v3.3, format 2) and says what to do', async () => {
     const file = await write('v2.json', modelFile(EMBEDDING_ID, 2));
-    expect(() => loadPpeModel(file)).toThrow(/has version 2, this build reads version 3: run npm run train/);
+    expect(() => loadPpeModel(file)).toThrow(/has version 2, this build reads version 4: run npm run train/);
   });
 
   it('refuses a model trained on another embedding (its weights would read the wrong inputs) and says what to do', async () => {
