@@ -14,7 +14,7 @@ export CGO_ENABLED=0 GOFLAGS=-mod=mod
 for cmd in kube-apiserver kubelet kube-controller-manager kube-scheduler kube-proxy kubectl; do
   [ -x "$out/$cmd" ] && continue
   echo "building $cmd $version ($(date -u +%T))"
-  nice -n 15 go build -p 1 -trimpath -tags providerless -ldflags "$ldflags" -o "$out/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd"
+  nice -n 5 go build -p 1 -trimpath -tags providerless -ldflags "$ldflags" -o "$out/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd"
   mv "$out/$cmd.tmp" "$out/$cmd"
 done
 echo "built $(date -u +%T)"

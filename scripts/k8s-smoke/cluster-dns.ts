@@ -20,13 +20,22 @@ export interface DnsOptions {
   domain: string;
 }
 
-function getJson(o: DnsOptions, path: string): Promise<{ items: any[] }> {
+interface List {
+  items: Array<{
+    metadata: { name: string; namespace: string; labels?: Record<string, string> };
+    spec?: { clusterIP?: string };
+    addressType?: string;
+    endpoints?: Array<{ addresses?: string[]; hostname?: string }>;
+  }>;
+}
+
+function getJson(o: DnsOptions, path: string): Promise<List> {
   return new Promise((resolve, reject) => {
     const req = request(`${o.apiserver}${path}`, { ca: readFileSync(o.ca), cert: readFileSync(o.cert), key: readFileSync(o.key), timeout: 5000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text) as { items: any[] }) : reject(new Error(`${path}: ${res.statusCode}`))));
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text) as List) : reject(new Error(`${path}: ${res.statusCode}`))));
     });
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error(`${path}: timeout`)));
@@ -42,7 +51,7 @@ async function records(o: DnsOptions): Promise<Map<string, string[]>> {
   const headless = new Set<string>();
   for (const s of services.items) {
     const name = `${s.metadata.name}.${s.metadata.namespace}.svc.${o.domain}`;
-    if (s.spec.clusterIP && s.spec.clusterIP !== 'None') add(name, s.spec.clusterIP);
+    if (s.spec?.clusterIP && s.spec.clusterIP !== 'None') add(name, s.spec.clusterIP);
     else headless.add(name);
   }
   for (const slice of slices.items) {
@@ -60,7 +69,7 @@ async function records(o: DnsOptions): Promise<Map<string, string[]>> {
   return map;
 }
 
-function answer(query: Buffer, known: Map<string, string[]>, domain: string): Buffer | null {
+export function answer(query: Buffer, known: Map<string, string[]>, domain: string): Buffer | null {
   if (query.length < 12 || query.readUInt16BE(4) !== 1) return null;
   const labels: string[] = [];
   let i = 12;

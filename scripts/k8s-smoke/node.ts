@@ -64,12 +64,16 @@ export class Node {
       sh('mount', ['-t', 'tmpfs', '-o', 'mode=755', 'tmpfs', dir]);
     }
     sh('ip', ['link', 'set', 'lo', 'up']);
-    sh('ip', ['link', 'add', 'baret0', 'type', 'dummy']);
+    // The node's interface: one end of a veth pair whose other end stays in this namespace too (no
+    // dummy interfaces in this kernel). Every address not on this node ends there and is dropped:
+    // nothing leaves the namespace.
+    sh('ip', ['link', 'add', 'baret0', 'type', 'veth', 'peer', 'name', 'baret1']);
     sh('ip', ['addr', 'add', `${NODE_IP}/32`, 'dev', 'baret0']);
     sh('ip', ['link', 'set', 'baret0', 'up']);
-    // Every address not on this node ends in the dummy interface: nothing leaves the namespace.
+    sh('ip', ['link', 'set', 'baret1', 'up']);
     sh('ip', ['route', 'add', 'default', 'dev', 'baret0']);
     writeFileSync('/proc/sys/net/ipv4/ip_forward', '1');
+    writeFileSync('/proc/sys/net/ipv4/conf/baret1/forwarding', '0');
   }
 
   private start(name: string, cmd: string, args: string[]): ChildProcess {
@@ -225,7 +229,7 @@ export class Node {
 
   /** Imports an image archive (podman save) into the namespace Kubernetes uses. */
   importImages(archive: string): void {
-    const r = spawnSync('ctr', ['--address', this.containerdSock, '-n', 'k8s.io', 'images', 'import', '--no-unpack', archive], { encoding: 'utf8' });
+    const r = spawnSync('ctr', ['--address', this.containerdSock, '-n', 'k8s.io', 'images', 'import', archive], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`ctr images import ${archive}: ${r.stderr}`);
   }
 
