@@ -103,6 +103,9 @@ async function outside(): Promise<void> {
   // Whatever an interrupted run left (the namespaces are gone with their processes; cgroups stay).
   removeCgroups();
 
+  // The kernel-wide settings the kubelet would change (node.ts shadows them): the same after the run.
+  const kernelSettings = () => ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops'].map((k) => `${k}=${readFileSync(`/proc/sys/${k}`, 'utf8').trim()}`).join(' ');
+  const settingsBefore = kernelSettings();
   const keepLogs = process.argv.includes('--keep-logs');
   const scratch = mkdtempSync(join(tmpdir(), 'baret-k8s-smoke-'));
   const env = podmanEnv(scratch);
@@ -163,8 +166,9 @@ async function outside(): Promise<void> {
       const left = removeCgroups();
       const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(scratch));
       const procs = (output('ps', ['-eo', 'pid,args']) ?? '').split('\n').filter((l) => l.includes(scratch) && !l.includes(' ps '));
-      if (left.length + mounts.length + procs.length > 0) {
-        say(`left after the run: ${[...left, ...mounts, ...procs].join('\n')}`);
+      const changed = kernelSettings() === settingsBefore ? [] : [`kernel settings were ${settingsBefore}, now ${kernelSettings()}`];
+      if (left.length + mounts.length + procs.length + changed.length > 0) {
+        say(`left after the run: ${[...left, ...mounts, ...procs, ...changed].join('\n')}`);
         process.exitCode = 1;
       }
       if (keepLogs || process.exitCode === 1) {

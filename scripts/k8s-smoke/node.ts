@@ -8,7 +8,7 @@
  * process ends the kernel ends every process, mount, interface and iptables rule in it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startClusterDns } from './cluster-dns.js';
 import { kubeconfig, makePki, type Pki } from './pki.js';
@@ -59,9 +59,19 @@ export class Node {
   /** The namespace's own network and mounts: loopback, the node's address, private /run and /var/lib/cni. */
   prepareNamespace(): void {
     sh('mount', ['--make-rshared', '/']);
-    for (const dir of ['/run', '/var/lib/cni', '/var/lib/kubelet']) {
+    for (const dir of ['/run', '/var/lib/cni']) {
       mkdirSync(dir, { recursive: true });
       sh('mount', ['-t', 'tmpfs', '-o', 'mode=755', 'tmpfs', dir]);
+    }
+    // The kubelet sets these kernel-wide settings to its liking (kernel.panic=10, panic_on_oops=1, ...)
+    // where they differ: in this mount namespace it finds files already holding its values, and the
+    // host's settings stay as they are.
+    const tunables = { 'vm/overcommit_memory': 1, 'vm/panic_on_oom': 0, 'kernel/panic': 10, 'kernel/panic_on_oops': 1, 'kernel/keys/root_maxkeys': 1000000, 'kernel/keys/root_maxbytes': 25000000 };
+    mkdirSync(join(this.o.scratch, 'sysctl'), { recursive: true });
+    for (const [key, value] of Object.entries(tunables)) {
+      const file = join(this.o.scratch, 'sysctl', key.replace(/\//g, '.'));
+      writeFileSync(file, `${value}\n`);
+      sh('mount', ['--bind', file, `/proc/sys/${key}`]);
     }
     sh('ip', ['link', 'set', 'lo', 'up']);
     // The node's interface: one end of a veth pair whose other end stays in this namespace too (no
@@ -263,12 +273,20 @@ export class Node {
       evictionHard: { 'memory.available': '200Mi', 'nodefs.available': '2%', 'imagefs.available': '2%', 'nodefs.inodesFree': '2%' },
       maxPods: 60,
     };
+    // The kubelet's cgroup root must exist in every hierarchy (cgroup v1 here), cpuset's with the parent's CPUs and memory nodes.
+    for (const hierarchy of readdirSync('/sys/fs/cgroup')) {
+      const dir = join('/sys/fs/cgroup', hierarchy, CGROUP_ROOT);
+      if (!existsSync(join('/sys/fs/cgroup', hierarchy, 'cgroup.procs'))) continue;
+      mkdirSync(dir, { recursive: true });
+      if (hierarchy === 'cpuset')
+        for (const f of ['cpuset.cpus', 'cpuset.mems']) writeFileSync(join(dir, f), readFileSync(join('/sys/fs/cgroup', hierarchy, f), 'utf8').trim() || '0');
+    }
     const file = join(scratch, 'kubelet.json');
     writeFileSync(file, JSON.stringify(config));
     this.start('kubelet', join(bin, 'kubelet'), [
       `--config=${file}`,
       `--kubeconfig=${this.kubeconfig}`,
-      `--root-dir=/var/lib/kubelet`,
+      `--root-dir=${join(scratch, 'kubelet')}`,
       `--hostname-override=${NODE_NAME}`,
       `--node-ip=${NODE_IP}`,
       `--node-labels=${labels.join(',')}`,
@@ -286,7 +304,8 @@ export class Node {
         hostnameOverride: NODE_NAME,
         // pod → service → a pod on the same bridge: without masquerading, the answer is bridged past conntrack
         iptables: { masqueradeAll: true },
-        conntrack: { maxPerCore: 0 },
+        // no kernel-wide conntrack settings (the table size and timeouts stay the host's)
+        conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
         metricsBindAddress: '127.0.0.1:10249',
         healthzBindAddress: '127.0.0.1:10256',
       }),
