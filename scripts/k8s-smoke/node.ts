@@ -90,6 +90,10 @@ export class Node {
     const log = openSync(join(this.logs, `${name}.log`), 'a');
     const child = spawn(cmd, args, { stdio: ['ignore', log, log] });
     closeSync(log);
+    child.on('error', (e) => {
+      this.procs.delete(name);
+      this.died.push(`${name} did not start: ${e.message}`);
+    });
     child.on('exit', (code, signal) => {
       this.procs.delete(name);
       if (!this.stopping) this.died.push(`${name} exited with ${code ?? signal}:\n${this.tail(name, 25)}`);
