@@ -152,6 +152,7 @@ interface Workload {
 async function workloadsReady(json: Json, kubectl: Kubectl, node: Node, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
+  let sandboxFailingSince: number | undefined;
   for (;;) {
     node.assertAlive();
     const items = json<{ items: Workload[] }>(['get', 'deployments,statefulsets', '-n', NS]).items;
@@ -166,6 +167,11 @@ async function workloadsReady(json: Json, kubectl: Kubectl, node: Node, timeoutM
           throw new Error(`pod ${p.metadata.name}, container ${c.name}: ${reason} ${c.state.waiting?.message ?? ''}\n${logsOf(kubectl, p.metadata.name, c.name)}`);
       }
     }
+    // a pod whose sandbox the runtime cannot make has no container status: its events say why
+    const sandbox = json<{ items: Array<{ message: string; involvedObject: { name: string } }> }>(['get', 'events', '-n', NS, '--field-selector', 'reason=FailedCreatePodSandBox']).items;
+    if (sandbox.length > 0) sandboxFailingSince ??= Date.now();
+    if (sandboxFailingSince !== undefined && Date.now() - sandboxFailingSince > 90_000)
+      throw new Error(`pod sandboxes fail for 90 s (${new Set(sandbox.map((e) => e.involvedObject.name)).size} pods): ${sandbox.at(-1)!.message}\n${node.tail('containerd', 5)}`);
     const now = waiting.map((w) => `${w.kind}/${w.metadata.name} ${w.status.readyReplicas ?? 0}/${w.spec.replicas ?? 1}`).join(', ');
     if (now !== last) process.stdout.write(`  waiting: ${now}\n`);
     last = now;
