@@ -224,6 +224,9 @@ export class Node {
       '[plugins."io.containerd.grpc.v1.cri"]',
       `  sandbox_image = "${PAUSE_IMAGE}"`,
       '  stream_server_address = "127.0.0.1"',
+      // No CAP_SYS_RESOURCE here (the sandbox this machine runs in): an oom_score_adj below our own
+      // (pod sandboxes -998) fails in runc ("can't get final child's PID from pipe: EOF"); clamp it.
+      '  restrict_oom_score_adj = true',
       '  [plugins."io.containerd.grpc.v1.cri".containerd]',
       '    snapshotter = "overlayfs"',
       '    default_runtime_name = "runc"',
