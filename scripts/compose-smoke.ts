@@ -21,55 +21,21 @@
  *   npm run compose:smoke -- --podman      podman even where docker answers
  *   npm run compose:smoke -- --keep        leave the stack running after a successful check (prints how to stop it)
  */
-import { execFileSync, spawn, spawnSync, type SpawnOptions } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync, type SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { interpolateAll, mergedComposeFile, startOrder } from './compose-smoke/compose-files.js';
+import { buildPodmanImages, has, output, podmanEnv, run } from './compose-smoke/images.js';
+import { api, expect, type Job, makeClip, phases, sleep } from './compose-smoke/kit.js';
 
 const repo = join(import.meta.dirname, '..');
-const here = join(import.meta.dirname, 'compose-smoke');
-const engines = process.env.BARET_ENGINES_DIR ?? join(homedir(), '.cache', 'baret-engines');
-const cache = join(engines, 'compose-smoke');
 const project = 'baret-smoke';
 const keep = process.argv.includes('--keep');
 
-// ---- phases and their times ----------------------------------------------------------------------
-const timings: Array<{ phase: string; seconds: number; note?: string }> = [];
-const started = Date.now();
-const say = (text: string) => process.stdout.write(`[compose:smoke ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
-async function phase<T>(name: string, work: () => Promise<T> | T, note?: () => string | undefined): Promise<T> {
-  say(`${name}…`);
-  const t0 = Date.now();
-  try {
-    return await work();
-  } finally {
-    timings.push({ phase: name, seconds: (Date.now() - t0) / 1000, note: note?.() });
-  }
-}
-function printTimings(outcome: string): void {
-  const width = Math.max(...timings.map((t) => t.phase.length));
-  const rows = timings.map((t) => `  ${t.phase.padEnd(width)} ${t.seconds.toFixed(1).padStart(7)} s${t.note ? `  (${t.note})` : ''}`);
-  process.stdout.write(`\ncompose:smoke ${outcome} in ${((Date.now() - started) / 1000).toFixed(1)} s\n${rows.join('\n')}\n`);
-}
-
-// ---- processes -----------------------------------------------------------------------------------
-/** Runs a command to completion, its output on ours; throws with its exit code. */
-function run(cmd: string, args: string[], options: SpawnOptions = {}): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: repo, stdio: 'inherit', ...options });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code ?? signal}`))));
-  });
-}
-/** A command's standard output, or null when it fails. */
-function output(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string | null {
-  const r = spawnSync(cmd, args, { cwd: repo, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  return r.status === 0 ? r.stdout : null;
-}
-const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const { say, phase, printTimings } = phases('compose:smoke');
 
 // ---- ports ---------------------------------------------------------------------------------------
 const portFree = (port: number) =>
@@ -105,32 +71,6 @@ async function choosePorts(defaults: Record<string, number>): Promise<Record<str
 }
 
 // ---- the check through the gateway ---------------------------------------------------------------
-interface Job {
-  job_id: string;
-  status: string;
-  error: string | null;
-  result: Record<string, unknown> | null;
-  logs: Array<{ event: string }>;
-}
-async function api<T>(gateway: string, path: string, init: RequestInit & { token?: string } = {}): Promise<{ status: number; body: T }> {
-  const headers = new Headers(init.headers);
-  if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-  if (typeof init.body === 'string') headers.set('content-type', 'application/json');
-  const res = await fetch(`${gateway}${path}`, { ...init, headers, signal: AbortSignal.timeout(30_000) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON: kept as text for the message */
-  }
-  return { status: res.status, body: body as T };
-}
-function expect(ok: boolean, what: string, detail: unknown): void {
-  if (!ok) throw new Error(`${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function waitReady(gateway: string, timeoutMs: number, dead: () => string | null): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
@@ -147,13 +87,6 @@ async function waitReady(gateway: string, timeoutMs: number, dead: () => string 
     if (Date.now() > deadline) throw new Error(`the gateway was not ready within ${timeoutMs / 1000} s: ${last}`);
     await sleep(2000);
   }
-}
-
-/** A 4-second test-pattern clip (H.264, 320×240, 10 fps), made by ffmpeg. */
-function makeClip(dir: string): Buffer {
-  const path = join(dir, 'clip.mp4');
-  execFileSync('ffmpeg', ['-hide_banner', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=10', '-t', '4', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', path]);
-  return readFileSync(path);
 }
 
 async function analyseOnce(gateway: string, clip: Buffer): Promise<string> {
@@ -192,93 +125,6 @@ async function analyseOnce(gateway: string, clip: Buffer): Promise<string> {
   const me = await api<{ quota: { lifetime_used: number } }>(gateway, '/auth/me', { token });
   expect(me.status === 200 && me.body.quota.lifetime_used === 1, 'GET /auth/me after one analysis: lifetime_used 1', me.body);
   return `job ${id}: done, ${String(result.composites_processed)} composites by ${String(result.model_used)}, missing ${JSON.stringify(result.missing_groups)}`;
-}
-
-// ---- podman: local images ------------------------------------------------------------------------
-/** Debian's packages in the base image: what the engines, the Dockerfile's build and its runtime need. */
-const BASE_PACKAGES = ['ca-certificates', 'curl', 'ffmpeg', 'openjdk-17-jre-headless', 'postgresql', 'python3', 'make', 'g++', 'procps'];
-const SUITE = 'bookworm';
-const MIRROR = process.env.BARET_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
-
-function podmanEnv(dir: string): NodeJS.ProcessEnv {
-  // This machine's podman: runc with cgroupfs (no systemd), and limits a container may set here
-  // (without them runc fails: "error setting rlimit type 7: operation not permitted").
-  const conf = join(dir, 'containers.conf');
-  const text = ['[containers]', 'default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]', '[engine]', 'runtime = "runc"', 'cgroup_manager = "cgroupfs"', ''].join('\n');
-  execFileSync('sh', ['-c', `cat > "$1"`, 'sh', conf], { input: text });
-  return { ...process.env, CONTAINERS_CONF: conf };
-}
-
-async function baseImage(env: NodeJS.ProcessEnv): Promise<string> {
-  const key = createHash('sha256').update([SUITE, MIRROR, ...BASE_PACKAGES].join('\n')).digest('hex').slice(0, 12);
-  const image = `localhost/baret-smoke-debian:${key}`;
-  if (output('podman', ['image', 'exists', image], env) !== null) return image;
-  const tar = join(cache, `debian-${SUITE}-${key}.tar`);
-  if (!existsSync(tar)) {
-    mkdirSync(cache, { recursive: true });
-    const part = `${tar}.part`;
-    rmSync(part, { force: true });
-    say(`mmdebstrap: Debian ${SUITE} with ${BASE_PACKAGES.join(', ')} → ${tar}`);
-    const noDocs = ['/usr/share/doc/*', '/usr/share/man/*', '/usr/share/locale/*'].flatMap((p) => ['--dpkgopt', `path-exclude=${p}`]);
-    await run('mmdebstrap', ['--quiet', '--variant=apt', `--include=${BASE_PACKAGES.join(',')}`, ...noDocs, '--format=tar', SUITE, part, MIRROR]);
-    renameSync(part, tar);
-  }
-  await run('podman', ['import', '--quiet', tar, image], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  return image;
-}
-
-/** Puts a file or folder into the build context: hard links where it can (fast, same content), else a copy. */
-function place(from: string, to: string): void {
-  mkdirSync(dirname(to), { recursive: true });
-  rmSync(to, { recursive: true, force: true });
-  if (spawnSync('cp', ['-al', from, to], { stdio: 'ignore' }).status !== 0) {
-    rmSync(to, { recursive: true, force: true });
-    cpSync(from, to, { recursive: true, preserveTimestamps: true, dereference: true });
-  }
-}
-
-function buildContext(): string {
-  const missing: string[] = [];
-  const find = (prefix: string, file: string) => {
-    const dir = existsSync(engines) ? execFileSync('ls', [engines]).toString().split('\n').find((d) => d.startsWith(prefix) && existsSync(join(engines, d, file))) : undefined;
-    if (!dir) missing.push(prefix.replace(/-$/, ''));
-    return dir ? join(engines, dir, file) : '';
-  };
-  const kafka = find('kafka-3.9.1', 'libs');
-  const ferretdb = find('ferretdb-', 'ferretdb');
-  const minio = find('minio-', 'minio');
-  if (missing.length > 0) throw new Error(`not installed in ${engines}: ${missing.join(', ')}. Run: bash scripts/bootstrap.sh --test`);
-  // The Node.js running this script, as an installation under /usr/local of the image.
-  const prefix = dirname(dirname(process.execPath));
-  // The certificate authorities this machine trusts, for npm in the image's build.
-  const cas = [process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE, '/etc/ssl/certs/ca-certificates.crt'].find((f) => f && existsSync(f));
-  if (!cas) throw new Error('no certificate authority bundle found (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE or /etc/ssl/certs/ca-certificates.crt)');
-  const entries: Array<[string, string]> = [
-    ...['Containerfile', 'postgres-entrypoint.sh', 'kafka-entrypoint.sh'].map((f): [string, string] => [join(here, f), f]),
-    [kafka, 'kafka/libs'],
-    [ferretdb, 'ferretdb'],
-    [minio, 'minio'],
-    [process.execPath, 'node/bin/node'],
-    [join(prefix, 'include', 'node'), 'node/include/node'],
-    [join(prefix, 'lib', 'node_modules', 'npm'), 'node/lib/node_modules/npm'],
-    [cas, 'ca-certificates.crt'],
-  ];
-  // An entry is placed again only when its source changed: the build caches a COPY by what it
-  // copies, folders' times included, so an untouched context keeps every layer (a fast second run).
-  const ctx = join(cache, 'context');
-  mkdirSync(ctx, { recursive: true });
-  const stampsFile = join(ctx, '.sources.json');
-  const stamps = (existsSync(stampsFile) ? JSON.parse(readFileSync(stampsFile, 'utf8')) : {}) as Record<string, string>;
-  for (const [from, to] of entries) {
-    const st = statSync(from);
-    const manifest = join(from, 'package.json');
-    const stamp = `${from} ${st.size} ${st.mtimeMs}${existsSync(manifest) ? ` ${statSync(manifest).mtimeMs}` : ''}`;
-    if (stamps[to] === stamp && existsSync(join(ctx, to))) continue;
-    place(from, join(ctx, to));
-    stamps[to] = stamp;
-  }
-  writeFileSync(stampsFile, JSON.stringify(stamps, null, 2));
-  return ctx;
 }
 
 // ---- main ----------------------------------------------------------------------------------------
@@ -457,20 +303,7 @@ try {
   // Whatever an earlier, interrupted run left behind.
   await removeLeftovers();
   if (engine === 'podman') {
-    const base = await phase('base image (mmdebstrap, cached)', () => baseImage(env), () => 'Debian bookworm from Debian packages');
-    const ctx = await phase('build context (engines, Node.js)', buildContext);
-    await phase('engine and Node.js images', async () => {
-      for (const target of ['node', 'postgres', 'kafka', 'ferretdb', 'minio']) {
-        await run('podman', ['build', '--quiet', '--network', 'host', '--target', target, '--build-arg', `BASE=${base}`, '-t', `localhost/baret-smoke-${target}:latest`, '-f', join(ctx, 'Containerfile'), ctx], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      }
-    });
-    await phase('Baret image (Dockerfile)', () =>
-      run(
-        'podman',
-        ['build', '--format', 'docker', '--network', 'host', '--build-arg', 'NODE_IMAGE=localhost/baret-smoke-node:latest', '--build-arg', 'RUNTIME_IMAGE=localhost/baret-smoke-node:latest', '-t', env.BARET_IMAGE!, '-f', 'Dockerfile', '.'],
-        { env },
-      ),
-    );
+    await buildPodmanImages(env, env.BARET_IMAGE!, phase, say);
     // docker-compose.yml with docker-compose.local-images.yml on top, merged and interpolated as
     // Compose does; depends_on (service_healthy) honoured: a group starts once the groups before it
     // pass their healthchecks. The gateway's published port needs no mapping on the host network.

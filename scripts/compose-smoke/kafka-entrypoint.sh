@@ -2,7 +2,7 @@
 # A single-node Kafka (KRaft) from the broker's jars, configured like the apache/kafka image: every
 # KAFKA_FOO_BAR variable becomes the broker property foo.bar. The log folder is formatted on first start.
 set -euo pipefail
-props=/opt/kafka/server.properties
+props=/opt/kafka/config/server.properties
 : > "$props"
 while IFS='=' read -r name value; do
   case "$name" in
