@@ -31,7 +31,9 @@ if [ ${#packages[@]} -gt 0 ]; then
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  # onnxruntime-node's install step would fetch CUDA libraries from outside the registries: its CPU
+  # binary is inside the package (.npmrc says the same; the variable holds whatever npm does with it).
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 fi
 
 if [ "${1:-}" = "--test" ]; then
