@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS } from '../../services/quota/src/quota/quota.js';
 import { DEMO_MANAGER, DEMO_PASSWORD } from '../../services/standalone/src/seedDemo.js';
 import { REPO_ROOT, WEB_DIST, ensureWebBuilt, withBrowser } from '../helpers/browser.js';
+import { confirmAccount } from '../helpers/confirmEmail.js';
 import { api, startBaret, type RunningBaret } from '../helpers/process.js';
 import { TEXT, definition, login, visible } from './flows.js';
 
@@ -38,7 +39,7 @@ const T = {
     joinTitle: 'Katılınca planınıza ne olur?',
     joinOwn: /Kendi Pro planınız üyeliğiniz boyunca kullanılmaz/,
     outbox: 'Giden e-postalar',
-    verify: (email: string) => `${email} adresini doğrulanmış say`,
+    verify: (email: string) => `Adresi doğrulanmış say (${email})`,
     verified: (email: string) => `${email} adresi doğrulandı.`,
   },
   en: {
@@ -51,7 +52,7 @@ const T = {
     joinTitle: 'What joining does to your plan',
     joinOwn: /Your own Pro plan is not used while you are a member/,
     outbox: 'Outgoing mail',
-    verify: (email: string) => `Mark ${email} confirmed`,
+    verify: (email: string) => `Mark the address confirmed (${email})`,
     verified: (email: string) => `${email} is confirmed.`,
   },
 } as const;
@@ -74,6 +75,8 @@ beforeAll(async () => {
   await built;
   server = await startBaret({ BARET_DATA_DIR: dataDir, WEB_DIST_DIR: WEB_DIST, RATE_LIMIT_PER_MINUTE: '10000', BARET_ADMIN_EMAILS: 'admin@baret.test' });
   await post('/auth/register', { email: 'admin@baret.test', password: PASSWORD });
+  // The first admin by e-mail is one once the address is confirmed (issue 37).
+  await confirmAccount(server.url, { dataDir }, 'admin@baret.test', PASSWORD);
   admin = await signIn('admin@baret.test');
   manager = await signIn(DEMO_MANAGER, DEMO_PASSWORD);
   orgId = (await api<{ id: string }>(server.url, '/orgs/current', { token: manager })).body.id;

@@ -16,7 +16,7 @@ let server: RunningBaret;
 
 beforeAll(async () => {
   // The demo manager is also an admin: the most links the header can have.
-  demo = await startDemoOrgServer({ BARET_ADMIN_EMAILS: DEMO_MANAGER });
+  demo = await startDemoOrgServer({}, { promote: DEMO_MANAGER });
   server = demo.server;
 }, 300_000);
 afterAll(async () => demo?.stop());

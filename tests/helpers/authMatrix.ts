@@ -110,6 +110,7 @@ export const MATRIX: readonly Row[] = [
   { method: 'POST', path: '/auth/verify-email', access: 'public', body: () => ({ token: 'x'.repeat(40) }) },
   { method: 'POST', path: '/auth/verify-email/resend', access: 'user' },
   { method: 'GET', path: '/admin/settings', access: 'admin' },
+  { method: 'POST', path: '/admin/accounts/mail', access: 'admin', body: () => ({ email: 'nobody@example.com', action: 'verify' }) },
   { method: 'PUT', path: '/admin/settings', access: 'admin', body: () => ({ require_email_verification: false }) },
   { method: 'GET', path: '/auth/me', access: 'user' },
   { method: 'GET', path: '/auth/tokens', access: 'login' },

@@ -206,10 +206,13 @@ export async function startBrowserSuite(options: { video: string; env?: Record<s
  * The real server on the demo organisation `npm run admin -- seed-demo` makes (3 sites, 4 crews,
  * 200 jobs), with the built web app; `stop` ends it and removes its data.
  */
-export async function startDemoOrgServer(env: Record<string, string> = {}): Promise<{ server: RunningBaret; stop: () => Promise<void> }> {
+export async function startDemoOrgServer(env: Record<string, string> = {}, opts: { promote?: string } = {}): Promise<{ server: RunningBaret; stop: () => Promise<void> }> {
   const built = ensureWebBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'baret-browser-org-'));
-  await run(process.execPath, ['--import', 'tsx', 'services/standalone/src/admin-cli.ts', 'seed-demo'], { cwd: REPO_ROOT, env: { ...process.env, BARET_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
+  const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'services/standalone/src/admin-cli.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, BARET_DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
+  await cli('seed-demo');
+  // An operator's promotion: the first admin by e-mail waits for a confirmed address (issue 37).
+  if (opts.promote) await cli('promote', opts.promote);
   await built;
   const server = await startBaret({ BARET_DATA_DIR: dataDir, WEB_DIST_DIR: WEB_DIST, RATE_LIMIT_PER_MINUTE: '10000', ...env });
   return {

@@ -189,12 +189,31 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
     [l.model, offline ? l.modelOffline : model || '—'],
     [l.cost, costText(cost, currency, lang)],
   ];
-  for (const [label, value] of facts) {
-    const y = doc.y;
-    doc.font('Sans-Bold').fontSize(10).fillColor(COLORS.muted).text(label, left, y, { width: 110 });
-    doc.font('Sans').fontSize(10).fillColor(COLORS.text).text(value, left + 120, y, { width: width - 120 });
-    doc.moveDown(0.25);
+  // Short facts two a line, so that the where / when / who block leaves room for the findings on
+  // page 1; the long ones (the job's id, who recorded it, the video, the checker) have a whole line.
+  const wide = new Set<string>([l.job, l.owner, l.video, l.model]);
+  const lines: Array<Array<[string, string]>> = [];
+  for (const fact of facts) {
+    const last = lines.at(-1);
+    if (!wide.has(fact[0]) && last && last.length === 1 && !wide.has(last[0]![0])) last.push(fact);
+    else lines.push([fact]);
   }
+  const column = width / 2;
+  const labelWidth = 110;
+  for (const line of lines) {
+    const y = doc.y;
+    let bottom = y;
+    line.forEach(([label, value], k) => {
+      const x = left + k * column;
+      const valueWidth = (line.length === 1 ? width : column) - labelWidth - 8;
+      doc.font('Sans-Bold').fontSize(9).fillColor(COLORS.muted).text(label, x, y, { width: labelWidth - 6 });
+      bottom = Math.max(bottom, doc.y);
+      doc.font('Sans').fontSize(9).fillColor(COLORS.text).text(value, x + labelWidth, y, { width: valueWidth });
+      bottom = Math.max(bottom, doc.y);
+    });
+    doc.y = bottom + 3;
+  }
+  doc.x = left;
   if (job.error) {
     doc.moveDown(0.5);
     para(`${l.error}: ${job.error}`, COLORS.bad);
