@@ -138,6 +138,11 @@ describe('an analysis with the offline analyzer, end to end through HTTP', () =>
         crew_id: null,
         work_order: null,
         has_violations: (job.result as { violations: unknown[] }).violations.length > 0,
+        // Named for the report (issue 40): no site or crew; the video's length apart from the processing time.
+        site_name: null,
+        crew_name: null,
+        video_duration_sec: 6,
+        processing_sec: expect.any(Number),
       },
     ]);
     const me = (await app.request({ method: 'GET', url: '/auth/me', token: user.token })).json() as { quota: { lifetime_used: number } };
