@@ -61,6 +61,8 @@ beforeAll(async () => {
   member = await app.signUp('member@example.com');
   await app.request({ method: 'PATCH', url: `/admin/users/${manager.id}/quota`, token: admin.token, payload: { plan_name: 'pro' } });
   orgId = (((await app.request({ method: 'POST', url: '/orgs', token: manager.token, payload: { name: 'Boğaziçi Elektrik' } })).json()) as { id: string }).id;
+  // A member's features come from the organisation's plan (issue 37): the PDF report needs it on Pro.
+  expect((await app.request({ method: 'PATCH', url: `/admin/orgs/${orgId}/quota`, token: admin.token, payload: { plan_name: 'pro' } })).statusCode).toBe(200);
   const invite = (await app.request({ method: 'POST', url: `/orgs/${orgId}/invites`, token: manager.token, payload: { email: 'member@example.com', role: 'member' } })).json() as { token: string };
   expect((await app.request({ method: 'POST', url: `/invites/${invite.token}/accept`, token: member.token })).statusCode).toBe(200);
 
