@@ -87,11 +87,11 @@ export function writeExport(deps: ExportDeps, principal: Principal): Readable {
       }
       const jobs = await deps.jobs.find({ where: { user_id: principal.userId }, orderBy: [{ field: 'created_at' }] });
       // A job recorded for an organisation the person has left stays with it (issue 37): listed by id and dates only.
-      const theirs = jobs.filter((j) => ownerStillMayRead(j, principal));
+      const theirs = new Set(jobs.filter((j) => ownerStillMayRead(j, principal)));
       await addJson(
         'jobs.json',
         jobs.map((j) =>
-          ownerStillMayRead(j, principal)
+          theirs.has(j)
             ? { job_id: j.id, status: j.status, created_at: j.created_at, input_filename: j.input_filename, org_id: j.org_id }
             : { job_id: j.id, created_at: j.created_at, completed_at: j.completed_at, kept_by_organisation: true },
         ),
