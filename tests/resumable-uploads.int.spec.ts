@@ -149,6 +149,18 @@ describe('resumable uploads (tus) through the gateway', () => {
     expect((await head(stranger.token, own)).headers['upload-offset']).toBe('0');
   });
 
+  it('answers a PATCH without a body at the stored offset with 204 and the offset unchanged (tus), at the start and part-way', async () => {
+    const user = await fresh();
+    const id = idOf((await create(user.token, 100)).headers.location as string);
+    for (const [offset, before] of [[0, null], [30, Buffer.alloc(30, 7)]] as const) {
+      if (before) expect((await patch(user.token, id, 0, before)).statusCode).toBe(204);
+      const empty = await patch(user.token, id, offset, Buffer.alloc(0));
+      expect(empty.statusCode, empty.body).toBe(204);
+      expect(empty.headers['upload-offset']).toBe(String(offset));
+      expect((await head(user.token, id)).headers['upload-offset']).toBe(String(offset));
+    }
+  });
+
   it('lets the owner terminate an upload', async () => {
     const user = await fresh();
     const id = idOf((await create(user.token, 100)).headers.location as string);

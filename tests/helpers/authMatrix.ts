@@ -203,9 +203,7 @@ export const MATRIX: readonly Row[] = [
   { method: 'GET', path: '/me/export', access: 'user' },
   // tus uploads
   { method: 'POST', path: '/uploads', access: 'user', raw: () => ({ headers: { ...TUS, 'upload-length': '1000', 'upload-metadata': `filename ${b64('matrix.mp4')},filetype ${b64('video/mp4')}` } }) },
-  // One byte: an empty PATCH on the S3 store answers 500 ("You must specify at least one part"), a known
-  // bug of the distributed upload store, written down in the session's closing note.
-  { method: 'PATCH', path: '/uploads/{id}', access: 'owner', raw: () => ({ payload: Buffer.from('x'), headers: { ...TUS, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } }) },
+  { method: 'PATCH', path: '/uploads/{id}', access: 'owner', raw: () => ({ payload: Buffer.alloc(0), headers: { ...TUS, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } }) },
   { method: 'DELETE', path: '/uploads/{id}', access: 'owner', destructive: true, raw: () => ({ headers: TUS }) },
   { method: 'GET', path: '/tasks', access: 'public' },
 

@@ -3,9 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@tus/server';
 import { Upload } from '@tus/utils';
-import { describe, expect, it } from 'vitest';
-import { FsObjectStore, NotFoundError, ValidationError, type ObjectInfo, type ObjectStore } from '@baret/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FsObjectStore, NotFoundError, S3ObjectStore, ValidationError, type ObjectInfo, type ObjectStore } from '@baret/platform';
+import { minioBinary, startMinio, type RunningMinio } from '@baret/platform/testing';
 import { ObjectStoreDataStore } from '../src/resumable/tusStore.js';
 
 /** A second adapter, in memory, to show the data store relies on nothing but the port. */
@@ -60,6 +64,26 @@ const adapters: Array<[string, () => Promise<{ objects: ObjectStore; dispose: ()
   ],
   ['memory', async () => ({ objects: new MemoryObjectStore(), dispose: async () => undefined })],
 ];
+
+// The distributed run keeps uploads on S3: the same tests on a real MinIO, when it is installed.
+let minio: RunningMinio | undefined;
+let minioRuns = 0;
+if (minioBinary() !== null) {
+  adapters.push([
+    'MinIO (S3)',
+    async () => {
+      if (!minio) throw new Error('MinIO did not start');
+      const objects = await S3ObjectStore.connect({ endPoint: minio.endPoint, accessKey: minio.accessKey, secretKey: minio.secretKey, bucket: 'baret-tus', prefix: `run-${++minioRuns}` });
+      return { objects, dispose: () => objects.close() };
+    },
+  ]);
+}
+beforeAll(async () => {
+  if (minioBinary() !== null) minio = await startMinio();
+}, 120_000);
+afterAll(async () => {
+  await minio?.stop();
+});
 
 describe.each(adapters)('tus data store over the object store port (%s)', (_name, open) => {
   async function setup() {
@@ -123,6 +147,46 @@ describe.each(adapters)('tus data store over the object store port (%s)', (_name
       await expect(store.getUpload('missing-01')).rejects.toMatchObject({ status_code: 404 });
       await expect(store.getUpload('../../etc')).rejects.toMatchObject({ status_code: 404 });
     } finally {
+      await dispose();
+    }
+  });
+
+  it('answers a PATCH without a body (Content-Length: 0) through the tus server with 204 and the offset unchanged', async () => {
+    const { objects, store, advance, dispose } = await setup();
+    advance(Date.now() - Date.parse('2026-03-15T10:00:00.000Z')); // the tus server judges expiry by the real clock
+    const tus = new Server({
+      path: '/uploads',
+      datastore: store,
+      relativeLocation: true,
+      onUploadCreate: async (_req, upload) => ({ metadata: store.withOwner(upload.metadata, 'user-1') }),
+    });
+    const server = createServer((req, res) => void tus.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const TUS = { 'tus-resumable': '1.0.0' };
+    const patch = (url: string, offset: number, bytes: Buffer) =>
+      fetch(url, { method: 'PATCH', headers: { ...TUS, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body: bytes });
+    try {
+      const created = await fetch(`${base}/uploads`, { method: 'POST', headers: { ...TUS, 'upload-length': '10' } });
+      expect(created.status).toBe(201);
+      const url = `${base}${created.headers.get('location')}`;
+      const id = url.split('/').pop()!;
+
+      for (const [offset, before] of [[0, null], [4, Buffer.from('abcd')]] as const) {
+        if (before) expect((await patch(url, 0, before)).headers.get('upload-offset')).toBe('4');
+        const empty = await patch(url, offset, Buffer.alloc(0));
+        expect(empty.status, await empty.text()).toBe(204);
+        expect(empty.headers.get('upload-offset')).toBe(String(offset));
+        const head = await fetch(url, { method: 'HEAD', headers: TUS });
+        expect(head.headers.get('upload-offset')).toBe(String(offset));
+      }
+      expect(await objects.list(`tus/${id}/chunks/`)).toEqual([`tus/${id}/chunks/000000000000000`]);
+      const rest = await patch(url, 4, Buffer.from('efghij'));
+      expect(rest.status).toBe(204);
+      expect(rest.headers.get('upload-offset')).toBe('10');
+      expect((await readAll(await (await store.finished(id, 'user-1')).open())).toString()).toBe('abcdefghij');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
       await dispose();
     }
   });

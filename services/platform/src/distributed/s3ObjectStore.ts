@@ -1,4 +1,4 @@
-import { type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import * as Minio from 'minio';
 import { NotFoundError } from '../errors.js';
 import { assertValidKey, type ObjectInfo, type ObjectStore, type PutOptions } from '../ports/objectStore.js';
@@ -16,6 +16,27 @@ export interface S3Options {
 
 /** Parts of a streamed upload: the client holds one part in memory at a time. */
 const PART_SIZE = 8 * 1024 * 1024;
+
+/**
+ * The stream itself, or an empty buffer when it ends without a byte. Waits for the first chunk
+ * only; what was read is replayed in front of the rest, and an error of the body still reaches
+ * the stream returned.
+ */
+async function emptyAsBuffer(body: Readable): Promise<Readable | Buffer> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await chunks.next();
+  if (first.done) return Buffer.alloc(0);
+  return Readable.from(
+    (async function* () {
+      try {
+        yield first.value;
+        for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+      } finally {
+        await chunks.return?.(); // the upload gave up: the body is let go too
+      }
+    })(),
+  );
+}
 
 const isMissing = (e: unknown): boolean => {
   const code = (e as { code?: string }).code;
@@ -65,6 +86,9 @@ export class S3ObjectStore implements ObjectStore {
   async put(key: string, body: Readable | Buffer, options: PutOptions = {}): Promise<ObjectInfo> {
     const name = this.name(key);
     const contentType = options.contentType ?? 'application/octet-stream';
+    // A stream of unknown length goes up as a multipart upload, and S3 refuses to complete one
+    // without parts ("You must specify at least one part"): an empty stream is an empty object.
+    if (!Buffer.isBuffer(body) && options.size === undefined) body = await emptyAsBuffer(body);
     const size = Buffer.isBuffer(body) ? body.length : options.size;
     const upload = this.client.putObject(this.bucket, name, body, size, { 'Content-Type': contentType });
     if (Buffer.isBuffer(body)) await upload;

@@ -57,6 +57,14 @@ export function objectStoreContract(name: string, create: () => Promise<ObjectSt
       expect((await s.head('a/b.txt'))?.size).toBe(4);
     }));
 
+    it('stores a stream that ends without a byte as an empty object (an empty resumable-upload PATCH)', withHarness(async (s) => {
+      const info = await s.put('empty/stream', Readable.from([]), { contentType: 'application/offset+octet-stream' });
+      expect(info.size).toBe(0);
+      expect(await s.head('empty/stream')).toMatchObject({ size: 0 });
+      expect(await readAll(await s.get('empty/stream'))).toEqual(Buffer.alloc(0));
+      expect(await s.list('empty/')).toEqual(['empty/stream']);
+    }));
+
     it('answers missing objects: head null, get NotFoundError, delete idempotent', withHarness(async (s) => {
       expect(await s.head('missing/x')).toBeNull();
       await expect(s.get('missing/x')).rejects.toBeInstanceOf(NotFoundError);
