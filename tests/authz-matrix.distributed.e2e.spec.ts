@@ -6,7 +6,7 @@
  */
 import { engineInstalled } from '@baret/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorld, MATRIX, operationsOf, rowName, walk, type Caller, type Failure, type World } from './helpers/authMatrix.js';
+import { buildWorld, callVerbatim, MATRIX, operationsOf, rowName, walk, type Caller, type Failure, type World, webAppFolder } from './helpers/authMatrix.js';
 import { distributedEngines } from './helpers/distributed.js';
 import { startOrgStack, type OrgStack } from './helpers/orgStack.js';
 
@@ -15,7 +15,9 @@ const installed = Object.entries(distributedEngines()).every(([engine, ok]) => e
 describe.skipIf(!installed)('the authorization matrix through the distributed gateway', () => {
   let baret: OrgStack;
   let world: World;
-  const call: Caller = async ({ method, url, token, payload, headers }) => {
+  let web: ReturnType<typeof webAppFolder> | undefined;
+  const call: Caller = async ({ method, url, token, payload, headers, verbatim }) => {
+    if (verbatim) return callVerbatim(baret.gateway, { method, url, token, payload, headers });
     const res = await fetch(`${baret.gateway}${url}`, {
       method,
       redirect: 'manual',
@@ -26,10 +28,15 @@ describe.skipIf(!installed)('the authorization matrix through the distributed ga
   };
 
   beforeAll(async () => {
-    baret = await startOrgStack();
+    // The gateway serves a web app, so a path that lands on its page (the fallback for the app's routes) is seen.
+    web = webAppFolder();
+    baret = await startOrgStack({ env: { WEB_DIST_DIR: web.dir } });
     world = await buildWorld({ call, signUp: baret.signUp, admin: baret.admin, jwtSecret: baret.stack.env.JWT_SECRET!, video: baret.video });
   }, 300_000);
-  afterAll(async () => baret?.close());
+  afterAll(async () => {
+    await baret?.close();
+    web?.remove();
+  });
 
   it("walks every route the gateway forwards as every principal, with no 5xx", async () => {
     const res = await fetch(`${baret.gateway}/openapi.json`);

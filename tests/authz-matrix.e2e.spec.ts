@@ -8,14 +8,17 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './helpers/app.js';
-import { buildWorld, MATRIX, operationsOf, PRINCIPALS, pushTakeover, rowName, walk, type Caller, type Failure, type World } from './helpers/authMatrix.js';
+import { buildWorld, callVerbatim, MATRIX, operationsOf, PRINCIPALS, pushTakeover, rowName, walk, type Caller, type Failure, type World, webAppFolder } from './helpers/authMatrix.js';
 
 let fx: Awaited<ReturnType<typeof videoFixtures>>;
 let app: TestApp;
 let world: World;
+let web: ReturnType<typeof webAppFolder> | undefined;
+let socket: string;
 let remote = 0;
 // Each request from its own address, as attackers spread over many would: per-address limits do not mask an answer.
-const call: Caller = async ({ method, url, token, payload, headers }) => {
+const call: Caller = async ({ method, url, token, payload, headers, verbatim }) => {
+  if (verbatim) return callVerbatim(socket, { method, url, token, payload, headers });
   const n = ++remote;
   const res = await app.request({ method: method as 'GET', url, token, payload, headers, remoteAddress: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` });
   return { status: res.statusCode, body: res.body, headers: res.headers };
@@ -24,13 +27,17 @@ const call: Caller = async ({ method, url, token, payload, headers }) => {
 beforeAll(async () => {
   fx = await videoFixtures();
   const video = readFileSync(await fx.testsrc('clip.mp4', { seconds: 2 }));
-  app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { background: false });
+  // With a web app, so a path that lands on its page (the fallback for the app's routes) is seen.
+  web = webAppFolder();
+  app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { background: false, webDir: web.dir });
+  socket = await app.app.listen({ port: 0, host: '127.0.0.1' });
   const admin = { ...(await app.signUp('admin@baret.test')), email: 'admin@baret.test' };
   world = await buildWorld({ call, signUp: (email) => app.signUp(email), admin, jwtSecret: TEST_JWT_SECRET, video });
 }, 120_000);
 afterAll(async () => {
   await app?.close();
   await fx?.dispose();
+  web?.remove();
 });
 
 const report = (failures: Failure[]) => failures.map((f) => `${f.row} as ${f.principal} (${f.url}): expected ${f.expected}, got ${f.status} ${f.body}`).join('\n');

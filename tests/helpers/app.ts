@@ -43,6 +43,8 @@ export async function startTestApp(
     analysis?: StandaloneOptions['analysis'];
     /** The data folder of an app closed before (a restart with other settings); kept at close. Default: a fresh one, removed at close. */
     dir?: string;
+    /** A built web app to serve (its index.html answers the app's routes); default none. */
+    webDir?: string;
   } = {},
 ): Promise<TestApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'baret-test-'));
@@ -59,6 +61,7 @@ export async function startTestApp(
     scrypt: { N: 1024, r: 8, p: 1 },
     background: options.background,
     analysis: options.analysis,
+    webDir: options.webDir,
   });
   await standalone.app.ready();
   // Tests read English messages unless they ask for a language (the API's default is Turkish).

@@ -7,7 +7,11 @@
  * without its row.
  */
 import { sign as edSign, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { keyPairOf } from '@baret/platform';
+import { requestVerbatim } from '@baret/platform/testing';
 import { multipart } from './jobs.js';
 
 /** Every kind of caller the matrix tries. */
@@ -40,7 +44,7 @@ const INVALID: ReadonlySet<PrincipalKind> = new Set(['forged', 'alg_none', 'expi
  * - org_member / org_manager: organisation A's members (managers, members) / managers only;
  * - job: member_a's job of organisation A: its owner, A's managers and admins;
  * - nobody: no signed-in user gets a 2xx (a pending invitation for another address), 401 without a user;
- * - unreachable: no one at all gets a 2xx (a path outside the media folder).
+ * - unreachable: no one at all gets a 2xx: a 400 or 404 problem (401 for a bad credential), never a file or the web app's page (a path out of the media folder).
  * Admins may read and set an organisation's sign-in, audit, units, compliance and retention (support);
  * members read their organisation's settings, sign-in and retention (what applies to them).
  */
@@ -61,6 +65,8 @@ export interface Row {
   extra?: boolean;
   /** The path actually requested when it is not `path` with the fixtures' ids (query-string tricks). */
   url?: (w: World) => string;
+  /** The path must reach the server as written (`..` segments): sent over a socket, not resolved by the client. */
+  verbatim?: boolean;
   body?: (w: World) => unknown;
   /** Raw body and headers (multipart, tus). */
   raw?: (w: World) => Promise<{ payload?: Buffer; headers: Record<string, string> }> | { payload?: Buffer; headers: Record<string, string> };
@@ -230,8 +236,10 @@ export const MATRIX: readonly Row[] = [
   { method: 'GET', path: '/media/demo.json', access: 'public', extra: true },
   { method: 'GET', path: '/media/demo.mov', access: 'public', extra: true },
   // Nothing outside the media folder: the data folder's database is two levels up.
-  { method: 'GET', path: '/media/../baret.sqlite', access: 'unreachable', extra: true, url: () => '/media/..%2f..%2fbaret.sqlite' },
-  { method: 'GET', path: '/media/../../etc/passwd', access: 'unreachable', extra: true, url: () => '/media/%2e%2e/%2e%2e/%2e%2e/etc/passwd' },
+  { method: 'GET', path: '/media/../baret.sqlite', access: 'unreachable', extra: true, verbatim: true, url: () => '/media/..%2f..%2fbaret.sqlite' },
+  { method: 'GET', path: '/media/../../etc/passwd', access: 'unreachable', extra: true, verbatim: true, url: () => '/media/%2e%2e/%2e%2e/%2e%2e/etc/passwd' },
+  { method: 'GET', path: '/media/../../baret.sqlite (plain dots)', access: 'unreachable', extra: true, verbatim: true, url: () => '/media/../../baret.sqlite' },
+  { method: 'GET', path: '/media%2f..%2f..%2fbaret.sqlite', access: 'unreachable', extra: true, verbatim: true, url: () => '/media%2f..%2f..%2fbaret.sqlite' },
   { method: 'GET', path: '/', access: 'public', extra: true },
   { method: 'OPTIONS', path: '/jobs', access: 'public', extra: true, raw: () => ({ headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } }) },
 ];
@@ -256,7 +264,8 @@ export function expected(row: Row, kind: PrincipalKind): Outcome {
   const exception = row.except?.[kind];
   if (exception !== undefined) return exception;
   if (row.access === 'public') return 'any';
-  if (row.access === 'unreachable') return 'refused';
+  // A bad credential is refused first (401), whatever the path.
+  if (row.access === 'unreachable') return INVALID.has(kind) ? 401 : 'refused';
   if (row.access === 'nobody') return kind === 'anonymous' || INVALID.has(kind) ? 401 : 'deny';
   if (kind === 'anonymous' || INVALID.has(kind)) return 401;
   switch (row.access) {
@@ -352,8 +361,35 @@ export interface Answer {
   body: string;
   headers: Record<string, unknown>;
 }
-/** One request, by the embedded app's inject or by fetch through the gateway. */
-export type Caller = (req: { method: string; url: string; token?: string; payload?: Buffer | string; headers?: Record<string, string> }) => Promise<Answer>;
+/**
+ * One request, by the embedded app's inject or by fetch through the gateway; `verbatim`: over a
+ * socket with the path sent byte for byte (requestVerbatim), as inject and fetch resolve `..`.
+ */
+export type Caller = (req: CallerRequest) => Promise<Answer>;
+export interface CallerRequest {
+  method: string;
+  url: string;
+  token?: string;
+  payload?: Buffer | string;
+  headers?: Record<string, string>;
+  verbatim?: boolean;
+}
+
+/**
+ * A built web app of one page, for the run the matrix walks: the fallback for the app's routes is
+ * on, so a path the gateway answers with the app's page is seen. Removed by `remove`.
+ */
+export function webAppFolder(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'baret-matrix-web-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><title>Baret</title></head><body></body></html>');
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A `verbatim` request to the server listening at `base` (in English, as every matrix call). */
+export async function callVerbatim(base: string, { method, url, token, payload, headers }: CallerRequest): Promise<Answer> {
+  const res = await requestVerbatim(base, { method, path: url, body: payload, headers: { 'accept-language': 'en', ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  return { status: res.status, body: res.body, headers: res.headers };
+}
 
 export interface Setup {
   call: Caller;
@@ -460,13 +496,16 @@ export async function walk(rows: readonly Row[], w: World, call: Caller): Promis
       method: row.method,
       url,
       token,
+      ...(row.verbatim ? { verbatim: true } : {}),
       ...(raw ? { payload: raw.payload, headers: raw.headers } : body === undefined ? {} : { payload: JSON.stringify(json(body)), headers: { 'content-type': 'application/json' } }),
     });
     requests++;
-    // A path that climbs out of a folder may be normalised to one the web app answers with its page
-    // (the gateway's fallback for client routes): the file outside is still not served.
-    const appShell = row.access === 'unreachable' && res.status === 200 && /^<!doctype html>/i.test(res.body.trimStart());
-    if (!meets(outcome, res.status) && !appShell) failures.push({ row: rowName(row), principal: kind, url, expected: outcome, status: res.status, body: res.body.slice(0, 300) });
+    // Out of the media folder: a problem answer, never a file and never the web app's page.
+    const problem = String(res.headers['content-type']).includes('application/problem+json');
+    const unreachable = row.access !== 'unreachable' || (problem && (outcome === 401 || res.status === 400 || res.status === 404));
+    if (!meets(outcome, res.status) || !unreachable) {
+      failures.push({ row: rowName(row), principal: kind, url, expected: row.access === 'unreachable' ? '400 or 404 problem+json' : outcome, status: res.status, body: res.body.slice(0, 300) });
+    }
   };
   for (const pass of ['denied', 'allowed'] as const) {
     for (const row of rows) {

@@ -34,13 +34,14 @@ export interface OrgStack {
 
 const PASSWORD = 'correct horse battery';
 
-export async function startOrgStack(): Promise<OrgStack> {
+/** `env`: more settings of every process (e.g. WEB_DIST_DIR). */
+export async function startOrgStack(options: { env?: Record<string, string> } = {}): Promise<OrgStack> {
   const fx = await videoFixtures();
   let stack: DistributedStack | undefined;
   try {
     const video = readFileSync(await fx.testsrc('clip.mp4', { seconds: 2 }));
     stack = await startDistributedStack({
-      env: { BARET_ADMIN_EMAILS: 'admin@baret.test', RATE_LIMIT_PER_MINUTE: '100000' },
+      env: { BARET_ADMIN_EMAILS: 'admin@baret.test', RATE_LIMIT_PER_MINUTE: '100000', ...options.env },
       onLine: (name, line) => {
         if (/"level":"(error|fatal)"/.test(line)) process.stderr.write(`[${name}] ${line.slice(0, 2000)}\n`);
       },

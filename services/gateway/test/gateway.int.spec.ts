@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, parseConfig, ServiceUnavailableError, ValidationError, type AuthResolvers, type Config } from '@baret/platform';
 import { buildGateway } from '@baret/gateway';
+import { requestVerbatim } from '@baret/platform/testing';
 import type { FastifyInstance } from 'fastify';
 
 const config: Config = { ...parseConfig({ CORS_ORIGINS: 'https://app.example.com', RATE_LIMIT_PER_MINUTE: '5' }), BARET_DATA_DIR: '/tmp/x', JWT_SECRET: 'x'.repeat(40) };
@@ -166,6 +167,67 @@ describe('media', () => {
       expect(Object.keys(doc.paths)).not.toContain('/media/demo.json');
     } finally {
       await media.close();
+    }
+  });
+});
+
+describe('a path that climbs out of /media', () => {
+  it('is a 400 problem (Turkish and English) in every spelling, never a file or the web app; media files and app routes still load', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    // The data folder as a run lays it out: media/ beside a file that must never be served.
+    const data = mkdtempSync(join(tmpdir(), 'baret-data-'));
+    const mediaDir = join(data, 'media');
+    const webDir = join(data, 'web');
+    mkdirSync(webDir);
+    writeFileSync(join(data, 'baret.sqlite'), 'SECRET DATABASE');
+    writeFileSync(join(webDir, 'index.html'), '<!doctype html><title>Baret</title>');
+    const gw = await buildGateway({ config: { ...config, RATE_LIMIT_PER_MINUTE: 1000 }, logger: createLogger('silent'), infra: { ready: async () => undefined }, auth, modules: [], mediaDir, webDir });
+    try {
+      const base = await gw.listen({ port: 0, host: '127.0.0.1' });
+      // Sent byte for byte: fetch and inject would resolve the `..` before the gateway sees it.
+      const getVerbatim = async (path: string, headers: Record<string, string> = {}) => {
+        const res = await requestVerbatim(base, { path, headers });
+        return { status: res.status, type: String(res.headers['content-type'] ?? ''), body: res.body };
+      };
+      writeFileSync(join(mediaDir, 'demo.mov'), Buffer.alloc(10, 1));
+      const html = { accept: 'text/html,application/xhtml+xml', 'accept-language': 'en' };
+      const climbs = [
+        '/media/../baret.sqlite',
+        '/media/%2e%2e/baret.sqlite',
+        '/media/%2E%2E/%2e%2e/%2e%2e/etc/passwd',
+        '/media/.%2e/baret.sqlite',
+        '/media/..%2fbaret.sqlite',
+        '/media/..%2Fbaret.sqlite',
+        '/media/..%5cbaret.sqlite',
+        '/media%2f..%2fbaret.sqlite',
+        '/media/%252e%252e/baret.sqlite',
+        '/media/x/../../baret.sqlite',
+        '/media/./demo.mov',
+        '/media/..',
+        '/media/%2e%2e',
+        '/media/..?x=1',
+      ];
+      for (const path of climbs) {
+        const res = await getVerbatim(path, html);
+        expect(res.status, path).toBe(400);
+        expect(res.type, path).toContain('application/problem+json');
+        expect(JSON.parse(res.body), path).toMatchObject({ status: 400, code: 'bad_path', detail: 'This address leads out of the media folder.' });
+        expect(res.body, path).not.toContain('SECRET');
+      }
+      const turkish = await getVerbatim('/media/%2e%2e/baret.sqlite', { 'accept-language': 'tr' });
+      expect(JSON.parse(turkish.body)).toMatchObject({ status: 400, detail: 'Bu adres medya klasörünün dışına çıkıyor.' });
+      // What stays as it was: a media file, a missing one (404 problem), the app's page for its routes.
+      expect(await getVerbatim('/media/demo.mov')).toMatchObject({ status: 200, type: 'video/quicktime' });
+      expect(await getVerbatim('/media/missing.mov', html)).toMatchObject({ status: 404, type: expect.stringContaining('application/problem+json') });
+      for (const path of ['/', '/dashboard/history', '/media-kit', '/jobs/..%2fx']) {
+        const res = await getVerbatim(path, html);
+        if (path.startsWith('/jobs')) expect(res.status, path).toBe(404);
+        else expect(res.body, path).toContain('<title>Baret</title>');
+      }
+    } finally {
+      await gw.close();
     }
   });
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { sendProblem } from '@baret/platform';
 
 /** The landing page's demo video, in the media folder (served at /media/demo.mov). */
 export const DEMO_VIDEO = 'demo.mov';
@@ -10,6 +11,24 @@ export const DEMO_VIDEO = 'demo.mov';
 /** The demo video's path when an operator has put it in the media folder, else null. */
 export function demoVideoPath(mediaDir: string | undefined): string | null {
   return mediaDir && existsSync(join(mediaDir, DEMO_VIDEO)) ? `/media/${DEMO_VIDEO}` : null;
+}
+
+/**
+ * Whether a request's path is under /media once decoded and steps out of a folder: a `.` or `..`
+ * segment, plain or behind percent-encoded dots, slashes or backslashes (decoded up to three
+ * times). Such a path is refused before any route: never a file, never the web app's page.
+ */
+export function climbsOutOfMedia(url: string): boolean {
+  const forms = [url.split('?')[0] ?? ''];
+  for (let i = 0; i < 3 && forms.at(-1)!.includes('%'); i++) {
+    try {
+      forms.push(decodeURIComponent(forms.at(-1)!));
+    } catch {
+      break;
+    }
+  }
+  if (!/^\/+media(?:[/\\]|$)/i.test(forms.at(-1)!)) return false;
+  return forms.some((form) => form.split(/[/\\]/).some((segment) => segment === '.' || segment === '..'));
 }
 
 /**
@@ -24,6 +43,12 @@ export function demoVideoPath(mediaDir: string | undefined): string | null {
 export const mediaPlugin = fp<{ root: string }>(
   async (app: FastifyInstance, opts) => {
     mkdirSync(opts.root, { recursive: true });
+    // Every request, matched or not (so neither the static files nor the web app's page answer it).
+    app.addHook('onRequest', async (request, reply) => {
+      if (climbsOutOfMedia(request.raw.url ?? '')) {
+        return sendProblem(reply, { status: 400, code: 'bad_path', detail: 'This address leads out of the media folder.' });
+      }
+    });
     app.get('/media/demo.json', { schema: { hide: true } }, async (_request, reply) =>
       reply.header('cache-control', 'no-cache').send({ video: demoVideoPath(opts.root) }),
     );

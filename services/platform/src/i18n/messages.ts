@@ -126,6 +126,7 @@ const EXACT: Record<string, string> = {
   'A form field is too long.': 'Bir form alanı çok uzun.',
   'This address is too long.': 'Bu adres çok uzun.',
   'This address is not valid.': 'Bu adres geçerli değil.',
+  'This address leads out of the media folder.': 'Bu adres medya klasörünün dışına çıkıyor.',
   'The uploaded file is empty.': 'Yüklenen dosya boş.',
   'This upload does not exist.': 'Böyle bir yükleme yok.',
   'The address names more than one upload. Use /uploads/{id} as given in Location.': 'Adres birden fazla yükleme adlandırıyor. Location başlığında verilen /uploads/{id} adresini kullanın.',

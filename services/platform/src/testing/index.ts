@@ -11,3 +11,4 @@ export * from './engines/minio.js';
 export * from './engines/ferretdb.js';
 export * from './engines/kafka.js';
 export * from './engines/dex.js';
+export * from './verbatim.js';
