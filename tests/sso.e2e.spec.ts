@@ -29,6 +29,9 @@ const USERS = {
   zeynep: person('zeynep', 'example.com', 6),
   manager: person('manager', DOMAIN, 7),
   twin: person('twin', DOMAIN, 8),
+  // Both named in BARET_ADMIN_EMAILS; Dex says the first one's address is verified, not the second's.
+  admin: person('admin', 'example.com', 9),
+  boss: { ...person('boss', 'example.com', 10), emailVerified: false },
 };
 
 let provider: OidcProvider;
@@ -83,7 +86,7 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
         OIDC_CLIENT_SECRET: baretClient.secret,
         OIDC_REDIRECT_URL: REDIRECT,
         OIDC_ORG_DOMAINS: `${DOMAIN}=${orgId}`,
-        BARET_ADMIN_EMAILS: 'admin@example.com',
+        BARET_ADMIN_EMAILS: `${USERS.admin.email},${USERS.boss.email}`,
       },
       { dir, clock, background: false },
     );
@@ -180,6 +183,39 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
     const all = await app.identity.users.all();
     expect(all.map((u) => u.email)).not.toContain(email);
   }
+
+  it('an address of BARET_ADMIN_EMAILS becomes admin by single sign-on only when the provider says it is verified (email_verified); else once its owner opens the link', async () => {
+    // What Dex itself says about the two addresses, in ID tokens it signs.
+    expect(claimsOf(await idTokenFor(provider, otherClient, USERS.boss.email, 'nonce-boss'))).toMatchObject({ email: USERS.boss.email, email_verified: false });
+    expect(claimsOf(await idTokenFor(provider, otherClient, USERS.admin.email, 'nonce-admin'))).toMatchObject({ email: USERS.admin.email, email_verified: true });
+    const meOf = async (token: string) => json<{ id: string; is_admin: boolean; email_verified: boolean }>(await app.request({ method: 'GET', url: '/auth/me', token }));
+    const adminPage = async (token: string) => (await app.request({ method: 'GET', url: '/admin/users/quotas', token })).statusCode;
+
+    // Unverified by the provider: an account, but no admin rights; a confirmation link is mailed.
+    const unverified = await signIn(USERS.boss.email);
+    expect(unverified.res.statusCode, unverified.res.body).toBe(200);
+    expect(json<{ created: boolean }>(unverified.res).created).toBe(true);
+    const bossToken = json<{ access_token: string }>(unverified.res).access_token;
+    const boss = await meOf(bossToken);
+    expect(boss).toMatchObject({ is_admin: false, email_verified: false });
+    expect(await adminPage(bossToken)).toBe(403);
+    const events = (await app.infra.eventStore.readStream(`user-${boss.id}`)).map((e) => e.type);
+    expect(events).toContain('email_verification_requested');
+    expect(events).not.toContain('user_promoted');
+    // Signing in again changes nothing; opening the link mailed to the address does.
+    const again = await signIn(USERS.boss.email);
+    expect(await meOf(json<{ access_token: string }>(again.res).access_token)).toMatchObject({ id: boss.id, is_admin: false });
+    await app.confirmEmail(boss.id);
+    expect(await meOf(bossToken)).toMatchObject({ is_admin: true, email_verified: true });
+    expect(await adminPage(bossToken)).toBe(200);
+
+    // Verified by the provider: admin from the first sign-in.
+    const verified = await signIn(USERS.admin.email);
+    expect(verified.res.statusCode, verified.res.body).toBe(200);
+    const adminToken = json<{ access_token: string }>(verified.res).access_token;
+    expect(await meOf(adminToken)).toMatchObject({ is_admin: true, email_verified: true });
+    expect(await adminPage(adminToken)).toBe(200);
+  });
 
   it('a tampered ID token is refused with a clear message (Turkish and English), and nothing is created', async () => {
     provider.setTokenMode({ kind: 'tamper-signature' });

@@ -29,6 +29,8 @@ export interface DexUser {
   username: string;
   /** The subject (`sub`) Dex derives the ID token's subject from. */
   userID: string;
+  /** What the ID token's `email_verified` says (Dex's `emailVerified` of a static password); default true. */
+  emailVerified?: boolean;
 }
 
 export interface DexOptions {
@@ -87,7 +89,13 @@ export async function startDex(options: DexOptions): Promise<RunningDex> {
       `  redirectURIs: [${c.redirectURIs.map(yamlString).join(', ')}]`,
     ]),
     'staticPasswords:',
-    ...options.users.flatMap((u) => [`- email: ${yamlString(u.email)}`, `  hash: ${yamlString(DEX_PASSWORD_BCRYPT)}`, `  username: ${yamlString(u.username)}`, `  userID: ${yamlString(u.userID)}`]),
+    ...options.users.flatMap((u) => [
+      `- email: ${yamlString(u.email)}`,
+      `  hash: ${yamlString(DEX_PASSWORD_BCRYPT)}`,
+      `  username: ${yamlString(u.username)}`,
+      `  userID: ${yamlString(u.userID)}`,
+      ...(u.emailVerified === undefined ? [] : [`  emailVerified: ${u.emailVerified}`]),
+    ]),
     '',
   ].join('\n');
   writeFileSync(join(dir, 'config.yaml'), config);
