@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEntryId, auditStream } from '@baret/platform';
 import { dexBinary, engineInstalled, signInAtDex, type DexClient } from '@baret/platform/testing';
 import { startTestApp, TestClock, type TestApp } from './helpers/app.js';
 import { claimsOf, idTokenFor, startOidcProvider, type OidcProvider } from './helpers/sso.js';
@@ -32,6 +33,7 @@ const USERS = {
   // Both named in BARET_ADMIN_EMAILS; Dex says the first one's address is verified, not the second's.
   admin: person('admin', 'example.com', 9),
   boss: { ...person('boss', 'example.com', 10), emailVerified: false },
+  kept: person('kept', 'example.com', 11),
 };
 
 let provider: OidcProvider;
@@ -77,6 +79,8 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
     dir = mkdtempSync(join(tmpdir(), 'baret-sso-'));
     const first = await startTestApp({}, { dir, clock, background: false });
     manager = await first.signUp(USERS.manager.email, 'manager password 123');
+    // A manager who confirmed the address: a company sign-in keeps their password (an unconfirmed one loses it).
+    await first.confirmEmail(manager.id);
     orgId = json<{ id: string }>(await first.request({ method: 'POST', url: '/orgs', token: manager.token, payload: { name: 'Baret Enerji' } })).id;
     await first.close();
     app = await startTestApp(
@@ -151,14 +155,49 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
     expect(current.statusCode).toBe(204);
   });
 
-  it('an account registered with a password is linked when the provider vouches for the address', async () => {
+  it('an account registered with a password is linked when the provider vouches for the address; a password set before the address was ever confirmed stops opening it', async () => {
+    // Someone registers the address first (it is never confirmed), and makes an API key.
     const registered = await app.signUp(USERS.mehmet.email, 'mehmet password 1');
+    const key = await app.request({ method: 'POST', url: '/auth/tokens', token: registered.token, payload: { name: 'kept by whoever registered' } });
+    expect(key.statusCode, key.body).toBe(201);
+    const apiKey = json<{ token: string }>(key).token;
+    expect((await app.request({ method: 'GET', url: '/jobs', token: apiKey })).statusCode).toBe(200);
+
+    // The owner of the address signs in with the company account.
     const { res } = await signIn(USERS.mehmet.email);
     expect(res.statusCode, res.body).toBe(200);
     expect(json<{ created: boolean }>(res).created).toBe(false);
-    const me = json<{ id: string }>(await app.request({ method: 'GET', url: '/auth/me', token: json<{ access_token: string }>(res).access_token }));
+    const ownerToken = json<{ access_token: string }>(res).access_token;
+    const me = json<{ id: string; email_verified: boolean }>(await app.request({ method: 'GET', url: '/auth/me', token: ownerToken }));
     expect(me.id).toBe(registered.id);
-    expect((await app.infra.eventStore.readStream(`user-${me.id}`)).map((e) => e.type)).toContain('user_sso_linked');
+    expect(me.email_verified).toBe(true);
+    expect((await app.infra.eventStore.readStream(`user-${me.id}`)).map((e) => e.type)).toEqual(expect.arrayContaining(['user_sso_linked', 'email_verified', 'unconfirmed_password_removed']));
+
+    // Whoever registered first is out: the password, the session and the API key.
+    const login = await app.request({ method: 'POST', url: '/auth/login', payload: { email: USERS.mehmet.email, password: 'mehmet password 1' } });
+    expect(login.statusCode).toBe(401);
+    expect((await app.request({ method: 'GET', url: '/auth/me', token: registered.token })).statusCode).toBe(401);
+    expect((await app.request({ method: 'GET', url: '/jobs', token: apiKey })).statusCode).toBe(401);
+    // The owner is in, and the audit log says what happened.
+    expect((await app.request({ method: 'GET', url: '/jobs', token: ownerToken })).statusCode).toBe(200);
+    // This run has no background projections: the entry is read from its stream.
+    const [audit] = await app.infra.eventStore.readStream(auditStream(auditEntryId('auth.sso_linked', `sso-claim-${me.id}`)));
+    expect(audit?.data).toEqual(expect.objectContaining({ action: 'auth.sso_linked', actor_id: me.id, object_id: me.id }));
+    expect((audit?.data as { details: unknown }).details).toEqual(expect.objectContaining({ address: 'unconfirmed', password: 'removed', revoked: '1' }));
+  });
+
+  it('an account whose address was confirmed keeps its password and API keys when its company account is linked', async () => {
+    const registered = await app.signUp(USERS.kept.email, 'kept password 1');
+    await app.confirmEmail(registered.id);
+    const key = json<{ token: string }>(await app.request({ method: 'POST', url: '/auth/tokens', token: registered.token, payload: { name: 'mine' } })).token;
+    const { res } = await signIn(USERS.kept.email);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json<{ created: boolean }>(res).created).toBe(false);
+    const login = await app.request({ method: 'POST', url: '/auth/login', payload: { email: USERS.kept.email, password: 'kept password 1' } });
+    expect(login.statusCode, login.body).toBe(200);
+    expect((await app.request({ method: 'GET', url: '/auth/me', token: registered.token })).statusCode).toBe(200);
+    expect((await app.request({ method: 'GET', url: '/jobs', token: key })).statusCode).toBe(200);
+    expect((await app.infra.eventStore.readStream(`user-${registered.id}`)).map((e) => e.type)).not.toContain('unconfirmed_password_removed');
   });
 
   it('two first sign-ins of the same company account at once make one user, one membership', async () => {
@@ -325,7 +364,7 @@ describe.skipIf(!installed)('single sign-on against Dex (embedded run)', () => {
     // A wrong password is still just a failed login: the setting is told only to who knows the password.
     expect((await app.request({ method: 'POST', url: '/auth/login', payload: { email: USERS.manager.email, password: 'wrong password 123' } })).statusCode).toBe(401);
     // Someone outside the organisation logs in with a password as before.
-    expect((await app.request({ method: 'POST', url: '/auth/login', payload: { email: USERS.mehmet.email, password: 'mehmet password 1' } })).statusCode).toBe(200);
+    expect((await app.request({ method: 'POST', url: '/auth/login', payload: { email: USERS.kept.email, password: 'kept password 1' } })).statusCode).toBe(200);
 
     const sso = await signIn(USERS.manager.email);
     expect(sso.res.statusCode, sso.res.body).toBe(200);

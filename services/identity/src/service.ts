@@ -320,6 +320,9 @@ export function createIdentityService(opts: IdentityOptions) {
       const now = clock();
       if (existing) {
         if (!claims.emailVerified) throw SSO_ERRORS.taken();
+        // Keys made by whoever registered an unconfirmed address end before the link (a retry after a
+        // crash finds the link made and would not come back here) and once more after it (claimUnconfirmed).
+        const revokedBefore = existing.email_verified ? 0 : await revokeApiKeys(existing.id);
         try {
           await run(eventStore, stream, ssoLinkDecider, linkSsoIdentity(existing.id, claims, abandoned, now));
         } catch (e) {
@@ -328,6 +331,7 @@ export function createIdentityService(opts: IdentityOptions) {
         }
         await run(eventStore, userStream(existing.id), userDecider, { type: 'link_sso', data: { issuer: claims.issuer, subject: claims.subject, now } });
         log.info({ user_id: existing.id }, 'single sign-on linked to an existing account');
+        if (!existing.email_verified) await claimUnconfirmed(existing, claims.issuer, revokedBefore);
         return { user: existing, created: false, orgId: await joinConfiguredOrg(existing.id, email) };
       }
       const userId = randomUUID();
@@ -369,6 +373,41 @@ export function createIdentityService(opts: IdentityOptions) {
       log.info({ user_id: userId }, 'user registered by single sign-on');
       return { user, created: true, orgId: await joinConfiguredOrg(userId, email) };
     }
+  }
+
+  /**
+   * A company sign-in proved the address of an account whose address was never confirmed (issue
+   * 37): whoever registered it may not be its owner, so the password they set stopped working and
+   * their sessions ended with the link (the user decider), and the API keys made with it end; the
+   * address counts as confirmed (BARET_ADMIN_EMAILS may promote it). The audit log says what was removed.
+   */
+  async function claimUnconfirmed(user: UserDoc, issuer: string, revokedBefore: number): Promise<void> {
+    const revoked = revokedBefore + (await revokeApiKeys(user.id));
+    await promoteIfConfigured(user.id);
+    log.info({ user_id: user.id, api_keys_revoked: revoked }, 'an unconfirmed account claimed by single sign-on');
+    await recorder.record({
+      action: 'auth.sso_linked',
+      actorId: user.id,
+      orgId: (await orgs.queries.membershipOf(user.id))?.org_id ?? null,
+      objectType: 'user',
+      objectId: user.id,
+      details: { issuer, address: 'unconfirmed', password: user.password_hash ? 'removed' : 'none', revoked: String(revoked) },
+      key: `sso-claim-${user.id}`,
+    });
+  }
+
+  /** Revokes every API key of a user (a key deleted a moment ago by its owner is not an error); how many ended. */
+  async function revokeApiKeys(userId: string): Promise<number> {
+    let revoked = 0;
+    for (const key of await keys.ofUser(userId)) {
+      try {
+        await deleteApiKey(userId, key.id);
+        revoked++;
+      } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e;
+      }
+    }
+    return revoked;
   }
 
   /** The organisation configured for the address's domain (OIDC_ORG_DOMAINS), joined as a member; null when none or not joined. */
@@ -539,14 +578,7 @@ export function createIdentityService(opts: IdentityOptions) {
     let revoked = 0;
     if (options.revokeApiKeys) {
       userDecider.decide(command, (await aggregateStream(eventStore, userStream(userId), userDecider)).state); // throws unless the link is valid
-      for (const key of await keys.ofUser(userId)) {
-        try {
-          await deleteApiKey(userId, key.id);
-          revoked++;
-        } catch (e) {
-          if (!(e instanceof NotFoundError)) throw e; // deleted a moment ago by its owner
-        }
-      }
+      revoked = await revokeApiKeys(userId);
     }
     const { recorded } = await run(eventStore, userStream(userId), userDecider, command);
     log.info({ user_id: userId, api_keys_revoked: revoked }, 'password reset');

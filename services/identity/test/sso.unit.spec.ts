@@ -23,11 +23,19 @@ describe('a user from single sign-on', () => {
       .then([{ type: 'user_registered', data: { user_id: 'u1', email: 'a@example.com', full_name: 'A', is_admin: false, password_hash: '', sso, email_verified: true, registered_at: at } }]));
   it('cannot have both a company account and a password', () =>
     spec.given([]).when({ type: 'register_user', data: { ...base, password_hash: 'scrypt$x', sso } }).thenThrows(IllegalStateError));
-  it('an existing user is linked to a company account', () =>
+  const registered = (email_verified: boolean, password_hash = 'h') =>
+    ({ type: 'user_registered' as const, data: { user_id: 'u1', email: 'a@example.com', full_name: null, is_admin: false, password_hash, registered_at: at, email_verified } });
+  it('an existing user whose address was confirmed is linked to a company account, password kept', () =>
+    spec.given([registered(true)]).when({ type: 'link_sso', data: { ...sso, now } }).then([{ type: 'user_sso_linked', data: { user_id: 'u1', ...sso, at } }]));
+  it('an existing user whose address was never confirmed: the link confirms it and the password set before stops working', () =>
     spec
-      .given([{ type: 'user_registered', data: { user_id: 'u1', email: 'a@example.com', full_name: null, is_admin: false, password_hash: 'h', registered_at: at } }])
+      .given([registered(false)])
       .when({ type: 'link_sso', data: { ...sso, now } })
-      .then([{ type: 'user_sso_linked', data: { user_id: 'u1', ...sso, at } }]));
+      .then([
+        { type: 'user_sso_linked', data: { user_id: 'u1', ...sso, at } },
+        { type: 'email_verified', data: { user_id: 'u1', at, by: 'sso' } },
+        { type: 'unconfirmed_password_removed', data: { user_id: 'u1', at } },
+      ]));
 });
 
 describe('the link of a company account to its user', () => {

@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'auth.signed_in',
   'auth.sign_in_failed',
   'auth.password_reset',
+  'auth.sso_linked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

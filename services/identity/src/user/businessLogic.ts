@@ -60,7 +60,16 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
     case 'link_sso': {
       requireActive(state);
       const { issuer, subject, now } = command.data;
-      return [{ type: 'user_sso_linked', data: { user_id: state.id, issuer, subject, at: now.toISOString() } }];
+      const at = now.toISOString();
+      const linked: UserEvent = { type: 'user_sso_linked', data: { user_id: state.id, issuer, subject, at } };
+      // Linking needs the provider to vouch for the address (the caller checks). An address never
+      // confirmed here is proven now; a password someone set before that proof stops opening it.
+      if (state.email_verified) return [linked];
+      return [
+        linked,
+        { type: 'email_verified', data: { user_id: state.id, at, by: 'sso' } },
+        ...(state.password_hash ? [{ type: 'unconfirmed_password_removed' as const, data: { user_id: state.id, at } }] : []),
+      ];
     }
     case 'record_login':
       requireActive(state);

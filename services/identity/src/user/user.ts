@@ -41,7 +41,13 @@ export type EmailVerificationRequested = {
   type: 'email_verification_requested';
   data: { user_id: string; email: string; token: string; token_hash: string; language: string; at: string; origin?: string };
 };
-/** `by`: the admin who marked it confirmed, when it was not the owner's link. */
+/**
+ * A password set before the address was ever confirmed, removed when its owner proved the address
+ * another way (single sign-on whose provider vouches for it): whoever registered the address first
+ * cannot keep a way into the account its owner now uses (account pre-hijacking). Sessions end too.
+ */
+export type UnconfirmedPasswordRemoved = { type: 'unconfirmed_password_removed'; data: { user_id: string; at: string } };
+/** `by`: the admin who marked it confirmed, when it was not the owner's link (`sso`: the identity provider vouched). */
 export type EmailVerified = { type: 'email_verified'; data: { user_id: string; at: string; by?: string } };
 
 export type UserEvent =
@@ -53,6 +59,7 @@ export type UserEvent =
   | PasswordResetCompleted
   | EmailVerificationRequested
   | EmailVerified
+  | UnconfirmedPasswordRemoved
   | UserSsoLinked;
 
 export type UserState =
@@ -106,6 +113,10 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
       return state.status === 'none'
         ? state
         : { ...state, password_hash: event.data.password_hash, session_version: state.session_version + 1, reset_token_hash: null, reset_expires_at: null };
+    case 'unconfirmed_password_removed':
+      return state.status === 'none'
+        ? state
+        : { ...state, password_hash: '', session_version: state.session_version + 1, reset_token_hash: null, reset_expires_at: null };
     case 'email_verification_requested':
       return state.status === 'none' ? state : { ...state, verify_token_hash: event.data.token_hash };
     case 'email_verified':
