@@ -92,7 +92,7 @@ describe('no worker, no verdict', () => {
     // Still an analysis the spec charges for: one unit, once.
     const me = await app.request({ method: 'GET', url: '/auth/me', token: user.token });
     expect((me.json() as { quota: { lifetime_used: number } }).quota.lifetime_used).toBe(3);
-  });
+  }, 240_000);
 
   it('the PDF says so in both languages and lists nothing as missing', async () => {
     const en = await pdfText(jobs.pattern, 'en');
@@ -102,7 +102,7 @@ describe('no worker, no verdict', () => {
     const tr = await pdfText(jobs.pattern, 'tr');
     expect(tr).toContain('Çalışan görülmedi — değerlendirilecek bir şey yok');
     expect(tr).toContain('Değerlendirilemedi');
-  });
+  }, 240_000);
 });
 
 describe('caps and hard hats', () => {
@@ -118,12 +118,12 @@ describe('caps and hard hats', () => {
     expect(tr.violations.find((v) => v.reason === 'other_headgear')!.reason_name).toBe('kep veya şapka, baret değil');
     expect(await pdfText(jobs.cap, 'en')).toContain('cap or hat, not a hard hat');
     expect(await pdfText(jobs.cap, 'tr')).toContain('kep veya şapka, baret değil');
-  });
+  }, 240_000);
 
   it('a worker in a hard hat is no hard-hat violation', async () => {
     const r = await result(jobs.hat, 'en');
     expect(r.no_worker_seen).toBe(false);
     expect(r.violations.filter((v) => v.group.join() === hatGroup(r).join())).toEqual([]);
     expect(r.missing_groups).not.toContainEqual(hatGroup(r));
-  });
+  }, 240_000);
 });

@@ -132,7 +132,7 @@ export async function loadRaw(file: string): Promise<RawImage> {
 }
 
 /** Shifts a rectangle by up to `shift` of its size and scales it by up to ±`scale`. */
-function jitter(r: Rect, rand: () => number, shift = 0.08, scale = 0.1): Rect {
+export function jitter(r: Rect, rand: () => number, shift = 0.08, scale = 0.1): Rect {
   const w = r.x1 - r.x0;
   const h = r.y1 - r.y0;
   const s = 1 + (rand() * 2 - 1) * scale;

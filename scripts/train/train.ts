@@ -35,6 +35,7 @@ import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetun
 import { trainHeadDetector } from './heads/heads.js';
 import { dumpLiteCrops, LITE_DIR, type LiteCropsMeta } from './lite/crops.js';
 import { rounded, trainLiteHead, type LiteHead } from './lite/head.js';
+import { dumpPatternCrops } from './lite/patterns.js';
 import { calibrate } from './samples.js';
 import { curve, headThresholds, pick, type Curve } from './thresholds.js';
 
@@ -314,6 +315,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--export-onnx')) return exportOnnx();
   let photos = await listTrainingPhotos(sizeOf);
   const lite = await dumpLiteCrops(photos, SEED, log);
+  // Synthetic pictures' crops: more background for the head check (issue 38).
+  await dumpPatternCrops(SEED, log);
   const py = await python();
   if (cv) return crossValidate(py, photos, lite);
   const head = await trainLiteHead(run, py, lite, LITE_ONNX, path.join(LITE_DIR, 'classifier-head.json'), log);

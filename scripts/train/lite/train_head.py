@@ -24,22 +24,27 @@ CLASSES = ['hat', 'bare', 'other']
 C = 0.05
 SEED = 11
 BACKGROUND = 3
+# Each synthetic picture's crop (lite/patterns.ts) counts as this many background crops in the head
+# check's fit: they are a few hundred against thousands of photo crops.
+PATTERN_WEIGHT = 2.0
 
 
-def embeddings(args, meta, flip):
-    """The embedding of every crop (mirrored when `flip`), cached per ONNX file and crop dump."""
+def embeddings(args, meta, flip, name='head'):
+    """The embedding of every crop of crops-<name>.u8 (mirrored when `flip`), cached per ONNX file
+    and crop dump."""
     with open(args.onnx, 'rb') as f:
         sha = hashlib.sha256(f.read()).hexdigest()[:16]
     size = meta['size']
-    n = len(meta['head'])
-    cache = os.path.join(args.dir, f'embeddings-{sha}-{n}{"-mirrored" if flip else ""}.f32')
+    n = len(meta['head'] if name == 'head' else meta['rows'])
+    prefix = 'embeddings' if name == 'head' else f'embeddings-{name}'
+    cache = os.path.join(args.dir, f'{prefix}-{sha}-{n}{"-mirrored" if flip else ""}.f32')
     dim = SIZE_FEATURES + len(IMAGENET)
     if os.path.exists(cache) and os.path.getsize(cache) == n * dim * 4:
         return np.fromfile(cache, dtype=np.float32).reshape(n, dim)
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = int(os.environ.get('BARET_TRAIN_THREADS', '2'))
     sess = ort.InferenceSession(args.onnx, opts, providers=['CPUExecutionProvider'])
-    crops = np.memmap(os.path.join(args.dir, 'crops-head.u8'), dtype=np.uint8, mode='r').reshape(n, size, size, 3)
+    crops = np.memmap(os.path.join(args.dir, f'crops-{name}.u8'), dtype=np.uint8, mode='r').reshape(n, size, size, 3)
     out = np.zeros((n, dim), dtype=np.float32)
     for s in range(0, n, 32):
         x = crops[s:s + 32].astype(np.float32)
@@ -54,15 +59,21 @@ def embeddings(args, meta, flip):
     return out
 
 
-def fit(x, xm, labels, train, holdout, classes, seed):
+def fit(x, xm, labels, train, holdout, classes, seed, extra=None):
     """Logistic regression on the standardised embedding of the training crops (and their mirror
-    images, `xm`, when given); returns the MlpModel and the hold-out crops' probabilities."""
+    images, `xm`, when given; and `extra`, (embeddings, label, weight), when given); returns the MlpModel
+    and the hold-out crops' probabilities."""
     xt = x[train] if xm is None else np.concatenate([x[train], xm[train]])
     yt = labels[train] if xm is None else np.concatenate([labels[train], labels[train]])
+    weight = np.ones(len(yt))
+    if extra is not None:
+        xt = np.concatenate([xt, extra[0]])
+        yt = np.concatenate([yt, np.full(len(extra[0]), extra[1], dtype=yt.dtype)])
+        weight = np.concatenate([weight, np.full(len(extra[0]), extra[2])])
     mean = xt.mean(0)
     std = xt.std(0) + 1e-6
     clf = LogisticRegression(C=C, class_weight='balanced', max_iter=3000, random_state=seed)
-    clf.fit((xt - mean) / std, yt)
+    clf.fit((xt - mean) / std, yt, sample_weight=weight)
     coef, bias = clf.coef_, clf.intercept_
     if len(classes) == 2:
         # scikit-learn's binary model is one logit for the second class: as two softmax outputs.
@@ -91,8 +102,14 @@ def main():
     is_head = labels < BACKGROUND
     held = np.array([r['fold'] == 'holdout' for r in rows])
     model, p, clf, mean, std = fit(x, xm, labels, usable & is_head, held & is_head, CLASSES, SEED)
-    check, pc, _, _, _ = fit(x, xm, (~is_head).astype(int), usable, held, ['head', 'background'], SEED)
-    report = {'trainCrops': int((usable & is_head).sum()), 'holdoutCrops': int((held & is_head).sum()), 'backgroundTrain': int((usable & ~is_head).sum()), 'C': C}
+    # The head check also learns the synthetic pictures' crops (lite/patterns.ts) as background.
+    patterns = None
+    patterns_meta = os.path.join(args.dir, 'patterns-meta.json')
+    if os.path.exists(patterns_meta):
+        with open(patterns_meta) as f:
+            patterns = embeddings(args, json.load(f), False, 'patterns')
+    check, pc, _, _, _ = fit(x, xm, (~is_head).astype(int), usable, held, ['head', 'background'], SEED, None if patterns is None else (patterns, 1, PATTERN_WEIGHT))
+    report = {'trainCrops': int((usable & is_head).sum()), 'holdoutCrops': int((held & is_head).sum()), 'backgroundTrain': int((usable & ~is_head).sum()), 'patternCrops': 0 if patterns is None else len(patterns), 'C': C}
     if args.exclude_cv_fold is not None:
         left = np.array([r.get('cvFold') == args.exclude_cv_fold for r in rows]) & is_head
         pl = clf.predict_proba((x[left] - mean) / std)
