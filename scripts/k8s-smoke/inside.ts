@@ -276,13 +276,15 @@ async function firstJob(gateway: string, clip: Buffer): Promise<User> {
   const id = await submit(gateway, key, clip);
   const job = await finished(gateway, key, id, 5 * 60_000);
   expect(job.status === 'done', `job ${id} ended ${job.status}`, job.error ?? job.logs.map((l) => l.event));
-  const result = await api<Record<string, unknown>>(gateway, `/jobs/${id}/result.json`, { token: key });
-  expect(result.status === 200 && Number(result.body.composites_processed) > 0 && 'missing_groups' in result.body, `GET /jobs/${id}/result.json`, result);
+  // the job as a JSON download (docs/api.md: the same JobDetail as GET /jobs/{id}), its result inside
+  const result = await api<{ job_id: string; status: string; result: Record<string, unknown> | null }>(gateway, `/jobs/${id}/result.json`, { token: key });
+  const verdict = result.body.result ?? {};
+  expect(result.status === 200 && result.body.job_id === id && result.body.status === 'done' && Number(verdict.composites_processed) > 0 && 'missing_groups' in verdict, `GET /jobs/${id}/result.json`, result);
   const pdf = await fetch(`${gateway}/jobs/${id}/report.pdf`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(60_000) });
   const bytes = Buffer.from(await pdf.arrayBuffer());
   expect(pdf.status === 200 && (pdf.headers.get('content-type') ?? '').startsWith('application/pdf') && bytes.subarray(0, 5).toString() === '%PDF-', `GET /jobs/${id}/report.pdf`, `${pdf.status} ${pdf.headers.get('content-type')} ${bytes.subarray(0, 40).toString()}`);
   expect((await lifetimeUsed(gateway, token)) === 1, 'lifetime_used after one analysis', 'not 1');
-  return { token, key, summary: `job ${id} (API key): done, ${String(result.body.composites_processed)} composites by ${String(result.body.model_used)}; result JSON and a ${bytes.length}-byte PDF report` };
+  return { token, key, summary: `job ${id} (API key): done, ${String(verdict.composites_processed)} composites by ${String(verdict.model_used)}; result JSON and a ${bytes.length}-byte PDF report` };
 }
 
 async function analysisPodDeleted(gateway: string, key: string, clip: Buffer, kubectl: Kubectl, say: (t: string) => void): Promise<string> {
