@@ -85,7 +85,7 @@ export async function inside(o: { scratch: string; archive: string; bin: string 
     const gateway = `http://${svc.spec.clusterIP}:8080`;
     say(`gateway Service: ${gateway}`);
     const clip = makeClip(o.scratch);
-    const user = await phase('gateway: register, log in, API key, analysis, JSON and PDF', () => firstJob(gateway, clip));
+    const user = await phase('gateway: register, log in, API key, analysis, JSON and PDF', () => firstJob(gateway, clip, kubectl));
     notes.push(user.summary);
 
     notes.push(await phase('fault: analysis pod deleted mid-job', () => analysisPodDeleted(gateway, user.key, makeClip(o.scratch, 40), kubectl, say)));
@@ -262,14 +262,39 @@ async function lifetimeUsed(gateway: string, token: string): Promise<number> {
   return me.body.quota.lifetime_used;
 }
 
-async function firstJob(gateway: string, clip: Buffer): Promise<User> {
-  const email = `k8s-smoke-${randomBytes(4).toString('hex')}@example.com`;
-  const password = 'correct horse battery staple';
-  const reg = await api(gateway, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password }) });
-  expect(reg.status === 201, 'POST /auth/register', reg);
-  const login = await api<{ access_token: string }>(gateway, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password }) });
-  expect(login.status === 200 && typeof login.body.access_token === 'string', 'POST /auth/login', login);
-  const token = login.body.access_token;
+const PASSWORD = 'correct horse battery staple';
+
+async function login(gateway: string, email: string): Promise<string> {
+  const res = await api<{ access_token: string }>(gateway, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: PASSWORD }) });
+  expect(res.status === 200 && typeof res.body.access_token === 'string', `POST /auth/login ${email}`, res);
+  return res.body.access_token;
+}
+
+/** Registers an account and logs it in: its id and access token. */
+async function account(gateway: string, email: string): Promise<{ id: string; token: string }> {
+  const reg = await api<{ id: string }>(gateway, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: PASSWORD }) });
+  expect(reg.status === 201 && typeof reg.body.id === 'string', `POST /auth/register ${email}`, reg);
+  return { id: reg.body.id, token: await login(gateway, email) };
+}
+
+async function firstJob(gateway: string, clip: Buffer, kubectl: Kubectl): Promise<User> {
+  const tag = randomBytes(4).toString('hex');
+  const { id: userId, token } = await account(gateway, `k8s-smoke-${tag}@example.com`);
+  // The PDF report is a Pro feature: an operator makes the first admin as NOTES.txt says (kubectl exec
+  // into the identity Deployment, under its read-only root), and the admin puts the user on Pro.
+  const adminEmail = `k8s-smoke-admin-${tag}@example.com`;
+  const before = await account(gateway, adminEmail);
+  const promoted = kubectl(['exec', '-n', NS, `deploy/${RELEASE}-identity`, '--', 'node', 'bin/baret.mjs', 'admin', 'promote', adminEmail]);
+  expect(promoted.includes(adminEmail), 'admin promote (kubectl exec, as NOTES.txt says)', promoted);
+  // the promotion reaches the identity service's read model by its projection: a moment later
+  for (let i = 0; ; i++) {
+    const me = await api<{ is_admin: boolean }>(gateway, '/auth/me', { token: before.token });
+    if (me.status === 200 && me.body.is_admin) break;
+    expect(i < 60, `${adminEmail} not an admin 60 s after admin promote`, me);
+    await sleep(1000);
+  }
+  const plan = await api(gateway, `/admin/users/${userId}/quota`, { method: 'PATCH', body: JSON.stringify({ plan_name: 'pro' }), token: await login(gateway, adminEmail) });
+  expect(plan.status === 200, `PATCH /admin/users/${userId}/quota (pro) by the promoted admin`, plan);
   const created = await api<{ token: string }>(gateway, '/auth/tokens', { method: 'POST', body: JSON.stringify({ name: 'k8s-smoke' }), token });
   expect(created.status === 201 && typeof created.body.token === 'string', 'POST /auth/tokens', created);
   const key = created.body.token;
