@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, expect, type Job, makeClip, phases, sleep } from '../compose-smoke/kit.js';
 import { Node, NODE_NAME } from './node.js';
@@ -16,7 +16,7 @@ const RELEASE = 'baret';
 const valueFiles = [join(chart, 'ci', 'production-values.yaml'), join(import.meta.dirname, 'values.yaml')];
 const component = (c: string) => `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=${c}`;
 
-export async function inside(o: { scratch: string; archive: string; bin: string }): Promise<void> {
+export async function inside(o: { scratch: string; archive: string; bin: string; hold: boolean }): Promise<void> {
   const { say, phase, timings } = phases('k8s:smoke');
   const node = new Node({ scratch: o.scratch, bin: o.bin, say });
   const helmBin = join(process.env.BARET_ENGINES_DIR ?? join(process.env.HOME ?? '/root', '.cache', 'baret-engines'), 'bin', 'helm');
@@ -112,11 +112,23 @@ export async function inside(o: { scratch: string; archive: string; bin: string 
     } catch (d) {
       say(`diagnosis: ${(d as Error).message}`);
     }
+    if (o.hold) await hold(o.scratch, node, say);
   } finally {
     await stop();
     writeFileSync(join(o.scratch, 'result.json'), JSON.stringify({ timings, closing: notes.join('\n') }));
   }
   process.exit(failed ? 1 : 0);
+}
+
+/** --hold: the cluster stays up until the printed file is removed (or 30 min pass), for a look inside. */
+async function hold(scratch: string, node: Node, say: (t: string) => void): Promise<void> {
+  const file = join(scratch, 'hold');
+  writeFileSync(file, `${process.pid}\n`);
+  // our pid is the namespace's own: the host finds us by our arguments
+  say(`holding the cluster (at most 30 min): nsenter -t "$(pgrep -of 'k8s-smoke.ts --inside')" -n -m ${node.kubectlPath} --kubeconfig ${node.kubeconfig} -n ${NS} get pods`);
+  say(`release it with: rm ${file}`);
+  const deadline = Date.now() + 30 * 60_000;
+  while (existsSync(file) && Date.now() < deadline) await sleep(2000);
 }
 
 type Kubectl = (args: string[], input?: string) => string;

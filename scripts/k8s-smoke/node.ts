@@ -124,8 +124,12 @@ export class Node {
     }
   }
 
+  get kubectlPath(): string {
+    return join(this.o.bin, 'kubectl');
+  }
+
   kubectl(args: string[], input?: string): { status: number; out: string; err: string } {
-    const r = spawnSync(join(this.o.bin, 'kubectl'), ['--kubeconfig', this.kubeconfig, ...args], { encoding: 'utf8', input, timeout: 120_000 });
+    const r = spawnSync(this.kubectlPath, ['--kubeconfig', this.kubeconfig, ...args], { encoding: 'utf8', input, timeout: 120_000 });
     return { status: r.status ?? 1, out: r.stdout ?? '', err: r.stderr ?? r.error?.message ?? '' };
   }
 
