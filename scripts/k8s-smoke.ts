@@ -28,8 +28,9 @@
  *
  *   sudo npm run k8s:smoke               the whole run
  *   npm run k8s:smoke -- --keep-logs     keep the components' logs (printed path) after the run
- *   npm run k8s:smoke -- --hold          on a failure, keep the cluster up (at most 30 min) for a look
- *                                        inside (the printed nsenter and kubectl commands); then tear down
+ *   npm run k8s:smoke -- --hold          at the end (passed or failed), keep the cluster up (at most
+ *                                        30 min) for a look inside (the printed nsenter and kubectl
+ *                                        commands), then tear down
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -2,7 +2,7 @@
  * The part of `npm run k8s:smoke` that runs inside the cluster's namespaces (scripts/k8s-smoke.ts
  * starts it with unshare): the node, the chart, the checks through the gateway, the faults.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,11 +20,10 @@ export async function inside(o: { scratch: string; archive: string; bin: string;
   const { say, phase, timings } = phases('k8s:smoke');
   const node = new Node({ scratch: o.scratch, bin: o.bin, say });
   const helmBin = join(process.env.BARET_ENGINES_DIR ?? join(process.env.HOME ?? '/root', '.cache', 'baret-engines'), 'bin', 'helm');
-  const helm = (args: string[]) => {
-    const r = spawnSync(helmBin, [...args, '--kubeconfig', node.kubeconfig], { cwd: repo, encoding: 'utf8', timeout: 15 * 60_000 });
-    if (r.status !== 0) throw new Error(`helm ${args.join(' ')}: ${r.stderr || r.error?.message}`);
-    return r.stdout;
-  };
+  // helm and the long kubectl waits run asynchronously: the clients polling the gateway meanwhile run
+  // in this process too, and a synchronous call would pause them for its whole length
+  const helm = (args: string[]) => runAsync(helmBin, [...args, '--kubeconfig', node.kubeconfig], 15 * 60_000);
+  const kubectlAsync = (args: string[]) => runAsync(node.kubectlPath, ['--kubeconfig', node.kubeconfig, ...args], 15 * 60_000);
   const kubectl = (args: string[], input?: string) => {
     const r = node.kubectl(args, input);
     if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.err}`);
@@ -94,8 +93,8 @@ export async function inside(o: { scratch: string; archive: string; bin: string;
       await phase('fault: helm upgrade (config.logLevel) while GET /jobs is polled', async () => {
         const polled = poll(gateway, [(g) => api(g, '/jobs', { token: user.key }).then((r) => r.status)]);
         await sleep(3000);
-        helm(['upgrade', RELEASE, chart, '--namespace', NS, ...valueFiles.flatMap((f) => ['-f', f]), '--set', 'config.logLevel=warn']);
-        for (const d of json<{ items: Array<{ metadata: { name: string } }> }>(['get', 'deployments', '-n', NS]).items) kubectl(['rollout', 'status', `deployment/${d.metadata.name}`, '-n', NS, '--timeout=600s']);
+        await helm(['upgrade', RELEASE, chart, '--namespace', NS, ...valueFiles.flatMap((f) => ['-f', f]), '--set', 'config.logLevel=warn']);
+        for (const d of json<{ items: Array<{ metadata: { name: string } }> }>(['get', 'deployments', '-n', NS]).items) await kubectlAsync(['rollout', 'status', `deployment/${d.metadata.name}`, '-n', NS, '--timeout=600s']);
         await sleep(5000);
         const tally = await polled.stop();
         const bad = Object.entries(tally.counts).filter(([k]) => !k.endsWith(' 200'));
@@ -112,15 +111,15 @@ export async function inside(o: { scratch: string; archive: string; bin: string;
     } catch (d) {
       say(`diagnosis: ${(d as Error).message}`);
     }
-    if (o.hold) await hold(o.scratch, node, say);
   } finally {
+    if (o.hold) await hold(o.scratch, node, say);
     await stop();
     writeFileSync(join(o.scratch, 'result.json'), JSON.stringify({ timings, closing: notes.join('\n') }));
   }
   process.exit(failed ? 1 : 0);
 }
 
-/** --hold: the cluster stays up until the printed file is removed (or 30 min pass), for a look inside. */
+/** --hold: at the end (passed or failed) the cluster stays up until the printed file is removed (or 30 min pass), for a look inside. */
 async function hold(scratch: string, node: Node, say: (t: string) => void): Promise<void> {
   const file = join(scratch, 'hold');
   writeFileSync(file, `${process.pid}\n`);
@@ -129,6 +128,19 @@ async function hold(scratch: string, node: Node, say: (t: string) => void): Prom
   say(`release it with: rm ${file}`);
   const deadline = Date.now() + 30 * 60_000;
   while (existsSync(file) && Date.now() < deadline) await sleep(2000);
+}
+
+/** A command's standard output; throws with its standard error when it fails. */
+function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    child.on('error', reject);
+    child.on('close', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`${cmd.split('/').at(-1)} ${args.filter((a) => !a.includes('kubeconfig')).join(' ')}: ${err || `exit ${code ?? signal}`}`))));
+  });
 }
 
 type Kubectl = (args: string[], input?: string) => string;
@@ -414,8 +426,8 @@ async function postgresDeleted(gateway: string, token: string, json: Json, kubec
   return `PostgreSQL pod deleted under load: ${tally.total} requests, ${unavailable} answered 503, none 500; recovered without an operator`;
 }
 
-async function uninstall(helm: (a: string[]) => string, json: Json, kubectl: Kubectl): Promise<string> {
-  helm(['uninstall', RELEASE, '--namespace', NS, '--wait', '--timeout', '10m']);
+async function uninstall(helm: (a: string[]) => Promise<string>, json: Json, kubectl: Kubectl): Promise<string> {
+  await helm(['uninstall', RELEASE, '--namespace', NS, '--wait', '--timeout', '10m']);
   const left = json<{ items: Array<{ kind: string; metadata: { name: string }; status?: { phase?: string } }> }>(['get', 'deployments,statefulsets,pvc,secrets', '-n', NS]).items;
   const workloads = left.filter((i) => i.kind === 'Deployment' || i.kind === 'StatefulSet');
   expect(workloads.length === 0, 'workloads left after helm uninstall', workloads.map((w) => w.metadata.name));
