@@ -31,6 +31,7 @@
  *   npm run k8s:smoke -- --hold          at the end (passed or failed), keep the cluster up (at most
  *                                        30 min) for a look inside (the printed nsenter and kubectl
  *                                        commands), then tear down
+ *   BARET_K8S_SMOKE_SET=k=v npm run k8s:smoke   helm --set k=v on top of the values (install and upgrade)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

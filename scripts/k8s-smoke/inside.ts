@@ -14,6 +14,9 @@ const chart = join(repo, 'charts', 'baret');
 const NS = 'baret';
 const RELEASE = 'baret';
 const valueFiles = [join(chart, 'ci', 'production-values.yaml'), join(import.meta.dirname, 'values.yaml')];
+// BARET_K8S_SMOKE_SET=key=value[,key=value]: helm --set on top (e.g. defaults.drainSeconds=0, to see a fix matter)
+const extraSet = process.env.BARET_K8S_SMOKE_SET ? ['--set', process.env.BARET_K8S_SMOKE_SET] : [];
+const values = [...valueFiles.flatMap((f) => ['-f', f]), ...extraSet];
 const component = (c: string) => `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=${c}`;
 
 export async function inside(o: { scratch: string; archive: string; bin: string; hold: boolean }): Promise<void> {
@@ -76,7 +79,7 @@ export async function inside(o: { scratch: string; archive: string; bin: string;
         },
       }),
     );
-    const install = () => helm(['install', RELEASE, chart, '--namespace', NS, ...valueFiles.flatMap((f) => ['-f', f])]);
+    const install = () => helm(['install', RELEASE, chart, '--namespace', NS, ...values]);
     await phase('helm install (production values)', install);
     await phase('every workload Ready', () => workloadsReady(json, kubectl, node, 12 * 60_000));
 
@@ -93,7 +96,7 @@ export async function inside(o: { scratch: string; archive: string; bin: string;
       await phase('fault: helm upgrade (config.logLevel) while GET /jobs is polled', async () => {
         const polled = poll(gateway, [(g) => api(g, '/jobs', { token: user.key }).then((r) => r.status)]);
         await sleep(3000);
-        await helm(['upgrade', RELEASE, chart, '--namespace', NS, ...valueFiles.flatMap((f) => ['-f', f]), '--set', 'config.logLevel=warn']);
+        await helm(['upgrade', RELEASE, chart, '--namespace', NS, ...values, '--set', 'config.logLevel=warn']);
         for (const d of json<{ items: Array<{ metadata: { name: string } }> }>(['get', 'deployments', '-n', NS]).items) await kubectlAsync(['rollout', 'status', `deployment/${d.metadata.name}`, '-n', NS, '--timeout=600s']);
         await sleep(5000);
         const tally = await polled.stop();
