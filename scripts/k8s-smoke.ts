@@ -28,6 +28,10 @@
  *
  *   sudo npm run k8s:smoke               the whole run
  *   npm run k8s:smoke -- --keep-logs     keep the components' logs (printed path) after the run
+ *   npm run k8s:smoke -- --hold          at the end (passed or failed), keep the cluster up (at most
+ *                                        30 min) for a look inside (the printed nsenter and kubectl
+ *                                        commands), then tear down
+ *   BARET_K8S_SMOKE_SET=k=v npm run k8s:smoke   helm --set k=v on top of the values (install and upgrade)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -48,7 +52,7 @@ const ENGINE_IMAGES = ['postgres', 'kafka', 'ferretdb', 'minio'];
 
 if (process.argv[2] === '--inside') {
   const { inside } = await import('./k8s-smoke/inside.js');
-  await inside(JSON.parse(process.argv[3]!) as { scratch: string; archive: string; bin: string });
+  await inside(JSON.parse(process.argv[3]!) as { scratch: string; archive: string; bin: string; hold: boolean });
 } else {
   await outside();
 }
@@ -138,7 +142,7 @@ async function outside(): Promise<void> {
 
     // The cluster, in namespaces of its own; this script again, as their first process.
     const tsx = join(repo, 'node_modules', '.bin', 'tsx');
-    const args = JSON.stringify({ scratch, archive, bin });
+    const args = JSON.stringify({ scratch, archive, bin, hold: process.argv.includes('--hold') });
     const code = await new Promise<number>((resolve) => {
       const child = spawn('unshare', ['--net', '--mount', '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', tsx, join(repo, 'scripts', 'k8s-smoke.ts'), '--inside', args], {
         cwd: repo,

@@ -6,10 +6,13 @@
  *   <service>.<namespace>.svc.<domain>            A: the ClusterIP, or the endpoints of a headless service
  *   <hostname>.<service>.<namespace>.svc.<domain> A: that endpoint (a StatefulSet's pod)
  * AAAA of a known name: no data; any other name: NXDOMAIN (there is no upstream: no outside network).
+ * It runs as a process of its own (node.ts starts this file): inside the smoke run's own process, every
+ * synchronous kubectl or helm call (an exec, a rollout status) would leave the pods without DNS.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { pathToFileURL } from 'node:url';
 
 export interface DnsOptions {
   apiserver: string;
@@ -136,4 +139,14 @@ export async function startClusterDns(o: DnsOptions, log: (text: string) => void
       socket.close();
     },
   };
+}
+
+// node.ts: `tsx cluster-dns.ts '<DnsOptions as JSON>'`; stops on SIGTERM.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const dns = await startClusterDns(JSON.parse(process.argv[2]!) as DnsOptions, (text) => void process.stdout.write(`${text}\n`));
+  process.stdout.write('cluster DNS: answering\n');
+  process.once('SIGTERM', () => {
+    dns.close();
+    process.exit(0);
+  });
 }

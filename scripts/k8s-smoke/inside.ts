@@ -2,9 +2,9 @@
  * The part of `npm run k8s:smoke` that runs inside the cluster's namespaces (scripts/k8s-smoke.ts
  * starts it with unshare): the node, the chart, the checks through the gateway, the faults.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, expect, type Job, makeClip, phases, sleep } from '../compose-smoke/kit.js';
 import { Node, NODE_NAME } from './node.js';
@@ -14,17 +14,19 @@ const chart = join(repo, 'charts', 'baret');
 const NS = 'baret';
 const RELEASE = 'baret';
 const valueFiles = [join(chart, 'ci', 'production-values.yaml'), join(import.meta.dirname, 'values.yaml')];
+// BARET_K8S_SMOKE_SET=key=value[,key=value]: helm --set on top (e.g. defaults.drainSeconds=0, to see a fix matter)
+const extraSet = process.env.BARET_K8S_SMOKE_SET ? ['--set', process.env.BARET_K8S_SMOKE_SET] : [];
+const values = [...valueFiles.flatMap((f) => ['-f', f]), ...extraSet];
 const component = (c: string) => `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=${c}`;
 
-export async function inside(o: { scratch: string; archive: string; bin: string }): Promise<void> {
+export async function inside(o: { scratch: string; archive: string; bin: string; hold: boolean }): Promise<void> {
   const { say, phase, timings } = phases('k8s:smoke');
   const node = new Node({ scratch: o.scratch, bin: o.bin, say });
   const helmBin = join(process.env.BARET_ENGINES_DIR ?? join(process.env.HOME ?? '/root', '.cache', 'baret-engines'), 'bin', 'helm');
-  const helm = (args: string[]) => {
-    const r = spawnSync(helmBin, [...args, '--kubeconfig', node.kubeconfig], { cwd: repo, encoding: 'utf8', timeout: 15 * 60_000 });
-    if (r.status !== 0) throw new Error(`helm ${args.join(' ')}: ${r.stderr || r.error?.message}`);
-    return r.stdout;
-  };
+  // helm and the long kubectl waits run asynchronously: the clients polling the gateway meanwhile run
+  // in this process too, and a synchronous call would pause them for its whole length
+  const helm = (args: string[]) => runAsync(helmBin, [...args, '--kubeconfig', node.kubeconfig], 15 * 60_000);
+  const kubectlAsync = (args: string[]) => runAsync(node.kubectlPath, ['--kubeconfig', node.kubeconfig, ...args], 15 * 60_000);
   const kubectl = (args: string[], input?: string) => {
     const r = node.kubectl(args, input);
     if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.err}`);
@@ -77,7 +79,7 @@ export async function inside(o: { scratch: string; archive: string; bin: string 
         },
       }),
     );
-    const install = () => helm(['install', RELEASE, chart, '--namespace', NS, ...valueFiles.flatMap((f) => ['-f', f])]);
+    const install = () => helm(['install', RELEASE, chart, '--namespace', NS, ...values]);
     await phase('helm install (production values)', install);
     await phase('every workload Ready', () => workloadsReady(json, kubectl, node, 12 * 60_000));
 
@@ -85,7 +87,7 @@ export async function inside(o: { scratch: string; archive: string; bin: string 
     const gateway = `http://${svc.spec.clusterIP}:8080`;
     say(`gateway Service: ${gateway}`);
     const clip = makeClip(o.scratch);
-    const user = await phase('gateway: register, log in, API key, analysis, JSON and PDF', () => firstJob(gateway, clip));
+    const user = await phase('gateway: register, log in, API key, analysis, JSON and PDF', () => firstJob(gateway, clip, kubectl));
     notes.push(user.summary);
 
     notes.push(await phase('fault: analysis pod deleted mid-job', () => analysisPodDeleted(gateway, user.key, makeClip(o.scratch, 40), kubectl, say)));
@@ -94,8 +96,8 @@ export async function inside(o: { scratch: string; archive: string; bin: string 
       await phase('fault: helm upgrade (config.logLevel) while GET /jobs is polled', async () => {
         const polled = poll(gateway, [(g) => api(g, '/jobs', { token: user.key }).then((r) => r.status)]);
         await sleep(3000);
-        helm(['upgrade', RELEASE, chart, '--namespace', NS, ...valueFiles.flatMap((f) => ['-f', f]), '--set', 'config.logLevel=warn']);
-        for (const d of json<{ items: Array<{ metadata: { name: string } }> }>(['get', 'deployments', '-n', NS]).items) kubectl(['rollout', 'status', `deployment/${d.metadata.name}`, '-n', NS, '--timeout=600s']);
+        await helm(['upgrade', RELEASE, chart, '--namespace', NS, ...values, '--set', 'config.logLevel=warn']);
+        for (const d of json<{ items: Array<{ metadata: { name: string } }> }>(['get', 'deployments', '-n', NS]).items) await kubectlAsync(['rollout', 'status', `deployment/${d.metadata.name}`, '-n', NS, '--timeout=600s']);
         await sleep(5000);
         const tally = await polled.stop();
         const bad = Object.entries(tally.counts).filter(([k]) => !k.endsWith(' 200'));
@@ -113,10 +115,35 @@ export async function inside(o: { scratch: string; archive: string; bin: string 
       say(`diagnosis: ${(d as Error).message}`);
     }
   } finally {
+    if (o.hold) await hold(o.scratch, node, say);
     await stop();
     writeFileSync(join(o.scratch, 'result.json'), JSON.stringify({ timings, closing: notes.join('\n') }));
   }
   process.exit(failed ? 1 : 0);
+}
+
+/** --hold: at the end (passed or failed) the cluster stays up until the printed file is removed (or 30 min pass), for a look inside. */
+async function hold(scratch: string, node: Node, say: (t: string) => void): Promise<void> {
+  const file = join(scratch, 'hold');
+  writeFileSync(file, `${process.pid}\n`);
+  // our pid is the namespace's own: the host finds us by our arguments
+  say(`holding the cluster (at most 30 min): nsenter -t "$(pgrep -of 'k8s-smoke.ts --inside')" -n -m ${node.kubectlPath} --kubeconfig ${node.kubeconfig} -n ${NS} get pods`);
+  say(`release it with: rm ${file}`);
+  const deadline = Date.now() + 30 * 60_000;
+  while (existsSync(file) && Date.now() < deadline) await sleep(2000);
+}
+
+/** A command's standard output; throws with its standard error when it fails. */
+function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    child.on('error', reject);
+    child.on('close', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`${cmd.split('/').at(-1)} ${args.filter((a) => !a.includes('kubeconfig')).join(' ')}: ${err || `exit ${code ?? signal}`}`))));
+  });
 }
 
 type Kubectl = (args: string[], input?: string) => string;
@@ -262,27 +289,54 @@ async function lifetimeUsed(gateway: string, token: string): Promise<number> {
   return me.body.quota.lifetime_used;
 }
 
-async function firstJob(gateway: string, clip: Buffer): Promise<User> {
-  const email = `k8s-smoke-${randomBytes(4).toString('hex')}@example.com`;
-  const password = 'correct horse battery staple';
-  const reg = await api(gateway, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password }) });
-  expect(reg.status === 201, 'POST /auth/register', reg);
-  const login = await api<{ access_token: string }>(gateway, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password }) });
-  expect(login.status === 200 && typeof login.body.access_token === 'string', 'POST /auth/login', login);
-  const token = login.body.access_token;
+const PASSWORD = 'correct horse battery staple';
+
+async function login(gateway: string, email: string): Promise<string> {
+  const res = await api<{ access_token: string }>(gateway, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: PASSWORD }) });
+  expect(res.status === 200 && typeof res.body.access_token === 'string', `POST /auth/login ${email}`, res);
+  return res.body.access_token;
+}
+
+/** Registers an account and logs it in: its id and access token. */
+async function account(gateway: string, email: string): Promise<{ id: string; token: string }> {
+  const reg = await api<{ id: string }>(gateway, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: PASSWORD }) });
+  expect(reg.status === 201 && typeof reg.body.id === 'string', `POST /auth/register ${email}`, reg);
+  return { id: reg.body.id, token: await login(gateway, email) };
+}
+
+async function firstJob(gateway: string, clip: Buffer, kubectl: Kubectl): Promise<User> {
+  const tag = randomBytes(4).toString('hex');
+  const { id: userId, token } = await account(gateway, `k8s-smoke-${tag}@example.com`);
+  // The PDF report is a Pro feature: an operator makes the first admin as NOTES.txt says (kubectl exec
+  // into the identity Deployment, under its read-only root), and the admin puts the user on Pro.
+  const adminEmail = `k8s-smoke-admin-${tag}@example.com`;
+  const before = await account(gateway, adminEmail);
+  const promoted = kubectl(['exec', '-n', NS, `deploy/${RELEASE}-identity`, '--', 'node', 'bin/baret.mjs', 'admin', 'promote', adminEmail]);
+  expect(promoted.includes(adminEmail), 'admin promote (kubectl exec, as NOTES.txt says)', promoted);
+  // the promotion reaches the identity service's read model by its projection: a moment later
+  for (let i = 0; ; i++) {
+    const me = await api<{ is_admin: boolean }>(gateway, '/auth/me', { token: before.token });
+    if (me.status === 200 && me.body.is_admin) break;
+    expect(i < 60, `${adminEmail} not an admin 60 s after admin promote`, me);
+    await sleep(1000);
+  }
+  const plan = await api(gateway, `/admin/users/${userId}/quota`, { method: 'PATCH', body: JSON.stringify({ plan_name: 'pro' }), token: await login(gateway, adminEmail) });
+  expect(plan.status === 200, `PATCH /admin/users/${userId}/quota (pro) by the promoted admin`, plan);
   const created = await api<{ token: string }>(gateway, '/auth/tokens', { method: 'POST', body: JSON.stringify({ name: 'k8s-smoke' }), token });
   expect(created.status === 201 && typeof created.body.token === 'string', 'POST /auth/tokens', created);
   const key = created.body.token;
   const id = await submit(gateway, key, clip);
   const job = await finished(gateway, key, id, 5 * 60_000);
   expect(job.status === 'done', `job ${id} ended ${job.status}`, job.error ?? job.logs.map((l) => l.event));
-  const result = await api<Record<string, unknown>>(gateway, `/jobs/${id}/result.json`, { token: key });
-  expect(result.status === 200 && Number(result.body.composites_processed) > 0 && 'missing_groups' in result.body, `GET /jobs/${id}/result.json`, result);
+  // the job as a JSON download (docs/api.md: the same JobDetail as GET /jobs/{id}), its result inside
+  const result = await api<{ job_id: string; status: string; result: Record<string, unknown> | null }>(gateway, `/jobs/${id}/result.json`, { token: key });
+  const verdict = result.body.result ?? {};
+  expect(result.status === 200 && result.body.job_id === id && result.body.status === 'done' && Number(verdict.composites_processed) > 0 && 'missing_groups' in verdict, `GET /jobs/${id}/result.json`, result);
   const pdf = await fetch(`${gateway}/jobs/${id}/report.pdf`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(60_000) });
   const bytes = Buffer.from(await pdf.arrayBuffer());
   expect(pdf.status === 200 && (pdf.headers.get('content-type') ?? '').startsWith('application/pdf') && bytes.subarray(0, 5).toString() === '%PDF-', `GET /jobs/${id}/report.pdf`, `${pdf.status} ${pdf.headers.get('content-type')} ${bytes.subarray(0, 40).toString()}`);
   expect((await lifetimeUsed(gateway, token)) === 1, 'lifetime_used after one analysis', 'not 1');
-  return { token, key, summary: `job ${id} (API key): done, ${String(result.body.composites_processed)} composites by ${String(result.body.model_used)}; result JSON and a ${bytes.length}-byte PDF report` };
+  return { token, key, summary: `job ${id} (API key): done, ${String(verdict.composites_processed)} composites by ${String(verdict.model_used)}; result JSON and a ${bytes.length}-byte PDF report` };
 }
 
 async function analysisPodDeleted(gateway: string, key: string, clip: Buffer, kubectl: Kubectl, say: (t: string) => void): Promise<string> {
@@ -375,8 +429,8 @@ async function postgresDeleted(gateway: string, token: string, json: Json, kubec
   return `PostgreSQL pod deleted under load: ${tally.total} requests, ${unavailable} answered 503, none 500; recovered without an operator`;
 }
 
-async function uninstall(helm: (a: string[]) => string, json: Json, kubectl: Kubectl): Promise<string> {
-  helm(['uninstall', RELEASE, '--namespace', NS, '--wait', '--timeout', '10m']);
+async function uninstall(helm: (a: string[]) => Promise<string>, json: Json, kubectl: Kubectl): Promise<string> {
+  await helm(['uninstall', RELEASE, '--namespace', NS, '--wait', '--timeout', '10m']);
   const left = json<{ items: Array<{ kind: string; metadata: { name: string }; status?: { phase?: string } }> }>(['get', 'deployments,statefulsets,pvc,secrets', '-n', NS]).items;
   const workloads = left.filter((i) => i.kind === 'Deployment' || i.kind === 'StatefulSet');
   expect(workloads.length === 0, 'workloads left after helm uninstall', workloads.map((w) => w.metadata.name));

@@ -8,9 +8,9 @@
  * process ends the kernel ends every process, mount, interface and iptables rule in it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { Resolver } from 'node:dns/promises';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startClusterDns } from './cluster-dns.js';
 import { kubeconfig, makePki, type Pki } from './pki.js';
 
 export const NODE_NAME = 'baret-smoke-node';
@@ -42,7 +42,6 @@ export class Node {
   readonly logs: string;
   readonly containerdSock: string;
   private readonly procs = new Map<string, ChildProcess>();
-  private dns: { close: () => void } | null = null;
   private stopping = false;
   /** Processes that ended while they should run: name → exit code and the end of their log. */
   readonly died: string[] = [];
@@ -124,8 +123,12 @@ export class Node {
     }
   }
 
+  get kubectlPath(): string {
+    return join(this.o.bin, 'kubectl');
+  }
+
   kubectl(args: string[], input?: string): { status: number; out: string; err: string } {
-    const r = spawnSync(join(this.o.bin, 'kubectl'), ['--kubeconfig', this.kubeconfig, ...args], { encoding: 'utf8', input, timeout: 120_000 });
+    const r = spawnSync(this.kubectlPath, ['--kubeconfig', this.kubeconfig, ...args], { encoding: 'utf8', input, timeout: 120_000 });
     return { status: r.status ?? 1, out: r.stdout ?? '', err: r.stderr ?? r.error?.message ?? '' };
   }
 
@@ -318,7 +321,11 @@ export class Node {
       }),
     );
     this.start('kube-proxy', join(bin, 'kube-proxy'), [`--config=${proxyConfig}`]);
-    this.dns = await startClusterDns({ apiserver: 'https://127.0.0.1:6443', ca: p.ca, cert: p.adminCert, key: p.adminKey, port: 53, domain: 'cluster.local' }, this.o.say);
+    const dnsOptions = { apiserver: 'https://127.0.0.1:6443', ca: p.ca, cert: p.adminCert, key: p.adminKey, port: 53, domain: 'cluster.local' };
+    this.start('cluster-dns', join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'tsx'), [join(import.meta.dirname, 'cluster-dns.ts'), JSON.stringify(dnsOptions)]);
+    const resolver = new Resolver({ timeout: 1000, tries: 1 });
+    resolver.setServers(['127.0.0.1']); // it listens on every address; the pods' bridge comes with the first pod
+    await this.until('the cluster DNS', () => resolver.resolve4('kubernetes.default.svc.cluster.local').then((a) => a.includes(SERVICE_IP), () => false), 60_000);
     await this.until(
       'the node Ready',
       () => {
@@ -336,9 +343,8 @@ export class Node {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.dns?.close();
     // the kubelet first (it would restart what containerd stops), then the runtime, then the control plane
-    for (const name of ['kube-proxy', 'kubelet', 'containerd', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd']) {
+    for (const name of ['cluster-dns', 'kube-proxy', 'kubelet', 'containerd', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd']) {
       const child = this.procs.get(name);
       if (!child) continue;
       child.kill('SIGTERM');

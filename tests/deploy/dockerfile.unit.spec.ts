@@ -71,6 +71,8 @@ describe('Dockerfile', () => {
 
   it('.dockerignore keeps out what is built or local, and keeps in what the build needs', () => {
     for (const p of ['node_modules', 'services/job/node_modules', 'services/job/dist', '.git', 'data', 'web/dev-dist', '.env', 'npm-debug.log']) expect(isIgnored(p), p).toBe(true);
+    // the smoke runs that build the image are not in it: changing them does not rebuild it (and its saved archive)
+    for (const p of ['scripts/compose-smoke.ts', 'scripts/compose-smoke/images.ts', 'scripts/k8s-smoke.ts', 'scripts/k8s-smoke/inside.ts', 'charts/baret/values.yaml']) expect(isIgnored(p), p).toBe(true);
     for (const p of ['package.json', 'package-lock.json', 'patches', 'proto/package.json', 'services/platform/src/config.ts', 'web/src/main.tsx', 'web/index.html']) expect(isIgnored(p), p).toBe(false);
   });
 

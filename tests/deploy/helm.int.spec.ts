@@ -123,7 +123,7 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
         }
       });
 
-      it('gives every service its probes, scrape annotations, a PDB, a scratch emptyDir where it needs one, and a grace period longer than its SHUTDOWN_GRACE_MS', () => {
+      it('gives every service its probes, scrape annotations, a PDB, a scratch emptyDir where it needs one, a drain before SIGTERM, no unavailable pod in a rolling upgrade, and a grace period longer than both', () => {
         const ms = rendered[name]!.manifests;
         for (const s of SERVICES) {
           const d = find(ms, 'Deployment', `rel-baret-${s}`);
@@ -138,6 +138,13 @@ describe.skipIf(!ready)('Helm chart charts/baret', () => {
           expect(pod.terminationGracePeriodSeconds * 1000, s).toBeGreaterThan(Number(env.SHUTDOWN_GRACE_MS));
           const mounts = (c.volumeMounts as { name: string; mountPath: string }[]).map((m) => m.mountPath);
           expect(mounts).toContain('/tmp');
+          // a rolling upgrade on a real cluster (npm run k8s:smoke): the new pod Ready before the old goes,
+          // and the old one still serving while the endpoints and kube-proxy forget it
+          expect(d.spec.strategy.rollingUpdate.maxUnavailable, s).toBe(0);
+          const drain = Number(c.lifecycle.preStop.exec.command[1]);
+          expect(c.lifecycle.preStop.exec.command[0], s).toBe('sleep');
+          expect(drain, s).toBeGreaterThanOrEqual(5);
+          expect(pod.terminationGracePeriodSeconds * 1000, s).toBeGreaterThan(drain * 1000 + Number(env.SHUTDOWN_GRACE_MS));
           if (env.BARET_SCRATCH_DIR) expect(mounts).toContain(env.BARET_SCRATCH_DIR);
         }
         // the longest job step: a vision call with its retries, 4 × 60 s + 3 × 60 s = 420 s
