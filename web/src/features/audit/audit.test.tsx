@@ -122,9 +122,9 @@ describe('audit log and roles on the organisation page', () => {
     const log = await screen.findByRole('region', { name: 'Denetim kaydı' });
     expect(await within(log).findByText('Plan veya kota değiştirdi')).toBeInTheDocument();
     // Words, not the server's keys (issue 40).
-    expect(within(log).getByText('Plan: Pro · Ömür boyu limit: Sınırsız')).toBeInTheDocument();
-    expect(within(log).getByText('E-posta doğrulaması zorunlu')).toBeInTheDocument();
-    expect(within(log).getByText('kapalı → açık')).toBeInTheDocument();
+    expect(await within(log).findByText('Plan: Pro · Ömür boyu limit: Sınırsız')).toBeInTheDocument();
+    expect(await within(log).findByText('E-posta doğrulaması zorunlu')).toBeInTheDocument();
+    expect(await within(log).findByText('kapalı → açık')).toBeInTheDocument();
     expect(within(log).queryByText(/plan_name|lifetime_limit|require_email/)).not.toBeInTheDocument();
     // A password reset says whether every API key was revoked with it.
     expect(within(log).getByRole('cell', { name: 'Şifreyi sıfırladı' })).toBeInTheDocument();
