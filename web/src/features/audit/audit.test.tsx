@@ -113,6 +113,7 @@ describe('audit log and roles on the organisation page', () => {
             entry({ action: 'quota.changed', object_type: 'org', object_id: 'org-1', details: { plan_name: 'pro', lifetime_limit: 'unlimited' } }),
             entry({ id: 'e2', action: 'setting.changed', object_type: 'setting', object_id: 'require_email_verification', details: { scope: 'admin', value: 'true', previous: 'false' } }),
             entry({ id: 'e-reset', action: 'auth.password_reset', object_type: 'user', object_id: 'u-2', details: { api_keys: 'revoked', revoked: '2' } }),
+            entry({ id: 'e-sso', action: 'auth.sso_linked', object_type: 'user', object_id: 'u-3', details: { issuer: 'https://login.example.com', address: 'unconfirmed', password: 'removed', revoked: '1' } }),
           ],
           next_cursor: null,
         }),
@@ -129,5 +130,8 @@ describe('audit log and roles on the organisation page', () => {
     // A password reset says whether every API key was revoked with it.
     expect(within(log).getByRole('cell', { name: 'Şifreyi sıfırladı' })).toBeInTheDocument();
     expect(within(log).getByText('tüm API anahtarları iptal edildi (2)')).toBeInTheDocument();
+    // A company sign-in that took back an unconfirmed account says what whoever registered it lost.
+    expect(within(log).getByRole('cell', { name: 'Şirket hesabını bağladı (adresi onunla doğrulandı)' })).toBeInTheDocument();
+    expect(within(log).getByText('adres doğrulanmadan önce belirlenen parola kaldırıldı · tüm API anahtarları iptal edildi (1)')).toBeInTheDocument();
   });
 });

@@ -35,6 +35,7 @@ function detailsText(entry: AuditEntry, t: T): string {
   if (d.reason) parts.push(t(`audit.reason.${d.reason}`, { defaultValue: d.reason }));
   if (d.by) parts.push(t('audit.detail.by', { by: t(`audit.by.${d.by}`, { defaultValue: d.by }) }));
   if (d.api_keys) parts.push(d.api_keys === 'revoked' ? t('audit.detail.apiKeysRevoked', { count: Number(d.revoked ?? 0) }) : t('audit.detail.apiKeysKept'));
+  if (d.password === 'removed') parts.push(t('audit.detail.passwordRemoved'), t('audit.detail.apiKeysRevoked', { count: Number(d.revoked ?? 0) }));
   if (d.value !== undefined) {
     const to = valueText('value', d.value, t);
     parts.push(d.previous !== undefined ? t('audit.detail.changed', { from: valueText('value', d.previous, t), to }) : to);
