@@ -31,7 +31,7 @@ import { VisionModelError } from './engine/openaiAnalyzer.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
 import type { Composite, CompositeAnalysis, CompositeCell, RelBox, SampledFrame, TokenUsage, VisionAnalyzer } from './engine/types.js';
-import { Findings, type JobTypeSource, type Violation } from './result.js';
+import { AskPlan, Findings, type JobTypeSource, type Violation } from './result.js';
 import { throttleProgress } from './samplingProgress.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
@@ -431,15 +431,17 @@ export class AnalysisWorker {
       const findings = new Findings(task?.required_groups ?? []);
       await checkpoint();
 
+      // Issue 39: the built-in analyzer costs nothing, so it judges every composite for every code;
+      // dedupe spares a paid model only what it would be asked again about workers already judged.
+      const plan = new AskPlan(params.dedupeByEquipment && analyzer.thirdParty === true);
       for (const [at, composite] of composites.entries()) {
-        const codes = findings.codesToAsk(params.dedupeByEquipment);
-        if (codes.length === 0) break;
+        const codes = plan.codesFor(findings, composite);
         const done = journal.doc.analyses.find((a) => a.index === composite.index);
         if (done) {
           // Analysed before a restart: its findings and cost count, the model is not asked again.
           findings.add(composite.index, done.analysis, composite.cells);
           spend(done.analysis.usage, `composite_${composite.index}`);
-        } else {
+        } else if (codes.length > 0) {
           const analysis = await analyzer.analyzeComposite(forModel[at] ?? composite, { equipment: equipmentOptions(codes, 'en') }, signal);
           const violated = findings.add(composite.index, analysis, composite.cells);
           const saved = JSON.parse(JSON.stringify(analysis)) as CompositeAnalysis;
@@ -460,11 +462,10 @@ export class AnalysisWorker {
           );
         }
         await checkpoint();
-        const remaining = composites.length - composite.index - 1;
-        if (findings.complete && remaining > 0) {
-          await step([this.entry('early_stop_triggered', 'early_stop_triggered', { after_composite: composite.index, skipped: remaining })]);
-          break;
-        }
+      }
+      const skipped = findings.notAsked.filter((n) => findings.codesToAsk(false).every((c) => n.codes.includes(c)));
+      if (skipped.length > 0) {
+        await step([this.entry('early_stop_triggered', 'early_stop_triggered', { skipped: skipped.length, composites: skipped.map((n) => n.composite_index) })]);
       }
 
       await this.saveViolationCrops(jobId, findings.violations, signal, keepUnblurred);

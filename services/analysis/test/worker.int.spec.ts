@@ -44,7 +44,7 @@ const seesHats: VisionAnalyzer = {
 let counter = 0;
 async function runJob(
   prepare?: (jobId: string) => Promise<void>,
-  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number } = {},
+  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number; analyzer?: VisionAnalyzer; jobType?: string } = {},
 ) {
   const jobId = `job${++counter}`;
   const videoKey = `uploads/${jobId}/video`;
@@ -54,7 +54,7 @@ async function runJob(
     objects: infra.objects,
     bus: infra.bus,
     documents: infra.documents,
-    analyzer: seesHats,
+    analyzer: opts.analyzer ?? seesHats,
     pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
     detect: opts.detect ?? (async () => ({ width: 1, height: 1, persons: [] })),
     blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
@@ -68,7 +68,7 @@ async function runJob(
       inputFilename: 'w.mp4',
       videoKey,
       videoSize: BigInt(video.length),
-      params: { jobType: 'auto', sampling: opts.sampling ?? 'uniform', targetComposites: opts.targetComposites ?? 1, framesPerComposite: 2, dedupeByEquipment: true },
+      params: { jobType: opts.jobType ?? 'auto', sampling: opts.sampling ?? 'uniform', targetComposites: opts.targetComposites ?? 1, framesPerComposite: 2, dedupeByEquipment: true },
     }),
   );
   const reports: Array<{ type: string; data: Record<string, unknown>; at: string }> = [];
@@ -163,6 +163,63 @@ describe('the analysis worker', () => {
     expect(reports.map((r) => r.type)).toEqual(['job_started', 'job_failed']);
     expect(reports[1]!.data.error).toBe('The uploaded video is no longer available. Please upload it again.');
   }, 60_000);
+});
+
+describe('dedupe with a paid model (issue 39)', () => {
+  /** A third-party model that sees one worker per frame without anything it is asked about; counts its calls. */
+  const bareModel = () => {
+    const asked: Array<{ index: number; codes: string[] }> = [];
+    const analyzer: VisionAnalyzer = {
+      modelName: 'test-model',
+      thirdParty: true,
+      classifyJob: async () => ({ slug: 'genel_saha_girisi', confidence: 0.9, usage: { promptTokens: 1, completionTokens: 1 } }),
+      analyzeComposite: async (c, ask): Promise<CompositeAnalysis> => {
+        const codes = ask.equipment.map((e) => e.code);
+        asked.push({ index: c.index, codes });
+        return {
+          seen: [],
+          missing: codes,
+          notChecked: [],
+          persons: 1,
+          workers: c.cells.map((cell) => ({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, worker: 1, box: { x: 0.3, y: 0.2, w: 0.4, h: 0.7 }, verdicts: Object.fromEntries(codes.map((code) => [code, 'not_worn' as const])) })),
+          usage: { promptTokens: 100, completionTokens: 20 },
+        };
+      },
+    };
+    return { analyzer, asked };
+  };
+  /** The sampler finds the same worker, standing in place, in every frame. */
+  const sameWorker: DetectFn = async () => ({ width: 1, height: 1, persons: [{ box: [0.3, 0.2, 0.4, 0.7], score: 0.9, keypoints: [] }] });
+
+  it('skips re-asking about items found missing only where every worker shown was judged already, and says so in the result', async () => {
+    const model = bareModel();
+    const { reports } = await runJob(undefined, { sampling: 'person', detect: sameWorker, targetComposites: 2, analyzer: model.analyzer, jobType: 'genel_saha_girisi' });
+    // Composite 0 finds every group missing; composite 1 shows only that worker again: not asked.
+    expect(model.asked.map((a) => a.index)).toEqual([0]);
+    expect(reports.find((r) => r.type === 'early_stop_triggered')?.data).toEqual({ skipped: 1, composites: [1] });
+    const result = reports.at(-1)!.data.result as { composites_processed: number; not_asked: Array<{ composite_index: number; codes: string[] }>; required_groups: string[][]; names: { en: { note?: string }; tr: { note?: string } } };
+    expect(result.composites_processed).toBe(1);
+    expect(result.not_asked).toEqual([{ composite_index: 1, codes: model.asked[0]!.codes }]);
+    expect(result.names.en.note).toMatch(/composite 2 showed only workers already judged/);
+    expect(result.names.tr.note).toMatch(/2\. kompozitte/);
+  }, 120_000);
+
+  it('asks a composite about everything when the sampler did not look for workers in it (uniform sampling): a new worker may be there', async () => {
+    const model = bareModel();
+    const { reports } = await runJob(undefined, { sampling: 'uniform', targetComposites: 2, analyzer: model.analyzer, jobType: 'genel_saha_girisi' });
+    expect(model.asked.map((a) => a.index)).toEqual([0, 1]);
+    expect(model.asked[1]!.codes).toEqual(model.asked[0]!.codes);
+    expect(reports.some((r) => r.type === 'early_stop_triggered')).toBe(false);
+    expect((reports.at(-1)!.data.result as { not_asked: unknown[] }).not_asked).toEqual([]);
+  }, 120_000);
+
+  it('with the built-in analyzer (not third-party) every composite is asked about everything, whatever dedupe says', async () => {
+    const model = bareModel();
+    const builtIn: VisionAnalyzer = { ...model.analyzer, thirdParty: undefined };
+    await runJob(undefined, { sampling: 'person', detect: sameWorker, targetComposites: 2, analyzer: builtIn, jobType: 'genel_saha_girisi' });
+    expect(model.asked.map((a) => a.index)).toEqual([0, 1]);
+    expect(model.asked[1]!.codes).toEqual(model.asked[0]!.codes);
+  }, 120_000);
 });
 
 describe('a job interrupted mid-analysis', () => {
