@@ -9,6 +9,7 @@ import { blurFaces } from '../src/engine/faceBlur.js';
 import { ModelPricing } from '../src/engine/pricing.js';
 import type { DetectFn } from '../src/engine/frames.js';
 import type { CompositeAnalysis, VisionAnalyzer } from '../src/engine/types.js';
+import { STEPS, type StepName } from '../src/pipeline.js';
 import { AnalysisWorker, CANCELS, MAX_ATTEMPTS } from '../src/worker.js';
 import { videoFixtures } from './fixtures/videos.js';
 
@@ -107,19 +108,19 @@ function expectSamplingProgress(reports: Array<{ type: string; data: Record<stri
 }
 
 describe('the analysis worker', () => {
-  it('reports every step, prices the tokens, and deletes the raw video', async () => {
+  it('reports every step (sample, judge, cover and store, report), prices the tokens, and deletes the raw video', async () => {
     const { reports, videoKey } = await runJob();
     expect(reports.map((r) => r.type).filter((type) => type !== 'frames_sampling')).toEqual([
       'job_started',
       'video_opened',
       'frames_sampled',
-      'frames_saved',
       'composites_created',
       'model_pricing',
       'llm_usage',
       'job_classified',
       'llm_usage',
       'composite_analyzed',
+      'frames_saved',
       'job_completed',
     ]);
     expect(reports.find((r) => r.type === 'llm_usage')?.data).toMatchObject({ prompt_tokens: 10, completion_tokens: 2, estimated_cost: 0.000014 });
@@ -293,6 +294,95 @@ describe('a job interrupted mid-analysis', () => {
     expect(await infra.documents.collection('analysis_journals').get(jobId)).toBeNull();
     // Every frame and composite is face-blurred (issue 30), and the resumed run samples again: slower on a busy machine.
   }, 240_000);
+});
+
+describe('the pipeline in named steps: a worker killed at each step boundary (issue 39)', () => {
+  for (const stopAt of STEPS) {
+    it(`stopped as "${stopAt}" starts: the next worker resumes there — the job done once, charged once, the steps before it not redone`, async () => {
+      const jobId = `step-${stopAt}-${++counter}`;
+      const videoKey = `uploads/${jobId}/video`;
+      await infra.objects.put(videoKey, video);
+      const job = create(JobQueuedSchema, {
+        jobId,
+        userId: 'u1',
+        inputFilename: 'w.mp4',
+        videoKey,
+        videoSize: BigInt(video.length),
+        params: { jobType: 'auto', sampling: 'person', targetComposites: 2, framesPerComposite: 2, dedupeByEquipment: true },
+      });
+      const reports: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
+      const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
+        const p = fromBinary(JobProgressSchema, m.value);
+        if (p.jobId === jobId) reports.push({ id: p.eventId, type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+      });
+      // What each step does, counted over both workers: sample detects, judge asks the model, cover covers faces, store puts composites.
+      const work = { detect: [0, 0], judge: [0, 0], cover: [0, 0], store: [0, 0], steps: [[], []] as StepName[][] };
+      let reached = false;
+      const worker = (run: 0 | 1) => {
+        const objects = new Proxy(infra.objects, {
+          get: (t, prop, receiver) => {
+            const value = Reflect.get(t, prop, receiver) as unknown;
+            if (prop !== 'put' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+            return (key: string, ...rest: unknown[]) => {
+              if (key.includes('/composites/')) work.store[run]!++;
+              return (value as (...a: unknown[]) => unknown).call(t, key, ...rest);
+            };
+          },
+        });
+        return new AnalysisWorker({
+          objects,
+          bus: infra.bus,
+          documents: infra.documents,
+          analyzer: { ...seesHats, analyzeComposite: (c, ask) => (work.judge[run]!++, seesHats.analyzeComposite(c, ask)) },
+          pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
+          detect: async () => (work.detect[run]!++, { width: 1, height: 1, persons: [{ box: [0.3, 0.2, 0.4, 0.7], score: 0.9, keypoints: [] }] }),
+          blurFaces: (jpeg: Buffer) => (work.cover[run]!++, blurFaces(jpeg)),
+          log: createLogger('silent'),
+          clock: () => new Date(),
+          cancelPollMs: 60_000,
+          alive: { everyMs: 100, forMs: 1000 },
+          onStep: async (name) => {
+            work.steps[run]!.push(name);
+            if (run === 0 && name === stopAt) {
+              reached = true;
+              return new Promise<never>(() => undefined); // the process "dies" here
+            }
+          },
+        });
+      };
+      try {
+        const first = worker(0);
+        void first.handle(job);
+        while (!reached) await new Promise((r) => setTimeout(r, 20));
+        first.close(); // …and says no more that it is alive: the second worker takes the job over
+        await worker(1).handle(job);
+        while (!reports.some((r) => r.type === 'job_completed')) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        await sub.close();
+      }
+      const before = STEPS.slice(0, STEPS.indexOf(stopAt));
+      expect(work.steps[0]).toEqual([...before, stopAt]);
+      // The second worker redoes none of the steps the first finished: it does each one's work only from the step it stopped at.
+      const redone = (step: 'sample' | 'judge' | 'cover' | 'store') => (before.includes(step) ? 0 : 1);
+      expect(work.detect[1]! > 0).toBe(redone('sample') === 1);
+      expect(work.judge[1]).toBe(redone('judge') * 2);
+      expect(work.cover[1]).toBe(redone('cover') * 4);
+      expect(work.store[1]).toBe(redone('store') * 2);
+      // Every piece of work done once over both workers.
+      expect(work.judge[0]! + work.judge[1]!).toBe(2);
+      expect(work.cover[0]! + work.cover[1]!).toBe(4);
+      expect(work.store[0]! + work.store[1]!).toBe(2);
+      // Done once, charged once: one job_completed, the classification and two composites paid once.
+      const byId = new Map(reports.map((r) => [r.id, r]));
+      const steps = [...byId.values()].map((r) => r.type);
+      expect(steps.filter((t) => t === 'job_completed')).toHaveLength(1);
+      expect(steps.filter((t) => t === 'llm_usage')).toHaveLength(3);
+      const result = [...byId.values()].find((r) => r.type === 'job_completed')!.data.result as { composites_processed: number; token_usage: { prompt_tokens: number } };
+      expect(result).toMatchObject({ composites_processed: 2, token_usage: { prompt_tokens: 210 } });
+      expect((await infra.objects.list(`jobs/${jobId}/composites/`)).length).toBe(2);
+      expect(await infra.documents.collection('analysis_journals').get(jobId)).toBeNull();
+    }, 240_000);
+  }
 });
 
 describe('an engine outage mid-job (issue 27)', () => {
