@@ -338,4 +338,3 @@ export function userMessage(err: unknown): string {
   return 'The analysis failed on our side. Your quota unit was given back; please try again.';
 }
 
-const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;
