@@ -110,4 +110,27 @@ describe('the face blur (issue 30)', () => {
     expect(out.jpeg).toBe(grey);
     expect((await decodeImage(out.jpeg)).width).toBe(320);
   }, 60_000);
+
+  it.each(PHOTOS)('with the people the judge found (issue 39), %s: one patch per face, on the workers only, and no face left', async (prefix) => {
+    const { jpeg } = await photo(prefix);
+    const persons = await analyzePpeRaw(await raw(jpeg));
+    expect(persons.length).toBeGreaterThan(0);
+    const people = persons.flatMap((p) => [p.box, ...(p.head ? [p.head] : [])]);
+    const covered = await blurFaces(jpeg, { people });
+    const every = await blurFaces(jpeg);
+    // One clear face: one patch (a later pass over the same face widens it instead of adding one).
+    expect(covered.regions).toHaveLength(1);
+    expect(covered.regions.length).toBeLessThanOrEqual(every.regions.length);
+    const inside = ([x, y, w, h]: number[]) => people.some((b) => x + w / 2 >= b[0] && x + w / 2 <= b[0] + b[2] && y + h / 2 >= b[1] && y + h / 2 <= b[1] + b[3]);
+    for (const r of covered.regions) expect(inside(r.box), `patch ${r.box.join(',')} on a worker`).toBe(true);
+    expect(covered.remaining).toBe(0);
+    expect((await detectFaces(covered.jpeg)).faces).toEqual([]);
+  }, 120_000);
+
+  it('with nobody found, covers only the faces BlazeFace is sure of', async () => {
+    const { jpeg } = await photo(PHOTOS[0]!);
+    const out = await blurFaces(jpeg, { people: [] });
+    for (const r of out.regions) expect(r.source === 'face' && r.score >= 0.2).toBe(true);
+    expect((await detectFaces(out.jpeg)).faces).toEqual([]);
+  }, 120_000);
 });
