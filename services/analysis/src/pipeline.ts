@@ -11,7 +11,7 @@
  * - **cover** (`cover`): where faces are covered — each frame once, before anything of it is stored;
  *   the covered frames are stored.
  * - **store evidence** (`storeEvidence`): composites built from the covered frames (searched once
- *   more, whole) and each violation’s crop.
+ *   more, every face) and each violation’s crop.
  * - **report** (`report`): the result.
  *
  * A third-party model that must not see faces (the organisation's `blur_third_party`) is shown the
@@ -38,19 +38,23 @@ import { throttleProgress } from './samplingProgress.js';
 export const STEPS = ['sample', 'judge', 'cover', 'store', 'report'] as const;
 export type StepName = (typeof STEPS)[number];
 
-/** What the steps need of the worker: its engines, the job, and how to journal and report. */
-export interface StepContext {
-  job: JobQueued;
-  attempt: number;
-  signal: AbortSignal;
+/** The engines the steps work with (the worker's, see `WorkerDeps`). */
+export interface PipelineEngines {
   objects: ObjectStore;
   analyzer: VisionAnalyzer;
   pricing: ModelPricing;
   detect: DetectFn;
-  /** Covers the faces of an image (the detector pool's threads in the service). */
+  /** Covers the faces of an image before it is stored (issue 30; the detector pool's threads in the service). */
   blurFaces: FaceBlurFn;
   log: Logger;
   clock: () => Date;
+}
+
+/** What the steps need of the worker: its engines, the job, and how to journal and report. */
+export interface StepContext extends PipelineEngines {
+  job: JobQueued;
+  attempt: number;
+  signal: AbortSignal;
   journal: Journal;
   /** Journals the entries (and `change`), then reports those not reported before. */
   step(entries: JournalEntry[], change?: (doc: JournalDoc) => void): Promise<void>;
@@ -333,9 +337,6 @@ export function peopleOf(frame: SampledFrame, judged?: Judged): PixelBox[] | und
   return [...(frame.persons ?? []).map((p) => p.box), ...fromJudge].map(widened);
 }
 
-/** In a violation's crop, where the worker's head is: the upper part of the worker's box (the crop's margins: cropWorker). */
-const headOfCrop = (width: number, height: number): PixelBox[] => [[0, 0, width, height * 0.5]];
-
 // ---------------------------------------------------------------------------------------------
 // store evidence
 
@@ -347,7 +348,7 @@ export interface Stored {
 
 /**
  * Covered frames and verdicts → the evidence a report shows: the composites (made of the covered
- * frames, searched once more whole) and the crop of each violation's worker (searched for faces once
+ * frames, searched once more) and the crop of each violation's worker (searched for faces once
  * more: enlarged, a face too small to find in the frame may show). Journal: `stored`.
  */
 export async function storeEvidence(ctx: StepContext, covered: Covered, judged: Judged, plain: () => Promise<SampledFrame[]>): Promise<Stored> {
@@ -358,21 +359,13 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
   const params = ctx.job.params!;
   const options = { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite };
   const composites = await buildComposites(covered.frames, options);
-  // Made of covered frames, a composite is searched once more, whole (no tiles, no head detector: the
-  // frames' own search did those at a larger scale): at its scale BlazeFace can find a face it missed
-  // in the frame (tests/faces.e2e). Only faces of the frames' people, or faces it is sure of, are covered.
-  const framesBy = new Map(covered.frames.map((f) => [f.index, f]));
+  // Made of covered frames, a composite is searched once more, as before issue 39 (every face, tiles
+  // and heads): at its scale BlazeFace finds faces the frames' search missed, and the PDF pages made
+  // of composites are searched on their tiles (tests/faces.e2e; covering only the people's faces here
+  // left faces a rendered page showed).
   await Promise.all(
     composites.map(async (c) => {
-      const people = c.cells.flatMap((cell) => {
-        const f = framesBy.get(cell.frameIndex);
-        const boxes = f && peopleOf(f, judged);
-        if (!f || !boxes) return [[cell.x, cell.y, cell.width, cell.height] as PixelBox];
-        const sx = cell.width / f.width;
-        const sy = cell.height / f.height;
-        return boxes.map(([x, y, w, h]): PixelBox => [cell.x + x * sx, cell.y + y * sy, w * sx, h * sy]);
-      });
-      c.jpeg = (await ctx.blurFaces(c.jpeg, { people, tiles: false, heads: false })).jpeg;
+      c.jpeg = (await ctx.blurFaces(c.jpeg)).jpeg;
       await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
     }),
   );
@@ -385,9 +378,7 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
     ctx.signal.throwIfAborted();
     const frame = covered.frames.find((f) => f.index === v.frame_index);
     if (!frame) continue;
-    const cut = await cropWorker(frame.jpeg, v.box);
-    const size = await sharp(cut).metadata();
-    const crop = await ctx.blurFaces(cut, { people: headOfCrop(size.width ?? 1, size.height ?? 1) });
+    const crop = await ctx.blurFaces(await cropWorker(frame.jpeg, v.box));
     await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
     const original = plainFrames.find((f) => f.index === v.frame_index);
     if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, await cropWorker(original.jpeg, v.box), { contentType: 'image/jpeg' });

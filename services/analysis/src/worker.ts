@@ -19,16 +19,11 @@ import {
   type DocumentStore,
   type EvidencePrivacy,
   type MessageBus,
-  type ObjectStore,
 } from '@baret/platform';
-import type { Logger } from 'pino';
-import type { FaceBlurFn } from './engine/faceBlur.js';
-import { FrameExtractionError, type DetectFn } from './engine/frames.js';
+import { FrameExtractionError } from './engine/frames.js';
 import { VisionModelError } from './engine/openaiAnalyzer.js';
-import type { ModelPricing } from './engine/pricing.js';
-import type { VisionAnalyzer } from './engine/types.js';
 import { Journal, JOURNALS, stepEventId, type JournalDoc, type JournalEntry } from './journal.js';
-import { runPipeline, UserFacingError, type StepName } from './pipeline.js';
+import { runPipeline, UserFacingError, type PipelineEngines, type StepName } from './pipeline.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
 export const MAX_ATTEMPTS = 2;
@@ -45,17 +40,9 @@ const ALIVE_FOR_MS = 15_000;
 const isOutage = (err: unknown): boolean =>
   !(err instanceof VisionModelError) && !(err instanceof UserFacingError) && !(err instanceof FrameExtractionError) && !isDomainError(err) && isUnavailable(err);
 
-export interface WorkerDeps {
-  objects: ObjectStore;
+export interface WorkerDeps extends PipelineEngines {
   bus: MessageBus;
   documents: DocumentStore;
-  analyzer: VisionAnalyzer;
-  pricing: ModelPricing;
-  detect: DetectFn;
-  /** Blurs the faces of an image before it is stored (issue 30): every frame, composite and crop goes through it. */
-  blurFaces: FaceBlurFn;
-  log: Logger;
-  clock: () => Date;
   /** How often a running job looks for a cancel request, in ms. */
   cancelPollMs?: number;
   /** Folder for the job's copy of its video (the scratch folder of the data dir); default the system's temp folder. */

@@ -223,24 +223,23 @@ describe('dedupe with a paid model (issue 39)', () => {
   }, 120_000);
 });
 
+/** A job queued with `params`, its video stored, and the reports of its steps as they come (close `sub` when done). */
+async function queued(jobId: string, params: { jobType: string; sampling: 'person' | 'uniform'; targetComposites: number; framesPerComposite: number; dedupeByEquipment: boolean }) {
+  const videoKey = `uploads/${jobId}/video`;
+  await infra.objects.put(videoKey, video);
+  const job = create(JobQueuedSchema, { jobId, userId: 'u1', inputFilename: 'w.mp4', videoKey, videoSize: BigInt(video.length), params });
+  const reports: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
+  const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
+    const p = fromBinary(JobProgressSchema, m.value);
+    if (p.jobId === jobId) reports.push({ id: p.eventId, type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+  });
+  return { job, reports, sub };
+}
+
 describe('a job interrupted mid-analysis', () => {
   it('resumes where it stopped: composites analysed before are not asked again, every step keeps one event id', async () => {
     const jobId = `resume${++counter}`;
-    const videoKey = `uploads/${jobId}/video`;
-    await infra.objects.put(videoKey, video);
-    const job = create(JobQueuedSchema, {
-      jobId,
-      userId: 'u1',
-      inputFilename: 'w.mp4',
-      videoKey,
-      videoSize: BigInt(video.length),
-      params: { jobType: 'genel_saha_girisi', sampling: 'uniform', targetComposites: 3, framesPerComposite: 2, dedupeByEquipment: false },
-    });
-    const reports: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
-    const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
-      const p = fromBinary(JobProgressSchema, m.value);
-      if (p.jobId === jobId) reports.push({ id: p.eventId, type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
-    });
+    const { job, reports, sub } = await queued(jobId, { jobType: 'genel_saha_girisi', sampling: 'uniform', targetComposites: 3, framesPerComposite: 2, dedupeByEquipment: false });
     const until = async (ok: () => boolean) => {
       while (!ok()) await new Promise((r) => setTimeout(r, 20));
     };
@@ -300,21 +299,7 @@ describe('the pipeline in named steps: a worker killed at each step boundary (is
   for (const stopAt of STEPS) {
     it(`stopped as "${stopAt}" starts: the next worker resumes there — the job done once, charged once, the steps before it not redone`, async () => {
       const jobId = `step-${stopAt}-${++counter}`;
-      const videoKey = `uploads/${jobId}/video`;
-      await infra.objects.put(videoKey, video);
-      const job = create(JobQueuedSchema, {
-        jobId,
-        userId: 'u1',
-        inputFilename: 'w.mp4',
-        videoKey,
-        videoSize: BigInt(video.length),
-        params: { jobType: 'auto', sampling: 'person', targetComposites: 2, framesPerComposite: 2, dedupeByEquipment: true },
-      });
-      const reports: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
-      const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
-        const p = fromBinary(JobProgressSchema, m.value);
-        if (p.jobId === jobId) reports.push({ id: p.eventId, type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
-      });
+      const { job, reports, sub } = await queued(jobId, { jobType: 'auto', sampling: 'person', targetComposites: 2, framesPerComposite: 2, dedupeByEquipment: true });
       // What each step does, counted over both workers: sample detects, judge asks the model, cover covers faces, store puts composites.
       const work = { detect: [0, 0], judge: [0, 0], cover: [0, 0], store: [0, 0], steps: [[], []] as StepName[][] };
       let reached = false;

@@ -49,7 +49,7 @@ export interface FaceBlurOptions {
    * head detector see faces at low scores stay as they are. Absent, every face found is covered.
    */
   people?: Box[];
-  /** Search the image's tiles too (default true); a composite of covered frames is searched whole only (pipeline.ts). */
+  /** Search the image’s tiles too (default true). */
   tiles?: boolean;
 }
 
