@@ -41,7 +41,30 @@ export interface FaceBlurOptions {
   heads?: boolean;
   /** Score at which a face is blurred, default {@link FACE_BLUR_MIN_SCORE}. */
   minScore?: number;
+  /**
+   * The workers the judge found (issue 39): their person and head boxes, in pixels of the image.
+   * Given, only the faces of people are covered — a face inside one of these boxes, or one BlazeFace
+   * is sure of ({@link FACE_SURE_SCORE}) wherever it is — and a head with no face found is covered
+   * only where it is one of theirs; the trees, walls, chests and vests where BlazeFace and the
+   * head detector see faces at low scores stay as they are. Absent, every face found is covered.
+   */
+  people?: Box[];
+  /** Search the image’s tiles too (default true). */
+  tiles?: boolean;
 }
+
+/**
+ * A face BlazeFace is sure of: its own default score on the whole image, the score the faces test
+ * checks stored images at — such a face is covered wherever it is, in a person box or not.
+ */
+export const FACE_SURE_SCORE = FACE_DEFAULT_MIN_SCORE;
+
+/** Whether `box`'s centre lies inside one of `boxes`. */
+const centreIn = (box: Box, boxes: readonly Box[]): boolean => {
+  const cx = box[0] + box[2] / 2;
+  const cy = box[1] + box[3] / 2;
+  return boxes.some((b) => cx >= b[0] && cx <= b[0] + b[2] && cy >= b[1] && cy <= b[1] + b[3]);
+};
 
 /** What a blur did: the regions blurred and what the detector still finds at its default score afterwards. */
 export interface FaceBlurReport {
@@ -129,6 +152,8 @@ function cropRaw(img: RawImage, [x, y, w, h]: Box): RawImage {
   return { data, width, height };
 }
 
+const intersects = (a: Box, b: Box): boolean => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+
 /** Score a face found on a tile needs: tiles enlarge textures into false faces, a real small face scores high (ADR 0024). */
 export const TILE_MIN_SCORE = 0.5;
 
@@ -136,12 +161,15 @@ export const TILE_MIN_SCORE = 0.5;
  * Faces on the whole image (at `minScore`) and on its tiles (at {@link TILE_MIN_SCORE}), in pixels
  * of the image; the same face found on the image and on a tile is kept once.
  */
-export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true): Promise<DetectedFace[]> {
-  const found: DetectedFace[] = [...(await detectFacesRaw(img, { minScore }))];
+export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: readonly Box[]): Promise<DetectedFace[]> {
+  const found: DetectedFace[] = (await detectFacesRaw(img, { minScore })).filter((f) => !people || f.score >= FACE_SURE_SCORE || centreIn(f.box, people));
   if (!tiles) return found;
-  for (const tile of faceTiles(img.width, img.height)) {
+  // With the people known, only the tiles that show one of them are searched (what a tile finds elsewhere is texture).
+  const inPeople = (tile: Box) => !people || people.some((b) => intersects(b, tile));
+  for (const tile of faceTiles(img.width, img.height).filter(inPeople)) {
     for (const f of await detectFacesRaw(cropRaw(img, tile), { minScore: Math.max(minScore, TILE_MIN_SCORE) })) {
       const box: Box = [f.box[0] + Math.floor(tile[0]), f.box[1] + Math.floor(tile[1]), f.box[2], f.box[3]];
+      if (people && !centreIn(box, people)) continue;
       if (found.some((g) => overlapOfSmaller(g.box, box) > 0.5)) continue;
       found.push({ box, score: f.score, landmarks: f.landmarks.map(([px, py]) => [px + Math.floor(tile[0]), py + Math.floor(tile[1])]) });
     }
@@ -173,12 +201,14 @@ export function fill(img: RawImage, box: Box): void {
  */
 export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): Promise<FaceBlurReport> {
   const minScore = opts.minScore ?? FACE_BLUR_MIN_SCORE;
+  const people = opts.people;
   const regions: BlurRegion[] = [];
-  let faces = await findFaces(img, minScore);
+  let faces = await findFaces(img, minScore, opts.tiles ?? true, people);
   const found = faces.map((f) => f.box);
   let heads: DetectedHead[] = [];
-  if (opts.heads ?? true) {
-    heads = (await detectHeads(img)).filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3));
+  // With the people known and nobody among them, there is no head of theirs to look for.
+  if ((opts.heads ?? true) && !(people && people.length === 0)) {
+    heads = (await detectHeads(img)).filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3) && (!people || centreIn(h.box, people)));
   }
   let passes = 0;
   while ((faces.length > 0 || heads.length > 0) && passes < MAX_PASSES) {
@@ -188,27 +218,43 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
       // detector's false faces next to a filled region would otherwise grow it pass after pass).
       const box = passes === 1 ? faceRegion(f, img.width, img.height) : f.box;
       fill(img, box);
-      regions.push({ box, source: 'face', score: f.score });
+      addRegion(regions, { box, source: 'face', score: f.score }, people !== undefined);
     }
     for (const h of heads) {
       const box = headFaceRegion(h, img.width, img.height);
       fill(img, box);
-      regions.push({ box, source: 'head', score: h.score });
+      addRegion(regions, { box, source: 'head', score: h.score }, people !== undefined);
     }
     heads = [];
-    // Later passes look at the whole image only, at the detector's default score: what it finds at its own scale.
-    faces = await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false);
+    // Later passes look at the whole image only, at the detector's default score: what it finds at its own scale
+    // (with the people known: only what the blur left of a face it covered, not new false faces elsewhere).
+    faces = (await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false)).filter((f) => !people || sameFace(f.box, [...found, ...regions.map((r) => r.box)]));
   }
   const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
   const remaining = left.filter((f) => sameFace(f.box, found)).length;
   return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining, found };
 }
 
+/**
+ * Adds a covered region to the list; with `merge` (one patch per face, issue 39), a region over
+ * one already there — what a later pass covers again of the same face — widens that one instead.
+ */
+function addRegion(regions: BlurRegion[], region: BlurRegion, merge: boolean): void {
+  const same = merge ? regions.find((r) => sameFace(region.box, [r.box])) : undefined;
+  if (!same) {
+    regions.push(region);
+    return;
+  }
+  const x0 = Math.min(same.box[0], region.box[0]);
+  const y0 = Math.min(same.box[1], region.box[1]);
+  same.box = [x0, y0, Math.max(same.box[0] + same.box[2], region.box[0] + region.box[2]) - x0, Math.max(same.box[1] + same.box[3], region.box[1] + region.box[3]) - y0];
+}
+
 /** What {@link blurFaces} answers. */
 export type FaceBlurResult = FaceBlurReport & { jpeg: Buffer; width: number; height: number };
 
-/** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`). */
-export type FaceBlurFn = (image: Buffer) => Promise<FaceBlurResult>;
+/** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`); `people`: see {@link FaceBlurOptions.people}. */
+export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'tiles' | 'heads'>) => Promise<FaceBlurResult>;
 
 const decode = async (image: Buffer): Promise<RawImage> => {
   const { data, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
@@ -236,10 +282,13 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
   for (let round = 0; round <= JPEG_CHECKS; round++) {
     img = await decode(jpeg);
     left = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
+    // With the people known, what the JPEG brought back of a covered face is covered again, not the false faces elsewhere.
+    const covered = report.regions.map((r) => r.box);
+    if (opts.people) left = left.filter((f) => sameFace(f.box, [...covered, ...report.found]));
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
       fill(img, f.box);
-      report.regions.push({ box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
+      addRegion(report.regions, { box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score }, opts.people !== undefined);
     }
     jpeg = await encode(img, quality);
   }
