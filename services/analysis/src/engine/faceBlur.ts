@@ -178,8 +178,12 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
 }
 
 /**
- * Covers `box` of `img` in place with one opaque colour, the region's mean (ADR 0024): nothing of
- * the face is left to downsample into a face-like blob at page scale, as pixelation left.
+ * Covers `box` of `img` in place with one opaque colour (ADR 0024): nothing of the face is left to
+ * downsample into a face-like blob at page scale, as pixelation left. The colour is the mean of the
+ * surroundings — a ring around the box, a quarter of its long side wide — not of the face: a patch
+ * of the face's own (skin) colour kept the shape of a face, which BlazeFace found again on a PDF page
+ * where an 80-point crop shows a head a few pixels high (issue 39, tests/faces.e2e); a patch of the
+ * surroundings' colour blends the head into what is around it. No pixel of the face is used.
  */
 export function fill(img: RawImage, box: Box): void {
   const x0 = Math.max(0, Math.floor(box[0]));
@@ -188,10 +192,22 @@ export function fill(img: RawImage, box: Box): void {
   const y1 = Math.min(img.height, Math.ceil(box[1] + box[3]));
   if (x1 <= x0 || y1 <= y0) return;
   const d = img.data;
-  const sum = [0, 0, 0];
-  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) sum[c]! += d[(y * img.width + x) * 3 + c]!;
-  const n = (x1 - x0) * (y1 - y0);
-  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) d[(y * img.width + x) * 3 + c] = sum[c]! / n;
+  const m = Math.max(2, Math.round(0.25 * Math.max(x1 - x0, y1 - y0)));
+  const mean = (inRing: boolean): number[] | undefined => {
+    const sum = [0, 0, 0];
+    let n = 0;
+    for (let y = Math.max(0, y0 - m); y < Math.min(img.height, y1 + m); y++) {
+      for (let x = Math.max(0, x0 - m); x < Math.min(img.width, x1 + m); x++) {
+        if (x >= x0 && x < x1 && y >= y0 && y < y1 ? inRing : !inRing) continue;
+        for (let c = 0; c < 3; c++) sum[c]! += d[(y * img.width + x) * 3 + c]!;
+        n++;
+      }
+    }
+    return n > 0 ? sum.map((v) => v / n) : undefined;
+  };
+  // The box's own mean only when it leaves nothing around it (the whole image).
+  const colour = mean(true) ?? mean(false)!;
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) d[(y * img.width + x) * 3 + c] = colour[c]!;
 }
 
 /**
