@@ -38,8 +38,8 @@ export interface JournalDoc extends Record<string, unknown> {
   classification?: { jobType: string; usage: TokenUsage; confidence?: number | null };
   analyses: { index: number; analysis: CompositeAnalysis }[];
   judged?: boolean;
-  /** cover: the frames' faces covered and the covered frames stored (`jobs/<id>/frames/…`). */
-  covered?: { faces: number };
+  /** cover: the frames' faces covered and the covered frames stored (`jobs/<id>/frames/…`); each frame's patches, in its pixels, by frame index. */
+  covered?: { faces: number; patches?: Record<number, Array<[number, number, number, number]>> };
   /** store evidence: composites and violation crops stored. */
   stored?: { composites: number; crops: number };
 }

@@ -287,6 +287,8 @@ export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame
 export interface Covered {
   frames: SampledFrame[];
   faces: number;
+  /** Each frame's patches, in its pixels, by frame index (a crop cut from the frame covers them again at its own size). */
+  patches: Map<number, PixelBox[]>;
 }
 
 /**
@@ -301,7 +303,7 @@ export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Pro
   if (done) {
     // Covered before a restart: read back from the object store.
     const frames = await Promise.all(sampled.frames.map(async (f) => ({ ...f, jpeg: await readObject(objects, frameKey(jobId, f.index)) })));
-    return { frames, faces: done.faces };
+    return { frames, faces: done.faces, patches: new Map(Object.entries(done.patches ?? {}).map(([i, boxes]) => [Number(i), boxes])) };
   }
   const started = Date.now();
   const frames = await plain();
@@ -320,8 +322,12 @@ export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Pro
     await Promise.all(frames.map((f) => objects.put(unblurredKey(jobId, frameKey(jobId, f.index)), f.jpeg, { contentType: 'image/jpeg' })));
   }
   await Promise.all(covered.map((f) => objects.put(frameKey(jobId, f.index), f.jpeg, { contentType: 'image/jpeg' })));
-  await ctx.step([ctx.entry('frames_saved', 'frames_saved', { count: frames.length, face_regions_blurred: faces, elapsed_ms: Date.now() - started })], (doc) => (doc.covered = { faces }));
-  return { frames: covered, faces };
+  const patches = new Map(frames.map((f, i) => [f.index, blurs[i]!.regions.map((r) => r.box)]));
+  await ctx.step(
+    [ctx.entry('frames_saved', 'frames_saved', { count: frames.length, face_regions_blurred: faces, elapsed_ms: Date.now() - started })],
+    (doc) => (doc.covered = { faces, patches: Object.fromEntries(patches) }),
+  );
+  return { frames: covered, faces, patches };
 }
 
 type PixelBox = [number, number, number, number];
@@ -381,10 +387,14 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
     ctx.signal.throwIfAborted();
     const frame = covered.frames.find((f) => f.index === v.frame_index);
     if (!frame) continue;
-    const crop = await ctx.blurFaces(await cropWorker(frame.jpeg, v.box));
+    // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
+    // patches with it (covered again at the crop's size, so that their tone can change as well).
+    const cut = await cropWorker(frame.jpeg, v.box);
+    const patches = (covered.patches.get(frame.index) ?? []).map(([x, y, w, h]): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale]);
+    const crop = await ctx.blurFaces(cut.jpeg, { thumbnail: true, patches });
     await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
     const original = plainFrames.find((f) => f.index === v.frame_index);
-    if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, await cropWorker(original.jpeg, v.box), { contentType: 'image/jpeg' });
+    if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, (await cropWorker(original.jpeg, v.box)).jpeg, { contentType: 'image/jpeg' });
   }
   const stored = { composites: composites.length, crops: violations.length };
   await ctx.step([], (doc) => (doc.stored = stored));
@@ -394,8 +404,16 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
 /** Long side of a violation's evidence crop at least (smaller crops are scaled up). */
 export const CROP_MIN_SIDE = 480;
 
+/** A worker's crop, and where it lies in the frame: its top-left corner (frame pixels) and its scale. */
+export interface WorkerCrop {
+  jpeg: Buffer;
+  left: number;
+  top: number;
+  scale: number;
+}
+
 /** The worker's box out of a frame, with a quarter of its size as margin, at least {@link CROP_MIN_SIDE} px on the long side. */
-export async function cropWorker(frame: Buffer, box: RelBox): Promise<Buffer> {
+export async function cropWorker(frame: Buffer, box: RelBox): Promise<WorkerCrop> {
   const meta = await sharp(frame).metadata();
   const W = meta.width ?? 1;
   const H = meta.height ?? 1;
@@ -407,11 +425,12 @@ export async function cropWorker(frame: Buffer, box: RelBox): Promise<Buffer> {
   const height = Math.max(1, Math.min(H - top, Math.ceil((box.h + 2 * my) * H)));
   const long = Math.max(width, height);
   const scale = long < CROP_MIN_SIDE ? CROP_MIN_SIDE / long : 1;
-  return sharp(frame)
+  const jpeg = await sharp(frame)
     .extract({ left, top, width, height })
     .resize(Math.round(width * scale), Math.round(height * scale), { fit: 'fill' })
     .jpeg({ quality: 88 })
     .toBuffer();
+  return { jpeg, left, top, scale };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ async function runJob(
     analyzer: opts.analyzer ?? seesHats,
     pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
     detect: opts.detect ?? (async () => ({ width: 1, height: 1, persons: [] })),
-    blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+    blurFaces: (jpeg: Buffer, opts) => blurFaces(jpeg, opts),
     log: createLogger('silent'),
     clock: () => new Date(),
   });
@@ -262,7 +262,7 @@ describe('a job interrupted mid-analysis', () => {
         analyzer: analyzer(run),
         pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
         detect: async () => ({ width: 1, height: 1, persons: [] }),
-        blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+        blurFaces: (jpeg: Buffer, opts) => blurFaces(jpeg, opts),
         log: createLogger('silent'),
         clock: () => new Date(),
         cancelPollMs: 60_000,
@@ -322,7 +322,7 @@ describe('the pipeline in named steps: a worker killed at each step boundary (is
           pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
           detect: async () => (work.detect[run]!++, { width: 1, height: 1, persons: [{ box: [0.3, 0.2, 0.4, 0.7], score: 0.9, keypoints: [] }] }),
           // Faces covered in the cover step (the store step searches its composites once more).
-          blurFaces: (jpeg: Buffer) => (work.steps[run]!.at(-1) === 'cover' && work.cover[run]!++, blurFaces(jpeg)),
+          blurFaces: (jpeg: Buffer, opts) => (work.steps[run]!.at(-1) === 'cover' && work.cover[run]!++, blurFaces(jpeg, opts)),
           log: createLogger('silent'),
           clock: () => new Date(),
           cancelPollMs: 60_000,
@@ -405,7 +405,7 @@ describe('an engine outage mid-job (issue 27)', () => {
       analyzer: seesHats,
       pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
       detect: async () => ({ width: 1, height: 1, persons: [] }),
-      blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+      blurFaces: (jpeg: Buffer, opts) => blurFaces(jpeg, opts),
       log: createLogger('silent'),
       clock: () => new Date(),
     });

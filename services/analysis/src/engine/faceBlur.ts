@@ -51,7 +51,37 @@ export interface FaceBlurOptions {
   people?: Box[];
   /** Search the image’s tiles too (default true). */
   tiles?: boolean;
+  /**
+   * The image is shown as a thumbnail (a violation's crop: 80 points on a PDF page, a head a few
+   * pixels high to a detector that sees the whole page): it is searched at those sizes too
+   * ({@link THUMBNAIL_SIDES}), and a patch where a face is still found there is toned again
+   * ({@link RETONES}) — the same area, another colour — until none is (default false).
+   */
+  thumbnail?: boolean;
+  /**
+   * Patches the image already has, in its pixels (a crop cut from a covered frame: the frame's
+   * patches): covered again as regions of this image, so that {@link thumbnail} can tone them too.
+   */
+  patches?: Box[];
 }
+
+/**
+ * Long sides, in pixels of BlazeFace's 256-pixel input, at which a thumbnail is searched: an
+ * 80-point crop on an A4 page seen whole (842 points → 256) is 24 pixels high.
+ */
+export const THUMBNAIL_SIDES = [20, 24, 30, 40] as const;
+
+/**
+ * Tones a patch is given in turn when a face is still found over it at thumbnail size: darker,
+ * lighter, grey, near-black. A patch of its surroundings' mean can still leave the head's outline
+ * (a hat over a patch of the background's colour), which BlazeFace at that size takes for a face.
+ */
+export const RETONES: ReadonlyArray<(colour: number[]) => number[]> = [
+  (c) => c.map((v) => v * 0.55),
+  (c) => c.map((v) => Math.min(255, v * 1.5 + 30)),
+  () => [128, 128, 128],
+  () => [40, 40, 40],
+];
 
 /**
  * A face BlazeFace is sure of: its own default score on the whole image, the score the faces test
@@ -180,12 +210,13 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
 /**
  * Covers `box` of `img` in place with one opaque colour (ADR 0024): nothing of the face is left to
  * downsample into a face-like blob at page scale, as pixelation left. The colour is the mean of the
- * surroundings — a ring around the box, a quarter of its long side wide — not of the face: a patch
+ * surroundings — a ring around the box, a quarter of its long side wide — not of the face (or that
+ * colour toned by `tone`): a patch
  * of the face's own (skin) colour kept the shape of a face, which BlazeFace found again on a PDF page
  * where an 80-point crop shows a head a few pixels high (issue 39, tests/faces.e2e); a patch of the
  * surroundings' colour blends the head into what is around it. No pixel of the face is used.
  */
-export function fill(img: RawImage, box: Box): void {
+export function fill(img: RawImage, box: Box, tone?: (colour: number[]) => number[]): void {
   const x0 = Math.max(0, Math.floor(box[0]));
   const y0 = Math.max(0, Math.floor(box[1]));
   const x1 = Math.min(img.width, Math.ceil(box[0] + box[2]));
@@ -206,7 +237,8 @@ export function fill(img: RawImage, box: Box): void {
     return n > 0 ? sum.map((v) => v / n) : undefined;
   };
   // The box's own mean only when it leaves nothing around it (the whole image).
-  const colour = mean(true) ?? mean(false)!;
+  const around = mean(true) ?? mean(false)!;
+  const colour = tone ? tone(around) : around;
   for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) d[(y * img.width + x) * 3 + c] = colour[c]!;
 }
 
@@ -219,6 +251,14 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
   const minScore = opts.minScore ?? FACE_BLUR_MIN_SCORE;
   const people = opts.people;
   const regions: BlurRegion[] = [];
+  for (const patch of opts.patches ?? []) {
+    const x0 = clamp(patch[0], 0, img.width);
+    const y0 = clamp(patch[1], 0, img.height);
+    const box: Box = [x0, y0, clamp(patch[0] + patch[2], 0, img.width) - x0, clamp(patch[1] + patch[3], 0, img.height) - y0];
+    if (box[2] < 1 || box[3] < 1) continue;
+    fill(img, box);
+    regions.push({ box, source: 'face', score: 1 });
+  }
   let faces = await findFaces(img, minScore, opts.tiles ?? true, people);
   const found = faces.map((f) => f.box);
   let heads: DetectedHead[] = [];
@@ -246,9 +286,39 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     // (with the people known: only what the blur left of a face it covered, not new false faces elsewhere).
     faces = (await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false)).filter((f) => !people || sameFace(f.box, [...found, ...regions.map((r) => r.box)]));
   }
+  if (opts.thumbnail) await retoneForThumbnail(img, regions);
   const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
   const remaining = left.filter((f) => sameFace(f.box, found)).length;
   return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining, found };
+}
+
+/** Faces on the image shown small: its long side `side` pixels, centred on a white 256-pixel canvas (a page around it); boxes in pixels of the image. */
+async function facesShownSmall(img: RawImage, side: number): Promise<DetectedFace[]> {
+  const s = side / Math.max(img.width, img.height);
+  const w = Math.max(1, Math.round(img.width * s));
+  const h = Math.max(1, Math.round(img.height * s));
+  const small = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(w, h, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+  const canvas: RawImage = { data: new Uint8Array(256 * 256 * 3).fill(255), width: 256, height: 256 };
+  const x0 = Math.floor((256 - w) / 2);
+  const y0 = Math.floor((256 - h) / 2);
+  for (let r = 0; r < h; r++) canvas.data.set(small.subarray(r * w * 3, (r + 1) * w * 3), ((y0 + r) * 256 + x0) * 3);
+  return (await detectFacesRaw(canvas, { minScore: FACE_DEFAULT_MIN_SCORE })).map((f) => ({ ...f, box: [(f.box[0] - x0) / s, (f.box[1] - y0) / s, f.box[2] / s, f.box[3] / s] as Box }));
+}
+
+/**
+ * A thumbnail's patches, toned again while BlazeFace still finds a face over one of them at
+ * thumbnail size (issue 39): no patch grows, so no more of the evidence is covered.
+ */
+async function retoneForThumbnail(img: RawImage, regions: readonly BlurRegion[]): Promise<void> {
+  for (const tone of RETONES) {
+    const over = new Set<BlurRegion>();
+    for (const side of THUMBNAIL_SIDES) for (const f of await facesShownSmall(img, side)) for (const r of regions) if (centreIn(f.box, [r.box])) over.add(r);
+    if (over.size === 0) return;
+    for (const r of over) fill(img, r.box, tone);
+  }
 }
 
 /**
@@ -270,7 +340,7 @@ function addRegion(regions: BlurRegion[], region: BlurRegion, merge: boolean): v
 export type FaceBlurResult = FaceBlurReport & { jpeg: Buffer; width: number; height: number };
 
 /** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`); `people`: see {@link FaceBlurOptions.people}. */
-export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'tiles' | 'heads'>) => Promise<FaceBlurResult>;
+export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'tiles' | 'heads' | 'thumbnail' | 'patches'>) => Promise<FaceBlurResult>;
 
 const decode = async (image: Buffer): Promise<RawImage> => {
   const { data, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
