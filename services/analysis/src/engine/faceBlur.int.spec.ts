@@ -118,8 +118,10 @@ describe('the face blur (issue 30)', () => {
     const people = persons.flatMap((p) => [p.box, ...(p.head ? [p.head] : [])]);
     const covered = await blurFaces(jpeg, { people });
     const every = await blurFaces(jpeg);
-    // One clear face: one patch (a later pass over the same face widens it instead of adding one).
-    expect(covered.regions).toHaveLength(1);
+    // One clear face: one patch (a later pass over the same face widens it instead of adding one);
+    // a head with no face found is its own (the PPE model of issue 37 finds a second worker cut by
+    // the left edge of valid__img_22).
+    expect(covered.regions.filter((r) => r.source === 'face')).toHaveLength(1);
     expect(covered.regions.length).toBeLessThanOrEqual(every.regions.length);
     const inside = ([x, y, w, h]: [number, number, number, number]) => people.some((b) => x + w / 2 >= b[0] && x + w / 2 <= b[0] + b[2] && y + h / 2 >= b[1] && y + h / 2 <= b[1] + b[3]);
     for (const r of covered.regions) expect(inside(r.box), `patch ${r.box.join(',')} on a worker`).toBe(true);
