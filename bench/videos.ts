@@ -15,7 +15,8 @@
  * judges them, so failures are the analyzer's. Run alone with `npx tsx bench/videos.ts`, or
  * through `npm run bench`.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classesIn } from '../scripts/yolo.js';
@@ -26,6 +27,33 @@ import { labelTextFor, truthOf } from '../scripts/eval/measure.js';
 import { DATASETS, PHOTOS_DIR } from './analyzer.js';
 
 const VIDEOS_PER_KIND = Number(process.env.BENCH_VIDEOS_PER_KIND ?? 4);
+
+/** The two-minute 1080p bench video made of photos of workers (issue 39; generated once, cached in bench/out). */
+export const WORKERS_VIDEO = join(import.meta.dirname, 'out', 'workers-1080p-120s.mp4');
+
+/**
+ * Makes {@link WORKERS_VIDEO} once: 40 of the validation photos of safety-vest-v4 (every n-th in
+ * name order, 3 s each), letterboxed into 1920×1080 at 30 fps, a keyframe every 2 s — the size and
+ * rate of the test-pattern bench video, with people in it, so every composite pays for workers.
+ */
+export function ensureWorkersVideo(photosDir = PHOTOS_DIR): string {
+  if (existsSync(WORKERS_VIDEO)) return WORKERS_VIDEO;
+  mkdirSync(join(import.meta.dirname, 'out'), { recursive: true });
+  const images = join(photosDir, DATASET, 'images');
+  const photos = spread(readdirSync(images).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort(), 40).map((f) => join(images, f));
+  const list = `${WORKERS_VIDEO}.txt`;
+  writeFileSync(list, photos.map((p) => `file '${p}'\nduration ${SECONDS_PER_PHOTO}\n`).join('') + `file '${photos.at(-1)}'\n`);
+  console.log(`generating ${WORKERS_VIDEO} (40 photos of workers, 1920×1080, 30 fps, 120 s; cached afterwards)…`);
+  const r = spawnSync('ffmpeg', [
+    '-hide_banner', '-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', list,
+    '-vf', 'scale=1920:1080:force_original_aspect_ratio=decrease,pad=1920:1080:(ow-iw)/2:(oh-ih)/2,setsar=1,fps=30,format=yuv420p',
+    '-t', '120', '-c:v', 'libx264', '-preset', 'veryfast', '-g', '60', '-keyint_min', '60', '-sc_threshold', '0', `${WORKERS_VIDEO}.part.mp4`,
+  ], { stdio: 'inherit' });
+  rmSync(list, { force: true });
+  if (r.status !== 0) throw new Error('ffmpeg could not generate the workers bench video');
+  renameSync(`${WORKERS_VIDEO}.part.mp4`, WORKERS_VIDEO);
+  return WORKERS_VIDEO;
+}
 const SECONDS_PER_PHOTO = 3;
 const DATASET = 'safety-vest-v4';
 

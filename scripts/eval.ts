@@ -28,7 +28,8 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { blurDrop, formatConfusion, formatTable, formatWorkerTable, measureFolder, measuresFor, photoSetOptions, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
+import { formatCover, measureCover, type CoverFigures, type CoverRule } from './eval/cover.js';
+import { blurDrop, formatConfusion, formatTable, formatWorkerTable, labelledPhotos, measureFolder, measuresFor, photoSetOptions, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
 
 const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur]';
 
@@ -118,6 +119,17 @@ async function main(): Promise<void> {
         `largest drop of a measure if the analyzer were shown the blurred photos: ${drop.worst.toFixed(1)} points\n`,
     );
   }
+  // Faces covered, not the evidence (issue 39): patches per photo against labelled heads, patches over vest or torso boxes.
+  let cover: Partial<Record<CoverRule, CoverFigures>> | undefined;
+  if (values.blur) {
+    const photos = await labelledPhotos(values.images!, values.labels!, relabel, limit);
+    cover = {};
+    for (const rule of ['every face', 'people'] as const) {
+      const figures = await measureCover(photos, classes, rule, (done, total) => process.stderr.write(progressBar(done, total, `(faces covered: ${rule})`)));
+      process.stderr.write('\n' + formatCover(figures, rule));
+      cover[rule] = figures;
+    }
+  }
   const round = (v: number | null): number | null => (v === null ? null : Math.round(v * 10000) / 10000);
   const figures = (r: FolderResult) => ({
     measures: Object.fromEntries(Object.entries(r.measures).map(([k, f]) => [k, { ...f, precision: round(f.precision), recall: round(f.recall) }])),
@@ -134,6 +146,7 @@ async function main(): Promise<void> {
       images: result.images.length,
       ms_per_image: Math.round(result.msPerImage * 10) / 10,
       ...(blurred && drop ? { blurred: { ...figures(blurred), faces: blurred.blur }, blur_drop: { job: 0, blurred_input: drop } } : {}),
+      ...(cover ? { cover } : {}),
     }) + '\n',
   );
 }

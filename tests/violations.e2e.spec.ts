@@ -22,6 +22,8 @@ const EQUIPPED_PREFIXES = ['valid__00392', 'valid__02060', 'valid__02122', 'vali
  * safety-gear-test, shows a turban, which the classifier takes for a hard hat at video size.)
  */
 const LAST_CREW = 'valid__00626';
+/** Four different workers, each alone and without a hard hat (labelled "no helmet"; bare head or a cap). */
+const FOUR_BARE = ['valid__02623', 'valid__img06', 'valid__img22', 'valid__img_06'];
 
 interface ResultWithViolations {
   required_groups: string[][];
@@ -38,6 +40,7 @@ let app: TestApp;
 let user: { token: string; id: string };
 let equipped: string;
 let lastWorkerBare: string;
+let fourBare: string;
 
 beforeAll(async () => {
   fx = await videoFixtures();
@@ -47,6 +50,7 @@ beforeAll(async () => {
   // 12 s: three equipped workers for 9 s, then a crew with one bare-headed worker for the last 3 s.
   const lastCrew = vest4(files.find((f) => f.startsWith(LAST_CREW))!);
   lastWorkerBare = await fx.slideshow('last-bare.mp4', [...equippedPhotos.slice(0, 3).map((photo) => ({ photo, seconds: 3 })), { photo: lastCrew, seconds: 3 }]);
+  fourBare = await fx.slideshow('four-bare.mp4', FOUR_BARE.map((p) => ({ photo: vest4(files.find((f) => f.startsWith(p))!), seconds: 3 })));
   app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { realClock: true });
   const admin = await app.signUp('admin@baret.test');
   user = await app.signUp('crew@example.com');
@@ -108,6 +112,21 @@ describe('violations over the whole video', () => {
       expect((await app.request({ method: 'GET', url: hat[0]!.image_url, token: stranger.token })).statusCode).toBe(404);
     }, 240_000);
   }
+
+  it('with the default options, four different workers without hard hats (3 s each): all four stretches reported (issue 39)', async () => {
+    // The web form's defaults: auto task, person sampling, 6 composites of 4 frames, "don't ask
+    // again about missing equipment" on. The built-in analyzer costs nothing: every composite is
+    // judged for every item, so a violation found in the first stretch hides none of the later ones.
+    const r = await analyse(fourBare, { job_type: 'auto', sampling: 'person', target_composites: 6, frames_per_composite: 4, dedupe_by_equipment: true });
+    const hatGroup = r.required_groups.find((g) => g.includes('pic1'))!;
+    const hat = r.violations.filter((v) => v.group.join() === hatGroup.join());
+    for (const [k, photo] of FOUR_BARE.entries()) {
+      const [from, to] = [3 * k, 3 * (k + 1)];
+      expect(hat.some((v) => v.time_sec < to && v.end_sec >= from), `a hard-hat violation within ${from}–${to} s (${photo}); got ${JSON.stringify(hat.map((v) => [v.time_sec, v.end_sec]))}`).toBe(true);
+    }
+    expect((r as unknown as { composites_processed: number }).composites_processed).toBe(6);
+    expect((r as unknown as { not_asked: unknown[] }).not_asked).toEqual([]);
+  }, 240_000);
 
   it('every worker equipped: no violation, hard hat and vest satisfied', async () => {
     const r = await analyse(equipped, { job_type: 'genel_saha_girisi', sampling: 'person', target_composites: 2, frames_per_composite: 4, dedupe_by_equipment: true });

@@ -188,9 +188,22 @@ export class Findings {
     return [...new Set(groups.flat())];
   }
 
-  /** Nothing left to learn: every group already violated, or one this analyzer cannot check. */
-  get complete(): boolean {
-    return this.analyzed > 0 && this.requiredGroups.every((g) => this.isViolated(g) || this.isUncheckable(g));
+  /** Composites (or codes of them) a paid model was not asked about (dedupe): said in the result. */
+  readonly notAsked: Array<{ composite_index: number; codes: string[] }> = [];
+
+  /** Records what dedupe left out of a composite: every code asked elsewhere, or the whole composite. */
+  skipped(compositeIndex: number, codes: readonly string[]): void {
+    if (codes.length > 0) this.notAsked.push({ composite_index: compositeIndex, codes: [...codes] });
+  }
+
+  /** The sentence a result carries when dedupe left something unasked (the PDF shows `note`). */
+  private notAskedNote(lang: Lang): string {
+    const codes = new Set(this.notAsked.flatMap((n) => n.codes));
+    const groups = this.requiredGroups.filter((g) => g.some((c) => codes.has(c))).map((g) => groupName(g, lang)).join('; ');
+    const composites = this.notAsked.map((n) => n.composite_index + 1).join(', ');
+    return lang === 'tr'
+      ? `Eksik ekipmanı yeniden sorma açıktı: ${composites}. kompozitte yalnızca önceden değerlendirilmiş çalışanlar görüldüğünden model şunlar için yeniden sorulmadı: ${groups}.`
+      : `"Don't ask again about missing equipment" was on: composite ${composites} showed only workers already judged, so the model was not asked again about: ${groups}.`;
   }
 
   result(args: {
@@ -222,7 +235,7 @@ export class Findings {
       evidence_names: Object.fromEntries(satisfied.map((c) => [c, equipmentTitle(c, lang)])),
       violation_group_names: this.violations.map((v) => groupName(v.group, lang)),
       violation_reasons: this.violations.map((v) => (v.reason ? REASON_NAMES[v.reason][lang] : null)),
-      ...(noWorkerSeen ? { note: NO_WORKER_NOTE[lang] } : {}),
+      ...(noWorkerSeen ? { note: NO_WORKER_NOTE[lang] } : this.notAsked.length > 0 ? { note: this.notAskedNote(lang) } : {}),
     });
     // Each missing group with the violation that proves it, or null: no sampled frame showed the item.
     const missingEvidence = missingGroups.map((g) => {
@@ -243,6 +256,8 @@ export class Findings {
       workers_seen: workersSeen,
       no_worker_seen: noWorkerSeen,
       composites_processed: this.analyzed,
+      // What dedupe did not ask the (paid) model about, per composite: nothing with the built-in analyzer.
+      not_asked: this.notAsked.map((n) => ({ ...n, codes: [...n.codes] })),
       model_used: args.modelUsed,
       token_usage: {
         prompt_tokens: args.usage.promptTokens,
@@ -256,6 +271,48 @@ export class Findings {
       missing_evidence: missingEvidence,
       names: { tr: names('tr'), en: names('en') },
     };
+  }
+}
+
+/**
+ * Which codes each composite is asked about (issue 39). Without dedupe (and always with the
+ * built-in analyzer, which costs nothing), every code of every composite. With dedupe, a paid model
+ * is not asked again about an item already found missing — unless the composite shows a worker not
+ * judged yet: the sampler's person detections, followed across frames, tell who appears; a frame
+ * the sampler did not look at for persons (uniform sampling) may show anyone, so it counts as a new
+ * worker. A composite left with nothing to ask is skipped; both are recorded in the result.
+ */
+export class AskPlan {
+  private readonly roster = new WorkerTracker();
+  private readonly judged = new Set<number>();
+
+  constructor(private readonly dedupe: boolean) {}
+
+  /** The codes to ask about in this composite (composites in order); records what is left out. */
+  codesFor(findings: Findings, composite: { index: number; cells: readonly CompositeCell[] }): string[] {
+    const all = findings.codesToAsk(false);
+    if (!this.dedupe) return all;
+    const workers = this.workersIn(composite.cells);
+    const fresh = workers === null || workers.some((w) => !this.judged.has(w));
+    for (const w of workers ?? []) this.judged.add(w);
+    const codes = fresh ? all : findings.codesToAsk(true);
+    findings.skipped(composite.index, all.filter((c) => !codes.includes(c)));
+    return codes;
+  }
+
+  /** The workers of a composite's frames, as the sampler detected them (null: a frame it did not look at). */
+  private workersIn(cells: readonly CompositeCell[]): number[] | null {
+    let unknown = false;
+    const ids: number[] = [];
+    for (const cell of [...cells].sort((a, b) => a.frameIndex - b.frameIndex)) {
+      if (!cell.persons) {
+        unknown = true;
+        continue;
+      }
+      const boxes = cell.persons.map((p) => toVideoBox({ x: p.box[0] / cell.width, y: p.box[1] / cell.height, w: p.box[2] / cell.width, h: p.box[3] / cell.height }, cell.region));
+      ids.push(...this.roster.assign(cell.frameIndex, boxes));
+    }
+    return unknown ? null : ids;
   }
 }
 

@@ -26,7 +26,8 @@ import { ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
 import { traceAnalyzer } from './engine/tracedAnalyzer.js';
 import type { VisionAnalyzer } from './engine/types.js';
-import { AnalysisWorker, CANCELS, ORG_PRIVACY, UNBLURRED, unblurredPrefix, type CancelDoc, type OrgPrivacyDoc, type UnblurredDoc } from './worker.js';
+import { unblurredPrefix } from './pipeline.js';
+import { AnalysisWorker, CANCELS, ORG_PRIVACY, UNBLURRED, type CancelDoc, type OrgPrivacyDoc, type UnblurredDoc } from './worker.js';
 
 /** The task the offline analyzer assumes, as it cannot tell job types apart. */
 export const OFFLINE_FALLBACK_TASK = 'genel_saha_girisi';

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,20 +19,11 @@ import {
   type DocumentStore,
   type EvidencePrivacy,
   type MessageBus,
-  type ObjectStore,
 } from '@baret/platform';
-import type { Logger } from 'pino';
-import sharp from 'sharp';
-import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
-import { buildComposites } from './engine/composites.js';
-import type { FaceBlurFn } from './engine/faceBlur.js';
-import { FrameExtractionError, samplePersonFocus, sampleUniform, type DetectFn } from './engine/frames.js';
+import { FrameExtractionError } from './engine/frames.js';
 import { VisionModelError } from './engine/openaiAnalyzer.js';
-import { estimateCost, type ModelPricing } from './engine/pricing.js';
-import { probeVideo } from './engine/probe.js';
-import type { Composite, CompositeAnalysis, CompositeCell, RelBox, SampledFrame, TokenUsage, VisionAnalyzer } from './engine/types.js';
-import { Findings, type JobTypeSource, type Violation } from './result.js';
-import { throttleProgress } from './samplingProgress.js';
+import { Journal, JOURNALS, stepEventId, type JournalDoc, type JournalEntry } from './journal.js';
+import { runPipeline, UserFacingError, type PipelineEngines, type StepName } from './pipeline.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
 export const MAX_ATTEMPTS = 2;
@@ -49,23 +40,17 @@ const ALIVE_FOR_MS = 15_000;
 const isOutage = (err: unknown): boolean =>
   !(err instanceof VisionModelError) && !(err instanceof UserFacingError) && !(err instanceof FrameExtractionError) && !isDomainError(err) && isUnavailable(err);
 
-export interface WorkerDeps {
-  objects: ObjectStore;
+export interface WorkerDeps extends PipelineEngines {
   bus: MessageBus;
   documents: DocumentStore;
-  analyzer: VisionAnalyzer;
-  pricing: ModelPricing;
-  detect: DetectFn;
-  /** Blurs the faces of an image before it is stored (issue 30): every frame, composite and crop goes through it. */
-  blurFaces: FaceBlurFn;
-  log: Logger;
-  clock: () => Date;
   /** How often a running job looks for a cancel request, in ms. */
   cancelPollMs?: number;
   /** Folder for the job's copy of its video (the scratch folder of the data dir); default the system's temp folder. */
   scratchDir?: string;
   /** How often a worker on a job says it is alive, and after how long without it another takes over (tests shorten them). */
   alive?: { everyMs: number; forMs: number };
+  /** Called as each step of the pipeline starts (tests stop a worker there). */
+  onStep?: (name: StepName) => Promise<void>;
 }
 
 interface AttemptDoc extends Record<string, unknown> {
@@ -96,69 +81,7 @@ export interface UnblurredDoc extends Record<string, unknown> {
   org_id: string;
 }
 
-/** Where a job's unblurred evidence lives (only when its organisation lets managers see it): under the job's own prefix, so deleting a job deletes it. */
-export const unblurredPrefix = (jobId: string): string => `jobs/${jobId}/unblurred/`;
 const ATTEMPTS = 'analysis_attempts';
-/** The journal of each running job (see `JournalDoc`). */
-export const JOURNALS = 'analysis_journals';
-
-/** One report of a step, as published: `key` names the step and makes its event id. */
-interface JournalEntry {
-  key: string;
-  type: string;
-  data: Record<string, unknown>;
-  at: string;
-}
-
-/**
- * What a job's analysis has done so far, written before each step is reported, so that a run
- * interrupted by a crash resumes where it stopped: steps already reported are not redone (their
- * reports are published again under the same event ids, which the job service ignores), and
- * composites already analysed are not asked again (their findings and token usage come from here).
- */
-export interface JournalDoc extends Record<string, unknown> {
-  reports: JournalEntry[];
-  /** The composites, once built and stored (`jobs/<id>/composites/<index>.jpg`). */
-  composites?: { index: number; width: number; height: number; cells: CompositeCell[] }[];
-  classification?: { jobType: string; usage: TokenUsage; confidence?: number | null };
-  analyses: { index: number; analysis: CompositeAnalysis }[];
-}
-
-/**
- * The event id of one step of one job: the same on every run, so that a step reported again
- * after a restart is recognised by the job service as already recorded.
- */
-export function stepEventId(jobId: string, key: string): string {
-  const h = createHash('sha256').update(`${jobId}\u0000${key}`).digest('hex');
-  const variant = ((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-class Journal {
-  private constructor(
-    private readonly collection: Collection<JournalDoc>,
-    private readonly jobId: string,
-    readonly doc: JournalDoc,
-  ) {}
-
-  static async open(collection: Collection<JournalDoc>, jobId: string): Promise<Journal> {
-    return new Journal(collection, jobId, (await collection.get(jobId)) ?? { reports: [], analyses: [] });
-  }
-
-  has(key: string): boolean {
-    return this.doc.reports.some((r) => r.key === key);
-  }
-
-  /** Stores the entries not recorded yet (and `change`) in one write; returns those to publish. */
-  async record(entries: JournalEntry[], change?: (doc: JournalDoc) => void): Promise<JournalEntry[]> {
-    const fresh = entries.filter((e) => !this.has(e.key));
-    if (fresh.length === 0 && !change) return [];
-    change?.(this.doc);
-    this.doc.reports.push(...fresh);
-    await this.collection.put(this.jobId, this.doc);
-    return fresh;
-  }
-}
 
 class Cancelled extends Error {}
 
@@ -318,9 +241,7 @@ export class AnalysisWorker {
   }
 
   private async run(job: JobQueued, attempt: number): Promise<void> {
-    const { analyzer, pricing } = this.deps;
     const jobId = job.jobId;
-    const params = job.params!;
     const controller = new AbortController();
     const { signal } = controller;
     setMaxListeners(100, signal); // every ffmpeg process and model call of the job listens to it
@@ -336,6 +257,15 @@ export class AnalysisWorker {
     /** Journals the steps, then reports those not reported before. */
     const step = async (entries: JournalEntry[], change?: (doc: JournalDoc) => void) => this.publish(jobId, await journal.record(entries, change));
     let work: string | undefined;
+    let video: Promise<string> | undefined;
+    /** The job's copy of its video, fetched the first time a step needs it (a job resumed after sampling may not). */
+    const fetchVideo = async (): Promise<string> => {
+      if (!(await this.deps.objects.head(job.videoKey))) throw new UserFacingError('The uploaded video is no longer available. Please upload it again.');
+      work = await mkdtemp(join(this.deps.scratchDir ?? tmpdir(), 'baret-job-'));
+      const path = join(work, 'video');
+      await pipeline(await this.deps.objects.get(job.videoKey), createWriteStream(path));
+      return path;
+    };
     try {
       // A restart first reports again what the journal holds (a crash may have come between
       // journaling a step and reporting it; the job service ignores what it already has).
@@ -350,134 +280,33 @@ export class AnalysisWorker {
           }),
         ]);
       }
-
       const privacy = await this.privacyOf(job.orgId);
-      // Unblurred copies are kept only for an organisation's managers who may see them (issue 30).
-      const keepUnblurred = privacy.managers_see_unblurred && !!job.orgId;
-      // What the model is shown: the in-process analyzer judges the frames before they are blurred
-      // (shown blurred faces, it loses up to 50 points of recall: ADR 0024) — they never leave the
-      // process; a third-party model gets the stored, blurred composites unless the organisation allows faces.
-      const unblurredForModel = analyzer.thirdParty !== true || !privacy.blur_third_party;
-      // A resumed job reuses its stored composites only where the model sees them blurred anyway;
-      // otherwise it samples again from the video (kept until the job ends), the same frames.
-      let composites = journal.doc.composites && !unblurredForModel ? await this.storedComposites(jobId, journal.doc.composites) : undefined;
-      let forModel = composites;
-      if (!composites) {
-        work = await mkdtemp(join(this.deps.scratchDir ?? tmpdir(), 'baret-job-'));
-        const made = await this.makeComposites(job, attempt, work, signal, checkpoint, step, { keepUnblurred, unblurredForModel });
-        composites = made.stored;
-        forModel = made.forModel;
-      }
-      forModel ??= composites;
-      await checkpoint();
-
-      const price = pricing.priceFor(analyzer.modelName);
-      await step([
-        this.entry('model_pricing', 'model_pricing', {
-          model: analyzer.modelName,
-          input_per_1m: price.inputPer1m,
-          output_per_1m: price.outputPer1m,
-          currency: price.currency,
-          known_price: price.known,
-        }),
-      ]);
-      const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-      let cost = 0;
-      /** Adds a model call to the job's totals; returns its usage report. */
-      const spend = (u: TokenUsage, stepName: string): JournalEntry => {
-        usage.promptTokens += u.promptTokens;
-        usage.completionTokens += u.completionTokens;
-        const c = estimateCost(u, price);
-        cost = Math.round((cost + c) * 1e6) / 1e6;
-        return this.entry(`llm_usage:${stepName}`, 'llm_usage', {
-          step: stepName,
-          prompt_tokens: u.promptTokens,
-          completion_tokens: u.completionTokens,
-          estimated_cost: c,
-          currency: price.currency,
-        });
-      };
-
-      let jobType = params.jobType;
-      let jobTypeSource: JobTypeSource = 'manual';
-      let jobTypeConfidence: number | null = null;
-      const classified = journal.doc.classification;
-      if (classified) {
-        jobType = classified.jobType;
-        jobTypeConfidence = classified.confidence ?? null;
-        jobTypeSource = jobTypeConfidence === 0 ? 'fallback' : 'model';
-        spend(classified.usage, 'classify');
-      } else if (jobType === 'auto') {
-        const classification = await analyzer.classifyJob(forModel.slice(0, 2), taskOptions('en'), signal);
-        jobType = classification.slug;
-        jobTypeConfidence = classification.confidence ?? null;
-        // An analyzer that cannot classify answers its fallback task with confidence 0.
-        jobTypeSource = classification.confidence === 0 ? 'fallback' : 'model';
-        await step(
-          [
-            spend(classification.usage, 'classify'),
-            this.entry('job_classified', 'job_classified', {
-              job_type: jobType,
-              method: jobTypeSource,
-              confidence: jobTypeConfidence,
-            }),
-          ],
-          (doc) => (doc.classification = { jobType: classification.slug, usage: classification.usage, confidence: jobTypeConfidence }),
-        );
-      } else {
-        await step([this.entry('job_classified', 'job_classified', { job_type: jobType, method: 'manual' })]);
-      }
-      const task = findTask(jobType);
-      const findings = new Findings(task?.required_groups ?? []);
-      await checkpoint();
-
-      for (const [at, composite] of composites.entries()) {
-        const codes = findings.codesToAsk(params.dedupeByEquipment);
-        if (codes.length === 0) break;
-        const done = journal.doc.analyses.find((a) => a.index === composite.index);
-        if (done) {
-          // Analysed before a restart: its findings and cost count, the model is not asked again.
-          findings.add(composite.index, done.analysis, composite.cells);
-          spend(done.analysis.usage, `composite_${composite.index}`);
-        } else {
-          const analysis = await analyzer.analyzeComposite(forModel[at] ?? composite, { equipment: equipmentOptions(codes, 'en') }, signal);
-          const violated = findings.add(composite.index, analysis, composite.cells);
-          const saved = JSON.parse(JSON.stringify(analysis)) as CompositeAnalysis;
-          await step(
-            [
-              spend(analysis.usage, `composite_${composite.index}`),
-              this.entry(`composite_analyzed:${composite.index}`, 'composite_analyzed', {
-                index: composite.index,
-                asked: codes,
-                seen: analysis.seen.map((s) => s.code),
-                missing: analysis.missing,
-                not_checked: analysis.notChecked,
-                persons: analysis.persons ?? null,
-                violated,
-              }),
-            ],
-            (doc) => doc.analyses.push({ index: composite.index, analysis: saved }),
-          );
-        }
-        await checkpoint();
-        const remaining = composites.length - composite.index - 1;
-        if (findings.complete && remaining > 0) {
-          await step([this.entry('early_stop_triggered', 'early_stop_triggered', { after_composite: composite.index, skipped: remaining })]);
-          break;
-        }
-      }
-
-      await this.saveViolationCrops(jobId, findings.violations, signal, keepUnblurred);
-      const result = findings.result({
-        jobType,
-        jobTypeSource,
-        jobTypeConfidence,
-        modelUsed: analyzer.modelName,
-        usage,
-        estimatedCost: cost,
-        currency: price.currency,
+      await runPipeline({
+        job,
+        attempt,
+        signal,
+        objects: this.deps.objects,
+        analyzer: this.deps.analyzer,
+        pricing: this.deps.pricing,
+        detect: this.deps.detect,
+        blurFaces: this.deps.blurFaces,
+        log: this.deps.log,
+        clock: this.deps.clock,
+        journal,
+        step,
+        entry: (key, type, data) => this.entry(key, type, data),
+        publish: (entries) => this.publish(jobId, entries),
+        checkpoint,
+        video: () => (video ??= fetchVideo()),
+        // Unblurred copies are kept only for an organisation's managers who may see them (issue 30).
+        keepUnblurred: privacy.managers_see_unblurred && !!job.orgId,
+        markUnblurred: () => this.unblurred.put(jobId, { job_id: jobId, org_id: job.orgId! }),
+        // The in-process analyzer judges the frames before they are covered (shown covered faces, it
+        // loses up to 50 points of recall: ADR 0024) — they never leave the process; a third-party
+        // model is shown covered frames unless the organisation allows faces.
+        modelSeesCovered: this.deps.analyzer.thirdParty === true && privacy.blur_third_party,
+        onStep: this.deps.onStep,
       });
-      await this.report(jobId, 'job_completed', { result });
     } catch (err) {
       if (signal.aborted || err instanceof Cancelled) throw new Cancelled();
       throw err;
@@ -486,184 +315,7 @@ export class AnalysisWorker {
       if (work) await rm(work, { recursive: true, force: true });
     }
   }
-
-  /** Video → frames → composites, each step journaled and reported. */
-  private async makeComposites(
-    job: JobQueued,
-    attempt: number,
-    work: string,
-    signal: AbortSignal,
-    checkpoint: () => Promise<void>,
-    step: (entries: JournalEntry[], change?: (doc: JournalDoc) => void) => Promise<void>,
-    privacy: { keepUnblurred: boolean; unblurredForModel: boolean },
-  ): Promise<{ stored: Composite[]; forModel: Composite[] }> {
-    const { objects, detect } = this.deps;
-    const jobId = job.jobId;
-    const params = job.params!;
-    const videoPath = join(work, 'video');
-    const head = await objects.head(job.videoKey);
-    if (!head) throw new UserFacingError('The uploaded video is no longer available. Please upload it again.');
-    await pipeline(await objects.get(job.videoKey), createWriteStream(videoPath));
-    const info = await probeVideo(videoPath, signal);
-    await step([
-      this.entry('video_opened', 'video_opened', {
-        duration_sec: round(info.durationSec, 3),
-        width: info.width,
-        height: info.height,
-        fps: round(info.fps, 3),
-        codec: info.codec,
-      }),
-    ]);
-    await checkpoint();
-
-    const count = params.targetComposites * params.framesPerComposite;
-    const started = Date.now();
-    // Progress while sampling (`frames_sampling`, throttled): reported in order, not journaled (a
-    // resumed job samples again and reports its own, under this attempt's keys).
-    let reported = 0;
-    let progress = Promise.resolve();
-    const onProgress = throttleProgress(
-      (done, total) => {
-        const entry = this.entry(`frames_sampling:${attempt}:${++reported}`, 'frames_sampling', { done, total });
-        progress = progress
-          .then(() => this.publish(jobId, [entry]))
-          .catch((err: unknown) => this.deps.log.warn({ err, job_id: jobId }, 'could not report sampling progress'));
-      },
-      { now: () => this.deps.clock().getTime() },
-    );
-    let frames: SampledFrame[];
-    try {
-      frames =
-        params.sampling === 'person'
-          ? await samplePersonFocus(videoPath, info, count, detect, { signal, onProgress })
-          : await sampleUniform(videoPath, info, count, { signal, onProgress });
-    } finally {
-      await progress; // every progress report is out before the next step's
-    }
-    if (frames.length === 0) throw new UserFacingError('No frames could be read from this video.');
-    await step([
-      this.entry('frames_sampled', 'frames_sampled', {
-        count: frames.length,
-        sampling: params.sampling,
-        times_sec: frames.map((f) => round(f.timeSec, 2)),
-        elapsed_ms: Date.now() - started,
-      }),
-    ]);
-    await checkpoint();
-
-    // Faces blurred before anything is stored (issue 30); the unblurred frames stay in memory.
-    const blurs = await Promise.all(frames.map((f) => this.deps.blurFaces(f.jpeg)));
-    const blurred = frames.map((f, i) => ({ ...f, jpeg: blurs[i]!.jpeg }));
-    const faces = blurs.reduce((n, b) => n + b.regions.length, 0);
-    const remaining = blurs.reduce((n, b) => n + b.remaining, 0);
-    if (remaining > 0) this.deps.log.warn({ job_id: jobId, remaining }, 'the face detector still finds faces on blurred frames');
-    await checkpoint();
-    if (privacy.keepUnblurred) {
-      await this.unblurred.put(jobId, { job_id: jobId, org_id: job.orgId! });
-      for (const f of frames) await objects.put(unblurredPrefix(jobId) + frameKey(jobId, f.index).slice(`jobs/${jobId}/`.length), f.jpeg, { contentType: 'image/jpeg' });
-    }
-    for (const f of blurred) await objects.put(frameKey(jobId, f.index), f.jpeg, { contentType: 'image/jpeg' });
-    await step([this.entry('frames_saved', 'frames_saved', { count: frames.length, face_regions_blurred: faces })]);
-    await checkpoint();
-
-    const options = { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite };
-    const composites = await buildComposites(blurred, options);
-    // A composite is searched again: a face the frames' pass left (none measured) is blurred here.
-    // All at once, like the frames: the detector pool spreads them over its threads.
-    await Promise.all(composites.map(async (c) => (c.jpeg = (await this.deps.blurFaces(c.jpeg)).jpeg)));
-    for (const c of composites) await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
-    let forModel = composites;
-    if (privacy.keepUnblurred || privacy.unblurredForModel) {
-      const plain = await buildComposites(frames, options);
-      if (privacy.keepUnblurred) {
-        for (const c of plain) await objects.put(unblurredPrefix(jobId) + `composites/${c.index}.jpg`, c.jpeg, { contentType: 'image/jpeg' });
-      }
-      if (privacy.unblurredForModel) forModel = plain;
-    }
-    await step(
-      [this.entry('composites_created', 'composites_created', { count: composites.length, frames_per_composite: params.framesPerComposite })],
-      (doc) => (doc.composites = composites.map((c) => ({ index: c.index, width: c.width, height: c.height, cells: c.cells }))),
-    );
-    return { stored: composites, forModel };
-  }
-
-  /**
-   * The evidence of each violation: the worker cropped out of the stored frame with a margin,
-   * scaled so the long side is at least {@link CROP_MIN_SIDE} px (large enough to judge), stored as
-   * `jobs/<id>/violations/<n>.jpg` (n: its place in the result's `violations`).
-   */
-  private async saveViolationCrops(jobId: string, violations: readonly Violation[], signal: AbortSignal, keepUnblurred: boolean): Promise<void> {
-    const frames = new Map<string, Buffer>();
-    const frame = async (key: string): Promise<Buffer> => {
-      let jpeg = frames.get(key);
-      if (!jpeg) {
-        jpeg = await this.readObject(key);
-        frames.set(key, jpeg);
-      }
-      return jpeg;
-    };
-    for (const [n, v] of violations.entries()) {
-      signal.throwIfAborted();
-      // Cut from the blurred frame, and searched again: the crop is enlarged, a face too small to find in the frame may show in it.
-      const crop = await this.deps.blurFaces(await cropWorker(await frame(frameKey(jobId, v.frame_index)), v.box));
-      await this.deps.objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
-      if (keepUnblurred) {
-        const plainKey = unblurredPrefix(jobId) + frameKey(jobId, v.frame_index).slice(`jobs/${jobId}/`.length);
-        const plain = await frame(plainKey).catch(() => null);
-        if (plain) await this.deps.objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, await cropWorker(plain, v.box), { contentType: 'image/jpeg' });
-      }
-    }
-  }
-
-  private async readObject(key: string): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await this.deps.objects.get(key)) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  }
-
-  /** The composites of an interrupted run, read back from the object store (undefined if one is gone). */
-  private async storedComposites(jobId: string, stored: NonNullable<JournalDoc['composites']>): Promise<Composite[] | undefined> {
-    try {
-      const out: Composite[] = [];
-      for (const c of stored) {
-        out.push({ ...c, jpeg: await this.readObject(compositeKey(jobId, c.index)) });
-      }
-      return out;
-    } catch (err) {
-      this.deps.log.warn({ err, job_id: jobId }, 'stored composites unreadable; building them again');
-      return undefined;
-    }
-  }
 }
-
-const compositeKey = (jobId: string, index: number): string => `jobs/${jobId}/composites/${index}.jpg`;
-const frameKey = (jobId: string, index: number): string => `jobs/${jobId}/frames/${String(index).padStart(3, '0')}.jpg`;
-
-/** Long side of a violation's evidence crop at least (smaller crops are scaled up). */
-export const CROP_MIN_SIDE = 480;
-
-/** The worker's box out of a frame, with a quarter of its size as margin, at least {@link CROP_MIN_SIDE} px on the long side. */
-export async function cropWorker(frame: Buffer, box: RelBox): Promise<Buffer> {
-  const meta = await sharp(frame).metadata();
-  const W = meta.width ?? 1;
-  const H = meta.height ?? 1;
-  const mx = box.w * 0.25;
-  const my = box.h * 0.15;
-  const left = Math.max(0, Math.floor((box.x - mx) * W));
-  const top = Math.max(0, Math.floor((box.y - my) * H));
-  const width = Math.max(1, Math.min(W - left, Math.ceil((box.w + 2 * mx) * W)));
-  const height = Math.max(1, Math.min(H - top, Math.ceil((box.h + 2 * my) * H)));
-  const long = Math.max(width, height);
-  const scale = long < CROP_MIN_SIDE ? CROP_MIN_SIDE / long : 1;
-  return sharp(frame)
-    .extract({ left, top, width, height })
-    .resize(Math.round(width * scale), Math.round(height * scale), { fit: 'fill' })
-    .jpeg({ quality: 88 })
-    .toBuffer();
-}
-
-/** An error whose message is written for the user. */
-export class UserFacingError extends Error {}
 
 /** What a user reads when a job fails: a clear sentence, never internals. */
 export function userMessage(err: unknown): string {
@@ -673,4 +325,3 @@ export function userMessage(err: unknown): string {
   return 'The analysis failed on our side. Your quota unit was given back; please try again.';
 }
 
-const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;

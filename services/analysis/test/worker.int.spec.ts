@@ -9,6 +9,7 @@ import { blurFaces } from '../src/engine/faceBlur.js';
 import { ModelPricing } from '../src/engine/pricing.js';
 import type { DetectFn } from '../src/engine/frames.js';
 import type { CompositeAnalysis, VisionAnalyzer } from '../src/engine/types.js';
+import { STEPS, type StepName } from '../src/pipeline.js';
 import { AnalysisWorker, CANCELS, MAX_ATTEMPTS } from '../src/worker.js';
 import { videoFixtures } from './fixtures/videos.js';
 
@@ -44,7 +45,7 @@ const seesHats: VisionAnalyzer = {
 let counter = 0;
 async function runJob(
   prepare?: (jobId: string) => Promise<void>,
-  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number } = {},
+  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number; analyzer?: VisionAnalyzer; jobType?: string } = {},
 ) {
   const jobId = `job${++counter}`;
   const videoKey = `uploads/${jobId}/video`;
@@ -54,10 +55,10 @@ async function runJob(
     objects: infra.objects,
     bus: infra.bus,
     documents: infra.documents,
-    analyzer: seesHats,
+    analyzer: opts.analyzer ?? seesHats,
     pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
     detect: opts.detect ?? (async () => ({ width: 1, height: 1, persons: [] })),
-    blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+    blurFaces: (jpeg: Buffer, opts) => blurFaces(jpeg, opts),
     log: createLogger('silent'),
     clock: () => new Date(),
   });
@@ -68,7 +69,7 @@ async function runJob(
       inputFilename: 'w.mp4',
       videoKey,
       videoSize: BigInt(video.length),
-      params: { jobType: 'auto', sampling: opts.sampling ?? 'uniform', targetComposites: opts.targetComposites ?? 1, framesPerComposite: 2, dedupeByEquipment: true },
+      params: { jobType: opts.jobType ?? 'auto', sampling: opts.sampling ?? 'uniform', targetComposites: opts.targetComposites ?? 1, framesPerComposite: 2, dedupeByEquipment: true },
     }),
   );
   const reports: Array<{ type: string; data: Record<string, unknown>; at: string }> = [];
@@ -107,19 +108,19 @@ function expectSamplingProgress(reports: Array<{ type: string; data: Record<stri
 }
 
 describe('the analysis worker', () => {
-  it('reports every step, prices the tokens, and deletes the raw video', async () => {
+  it('reports every step (sample, judge, cover and store, report), prices the tokens, and deletes the raw video', async () => {
     const { reports, videoKey } = await runJob();
     expect(reports.map((r) => r.type).filter((type) => type !== 'frames_sampling')).toEqual([
       'job_started',
       'video_opened',
       'frames_sampled',
-      'frames_saved',
       'composites_created',
       'model_pricing',
       'llm_usage',
       'job_classified',
       'llm_usage',
       'composite_analyzed',
+      'frames_saved',
       'job_completed',
     ]);
     expect(reports.find((r) => r.type === 'llm_usage')?.data).toMatchObject({ prompt_tokens: 10, completion_tokens: 2, estimated_cost: 0.000014 });
@@ -165,24 +166,80 @@ describe('the analysis worker', () => {
   }, 60_000);
 });
 
+describe('dedupe with a paid model (issue 39)', () => {
+  /** A third-party model that sees one worker per frame without anything it is asked about; counts its calls. */
+  const bareModel = () => {
+    const asked: Array<{ index: number; codes: string[] }> = [];
+    const analyzer: VisionAnalyzer = {
+      modelName: 'test-model',
+      thirdParty: true,
+      classifyJob: async () => ({ slug: 'genel_saha_girisi', confidence: 0.9, usage: { promptTokens: 1, completionTokens: 1 } }),
+      analyzeComposite: async (c, ask): Promise<CompositeAnalysis> => {
+        const codes = ask.equipment.map((e) => e.code);
+        asked.push({ index: c.index, codes });
+        return {
+          seen: [],
+          missing: codes,
+          notChecked: [],
+          persons: 1,
+          workers: c.cells.map((cell) => ({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, worker: 1, box: { x: 0.3, y: 0.2, w: 0.4, h: 0.7 }, verdicts: Object.fromEntries(codes.map((code) => [code, 'not_worn' as const])) })),
+          usage: { promptTokens: 100, completionTokens: 20 },
+        };
+      },
+    };
+    return { analyzer, asked };
+  };
+  /** The sampler finds the same worker, standing in place, in every frame. */
+  const sameWorker: DetectFn = async () => ({ width: 1, height: 1, persons: [{ box: [0.3, 0.2, 0.4, 0.7], score: 0.9, keypoints: [] }] });
+
+  it('skips re-asking about items found missing only where every worker shown was judged already, and says so in the result', async () => {
+    const model = bareModel();
+    const { reports } = await runJob(undefined, { sampling: 'person', detect: sameWorker, targetComposites: 2, analyzer: model.analyzer, jobType: 'genel_saha_girisi' });
+    // Composite 0 finds every group missing; composite 1 shows only that worker again: not asked.
+    expect(model.asked.map((a) => a.index)).toEqual([0]);
+    expect(reports.find((r) => r.type === 'early_stop_triggered')?.data).toEqual({ skipped: 1, composites: [1] });
+    const result = reports.at(-1)!.data.result as { composites_processed: number; not_asked: Array<{ composite_index: number; codes: string[] }>; required_groups: string[][]; names: { en: { note?: string }; tr: { note?: string } } };
+    expect(result.composites_processed).toBe(1);
+    expect(result.not_asked).toEqual([{ composite_index: 1, codes: model.asked[0]!.codes }]);
+    expect(result.names.en.note).toMatch(/composite 2 showed only workers already judged/);
+    expect(result.names.tr.note).toMatch(/2\. kompozitte/);
+  }, 120_000);
+
+  it('asks a composite about everything when the sampler did not look for workers in it (uniform sampling): a new worker may be there', async () => {
+    const model = bareModel();
+    const { reports } = await runJob(undefined, { sampling: 'uniform', targetComposites: 2, analyzer: model.analyzer, jobType: 'genel_saha_girisi' });
+    expect(model.asked.map((a) => a.index)).toEqual([0, 1]);
+    expect(model.asked[1]!.codes).toEqual(model.asked[0]!.codes);
+    expect(reports.some((r) => r.type === 'early_stop_triggered')).toBe(false);
+    expect((reports.at(-1)!.data.result as { not_asked: unknown[] }).not_asked).toEqual([]);
+  }, 120_000);
+
+  it('with the built-in analyzer (not third-party) every composite is asked about everything, whatever dedupe says', async () => {
+    const model = bareModel();
+    const builtIn: VisionAnalyzer = { ...model.analyzer, thirdParty: undefined };
+    await runJob(undefined, { sampling: 'person', detect: sameWorker, targetComposites: 2, analyzer: builtIn, jobType: 'genel_saha_girisi' });
+    expect(model.asked.map((a) => a.index)).toEqual([0, 1]);
+    expect(model.asked[1]!.codes).toEqual(model.asked[0]!.codes);
+  }, 120_000);
+});
+
+/** A job queued with `params`, its video stored, and the reports of its steps as they come (close `sub` when done). */
+async function queued(jobId: string, params: { jobType: string; sampling: 'person' | 'uniform'; targetComposites: number; framesPerComposite: number; dedupeByEquipment: boolean }) {
+  const videoKey = `uploads/${jobId}/video`;
+  await infra.objects.put(videoKey, video);
+  const job = create(JobQueuedSchema, { jobId, userId: 'u1', inputFilename: 'w.mp4', videoKey, videoSize: BigInt(video.length), params });
+  const reports: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
+  const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
+    const p = fromBinary(JobProgressSchema, m.value);
+    if (p.jobId === jobId) reports.push({ id: p.eventId, type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
+  });
+  return { job, reports, sub };
+}
+
 describe('a job interrupted mid-analysis', () => {
   it('resumes where it stopped: composites analysed before are not asked again, every step keeps one event id', async () => {
     const jobId = `resume${++counter}`;
-    const videoKey = `uploads/${jobId}/video`;
-    await infra.objects.put(videoKey, video);
-    const job = create(JobQueuedSchema, {
-      jobId,
-      userId: 'u1',
-      inputFilename: 'w.mp4',
-      videoKey,
-      videoSize: BigInt(video.length),
-      params: { jobType: 'genel_saha_girisi', sampling: 'uniform', targetComposites: 3, framesPerComposite: 2, dedupeByEquipment: false },
-    });
-    const reports: Array<{ id: string; type: string; data: Record<string, unknown> }> = [];
-    const sub = await infra.bus.subscribe(`read-${jobId}`, [PROGRESS_TOPIC], async (m) => {
-      const p = fromBinary(JobProgressSchema, m.value);
-      if (p.jobId === jobId) reports.push({ id: p.eventId, type: p.type, data: (p.data ?? {}) as Record<string, unknown> });
-    });
+    const { job, reports, sub } = await queued(jobId, { jobType: 'genel_saha_girisi', sampling: 'uniform', targetComposites: 3, framesPerComposite: 2, dedupeByEquipment: false });
     const until = async (ok: () => boolean) => {
       while (!ok()) await new Promise((r) => setTimeout(r, 20));
     };
@@ -205,7 +262,7 @@ describe('a job interrupted mid-analysis', () => {
         analyzer: analyzer(run),
         pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
         detect: async () => ({ width: 1, height: 1, persons: [] }),
-        blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+        blurFaces: (jpeg: Buffer, opts) => blurFaces(jpeg, opts),
         log: createLogger('silent'),
         clock: () => new Date(),
         cancelPollMs: 60_000,
@@ -236,6 +293,82 @@ describe('a job interrupted mid-analysis', () => {
     expect(await infra.documents.collection('analysis_journals').get(jobId)).toBeNull();
     // Every frame and composite is face-blurred (issue 30), and the resumed run samples again: slower on a busy machine.
   }, 240_000);
+});
+
+describe('the pipeline in named steps: a worker killed at each step boundary (issue 39)', () => {
+  for (const stopAt of STEPS) {
+    it(`stopped as "${stopAt}" starts: the next worker resumes there — the job done once, charged once, the steps before it not redone`, async () => {
+      const jobId = `step-${stopAt}-${++counter}`;
+      const { job, reports, sub } = await queued(jobId, { jobType: 'auto', sampling: 'person', targetComposites: 2, framesPerComposite: 2, dedupeByEquipment: true });
+      // What each step does, counted over both workers: sample detects, judge asks the model, cover covers faces, store puts composites.
+      const work = { detect: [0, 0], judge: [0, 0], cover: [0, 0], store: [0, 0], steps: [[], []] as StepName[][] };
+      let reached = false;
+      const worker = (run: 0 | 1) => {
+        const objects = new Proxy(infra.objects, {
+          get: (t, prop, receiver) => {
+            const value = Reflect.get(t, prop, receiver) as unknown;
+            if (prop !== 'put' || typeof value !== 'function') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+            return (key: string, ...rest: unknown[]) => {
+              if (key.includes('/composites/')) work.store[run]!++;
+              return (value as (...a: unknown[]) => unknown).call(t, key, ...rest);
+            };
+          },
+        });
+        return new AnalysisWorker({
+          objects,
+          bus: infra.bus,
+          documents: infra.documents,
+          analyzer: { ...seesHats, analyzeComposite: (c, ask) => (work.judge[run]!++, seesHats.analyzeComposite(c, ask)) },
+          pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
+          detect: async () => (work.detect[run]!++, { width: 1, height: 1, persons: [{ box: [0.3, 0.2, 0.4, 0.7], score: 0.9, keypoints: [] }] }),
+          // Faces covered in the cover step (the store step searches its composites once more).
+          blurFaces: (jpeg: Buffer, opts) => (work.steps[run]!.at(-1) === 'cover' && work.cover[run]!++, blurFaces(jpeg, opts)),
+          log: createLogger('silent'),
+          clock: () => new Date(),
+          cancelPollMs: 60_000,
+          alive: { everyMs: 100, forMs: 1000 },
+          onStep: async (name) => {
+            work.steps[run]!.push(name);
+            if (run === 0 && name === stopAt) {
+              reached = true;
+              return new Promise<never>(() => undefined); // the process "dies" here
+            }
+          },
+        });
+      };
+      try {
+        const first = worker(0);
+        void first.handle(job);
+        while (!reached) await new Promise((r) => setTimeout(r, 20));
+        first.close(); // …and says no more that it is alive: the second worker takes the job over
+        await worker(1).handle(job);
+        while (!reports.some((r) => r.type === 'job_completed')) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        await sub.close();
+      }
+      const before = STEPS.slice(0, STEPS.indexOf(stopAt));
+      expect(work.steps[0]).toEqual([...before, stopAt]);
+      // The second worker redoes none of the steps the first finished: it does each one's work only from the step it stopped at.
+      const redone = (step: 'sample' | 'judge' | 'cover' | 'store') => (before.includes(step) ? 0 : 1);
+      expect(work.detect[1]! > 0).toBe(redone('sample') === 1);
+      expect(work.judge[1]).toBe(redone('judge') * 2);
+      expect(work.cover[1]).toBe(redone('cover') * 4);
+      expect(work.store[1]).toBe(redone('store') * 2);
+      // Every piece of work done once over both workers.
+      expect(work.judge[0]! + work.judge[1]!).toBe(2);
+      expect(work.cover[0]! + work.cover[1]!).toBe(4);
+      expect(work.store[0]! + work.store[1]!).toBe(2);
+      // Done once, charged once: one job_completed, the classification and two composites paid once.
+      const byId = new Map(reports.map((r) => [r.id, r]));
+      const steps = [...byId.values()].map((r) => r.type);
+      expect(steps.filter((t) => t === 'job_completed')).toHaveLength(1);
+      expect(steps.filter((t) => t === 'llm_usage')).toHaveLength(3);
+      const result = [...byId.values()].find((r) => r.type === 'job_completed')!.data.result as { composites_processed: number; token_usage: { prompt_tokens: number } };
+      expect(result).toMatchObject({ composites_processed: 2, token_usage: { prompt_tokens: 210 } });
+      expect((await infra.objects.list(`jobs/${jobId}/composites/`)).length).toBe(2);
+      expect(await infra.documents.collection('analysis_journals').get(jobId)).toBeNull();
+    }, 240_000);
+  }
 });
 
 describe('an engine outage mid-job (issue 27)', () => {
@@ -272,7 +405,7 @@ describe('an engine outage mid-job (issue 27)', () => {
       analyzer: seesHats,
       pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
       detect: async () => ({ width: 1, height: 1, persons: [] }),
-      blurFaces: (jpeg: Buffer) => blurFaces(jpeg),
+      blurFaces: (jpeg: Buffer, opts) => blurFaces(jpeg, opts),
       log: createLogger('silent'),
       clock: () => new Date(),
     });

@@ -97,7 +97,12 @@ const ResultSchema = Type.Object(
     not_judged: Type.Optional(Type.Array(Group, { description: 'Of not_checked, the groups the analyzer checks but no worker could be judged for (no worker seen, or none judged)' })),
     workers_seen: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Workers seen in the sampled frames (null: the analyzer did not say)' })),
     no_worker_seen: Type.Optional(Type.Boolean({ description: 'No sampled frame showed a worker: nothing was judged, nothing is missing, no violation' })),
-    note: Type.Optional(Type.String({ description: 'A note for the reader, e.g. "No worker seen — nothing to judge"' })),
+    note: Type.Optional(Type.String({ description: 'A note for the reader, e.g. "No worker seen — nothing to judge", or what dedupe did not ask a paid model about' })),
+    not_asked: Type.Optional(
+      Type.Array(Type.Object({ composite_index: Type.Integer({ minimum: 0 }), codes: Type.Array(Str) }), {
+        description: 'What "don\'t ask again about missing equipment" left out, per composite (a paid model only, and only where every worker shown was judged already); empty with the built-in analyzer',
+      }),
+    ),
     satisfied_equipment: Type.Array(Str, { description: 'One item per group seen worn and never violated' }),
     violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group: one item per run of sampled frames, at most 12 per group' })),
     missing_evidence: Type.Optional(

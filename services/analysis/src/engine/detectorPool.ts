@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DetectOptions, DetectResult } from './detector.js';
-import type { FaceBlurFn, FaceBlurResult } from './faceBlur.js';
+import type { FaceBlurFn, FaceBlurOptions, FaceBlurResult } from './faceBlur.js';
 import type { DetectFn } from './frames.js';
 import type { CellJudge, CellJudgeOptions, CellVerdicts } from './offlineAnalyzer.js';
 import type { CompositeCell } from './types.js';
@@ -52,8 +52,8 @@ export class DetectorPool {
   readonly judgeCells: CellJudge = (jpeg: Buffer, cells: CompositeCell[], opts?: CellJudgeOptions) => this.call('judgeCells', [jpeg, cells, opts]) as Promise<CellVerdicts>;
 
   /** The face blur (faceBlur.ts) in a thread. */
-  readonly blurFaces: FaceBlurFn = async (jpeg: Buffer) => {
-    const out = (await this.call('blurFaces', [jpeg])) as Omit<FaceBlurResult, 'jpeg'> & { jpeg: Uint8Array };
+  readonly blurFaces: FaceBlurFn = async (jpeg: Buffer, opts?: FaceBlurOptions) => {
+    const out = (await this.call('blurFaces', [jpeg, opts])) as Omit<FaceBlurResult, 'jpeg'> & { jpeg: Uint8Array };
     return { ...out, jpeg: Buffer.from(out.jpeg.buffer, out.jpeg.byteOffset, out.jpeg.byteLength) };
   };
 
@@ -103,7 +103,7 @@ export class DetectorPool {
     return this.slots.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
   }
 
-  private call(op: 'detect' | 'judgeCells' | 'blurFaces', args: [Buffer, (DetectOptions | CompositeCell[] | undefined)?, (CellJudgeOptions | undefined)?]): Promise<unknown> {
+  private call(op: 'detect' | 'judgeCells' | 'blurFaces', args: [Buffer, (DetectOptions | CompositeCell[] | FaceBlurOptions | undefined)?, (CellJudgeOptions | undefined)?]): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the detector pool is closed'));
     return this.callOn(this.pick(), op, args);
   }

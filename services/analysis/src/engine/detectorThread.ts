@@ -5,14 +5,14 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { detectPersons, warmUpDetector, type DetectOptions } from './detector.js';
-import { blurFaces } from './faceBlur.js';
+import { blurFaces, type FaceBlurOptions } from './faceBlur.js';
 import { judgeCells, type CellJudgeOptions } from './offlineAnalyzer.js';
 import type { CompositeCell } from './types.js';
 
 export type ThreadRequest =
   | { id: number; op: 'detect'; args: [Uint8Array, DetectOptions | undefined] }
   | { id: number; op: 'judgeCells'; args: [Uint8Array, CompositeCell[], CellJudgeOptions | undefined] }
-  | { id: number; op: 'blurFaces'; args: [Uint8Array] }
+  | { id: number; op: 'blurFaces'; args: [Uint8Array, FaceBlurOptions | undefined] }
   | { id: number; op: 'warmUp'; args: [] };
 
 const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
@@ -24,7 +24,7 @@ async function run(req: ThreadRequest): Promise<unknown> {
     case 'judgeCells':
       return judgeCells(toBuffer(req.args[0]), req.args[1], req.args[2]);
     case 'blurFaces': {
-      return blurFaces(toBuffer(req.args[0]));
+      return blurFaces(toBuffer(req.args[0]), req.args[1]);
     }
     case 'warmUp':
       return warmUpDetector();

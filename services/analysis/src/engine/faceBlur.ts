@@ -41,7 +41,60 @@ export interface FaceBlurOptions {
   heads?: boolean;
   /** Score at which a face is blurred, default {@link FACE_BLUR_MIN_SCORE}. */
   minScore?: number;
+  /**
+   * The workers the judge found (issue 39): their person and head boxes, in pixels of the image.
+   * Given, only the faces of people are covered — a face inside one of these boxes, or one BlazeFace
+   * is sure of ({@link FACE_SURE_SCORE}) wherever it is — and a head with no face found is covered
+   * only where it is one of theirs; the trees, walls, chests and vests where BlazeFace and the
+   * head detector see faces at low scores stay as they are. Absent, every face found is covered.
+   */
+  people?: Box[];
+  /** Search the image’s tiles too (default true). */
+  tiles?: boolean;
+  /**
+   * The image is shown as a thumbnail (a violation's crop: 80 points on a PDF page, a head a few
+   * pixels high to a detector that sees the whole page): it is searched at those sizes too
+   * ({@link THUMBNAIL_SIDES}), and a patch where a face is still found there is toned again
+   * ({@link RETONES}) — the same area, another colour — until none is (default false).
+   */
+  thumbnail?: boolean;
+  /**
+   * Patches the image already has, in its pixels (a crop cut from a covered frame: the frame's
+   * patches): covered again as regions of this image, so that {@link thumbnail} can tone them too.
+   */
+  patches?: Box[];
 }
+
+/**
+ * Long sides, in pixels of BlazeFace's 256-pixel input, at which a thumbnail is searched: an
+ * 80-point crop on an A4 page seen whole (842 points → 256) is 24 pixels high.
+ */
+export const THUMBNAIL_SIDES = [20, 24, 30, 40] as const;
+
+/**
+ * Tones a patch is given in turn when a face is still found over it at thumbnail size: darker,
+ * lighter, grey, near-black. A patch of its surroundings' mean can still leave the head's outline
+ * (a hat over a patch of the background's colour), which BlazeFace at that size takes for a face.
+ */
+export const RETONES: ReadonlyArray<(colour: number[]) => number[]> = [
+  (c) => c.map((v) => v * 0.55),
+  (c) => c.map((v) => Math.min(255, v * 1.5 + 30)),
+  () => [128, 128, 128],
+  () => [40, 40, 40],
+];
+
+/**
+ * A face BlazeFace is sure of: its own default score on the whole image, the score the faces test
+ * checks stored images at — such a face is covered wherever it is, in a person box or not.
+ */
+export const FACE_SURE_SCORE = FACE_DEFAULT_MIN_SCORE;
+
+/** Whether `box`'s centre lies inside one of `boxes`. */
+const centreIn = (box: Box, boxes: readonly Box[]): boolean => {
+  const cx = box[0] + box[2] / 2;
+  const cy = box[1] + box[3] / 2;
+  return boxes.some((b) => cx >= b[0] && cx <= b[0] + b[2] && cy >= b[1] && cy <= b[1] + b[3]);
+};
 
 /** What a blur did: the regions blurred and what the detector still finds at its default score afterwards. */
 export interface FaceBlurReport {
@@ -129,6 +182,8 @@ function cropRaw(img: RawImage, [x, y, w, h]: Box): RawImage {
   return { data, width, height };
 }
 
+const intersects = (a: Box, b: Box): boolean => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+
 /** Score a face found on a tile needs: tiles enlarge textures into false faces, a real small face scores high (ADR 0024). */
 export const TILE_MIN_SCORE = 0.5;
 
@@ -136,12 +191,15 @@ export const TILE_MIN_SCORE = 0.5;
  * Faces on the whole image (at `minScore`) and on its tiles (at {@link TILE_MIN_SCORE}), in pixels
  * of the image; the same face found on the image and on a tile is kept once.
  */
-export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true): Promise<DetectedFace[]> {
-  const found: DetectedFace[] = [...(await detectFacesRaw(img, { minScore }))];
+export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: readonly Box[]): Promise<DetectedFace[]> {
+  const found: DetectedFace[] = (await detectFacesRaw(img, { minScore })).filter((f) => !people || f.score >= FACE_SURE_SCORE || centreIn(f.box, people));
   if (!tiles) return found;
-  for (const tile of faceTiles(img.width, img.height)) {
+  // With the people known, only the tiles that show one of them are searched (what a tile finds elsewhere is texture).
+  const inPeople = (tile: Box) => !people || people.some((b) => intersects(b, tile));
+  for (const tile of faceTiles(img.width, img.height).filter(inPeople)) {
     for (const f of await detectFacesRaw(cropRaw(img, tile), { minScore: Math.max(minScore, TILE_MIN_SCORE) })) {
       const box: Box = [f.box[0] + Math.floor(tile[0]), f.box[1] + Math.floor(tile[1]), f.box[2], f.box[3]];
+      if (people && !centreIn(box, people)) continue;
       if (found.some((g) => overlapOfSmaller(g.box, box) > 0.5)) continue;
       found.push({ box, score: f.score, landmarks: f.landmarks.map(([px, py]) => [px + Math.floor(tile[0]), py + Math.floor(tile[1])]) });
     }
@@ -150,20 +208,38 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
 }
 
 /**
- * Covers `box` of `img` in place with one opaque colour, the region's mean (ADR 0024): nothing of
- * the face is left to downsample into a face-like blob at page scale, as pixelation left.
+ * Covers `box` of `img` in place with one opaque colour (ADR 0024): nothing of the face is left to
+ * downsample into a face-like blob at page scale, as pixelation left. The colour is the mean of the
+ * surroundings — a ring around the box, a quarter of its long side wide — not of the face (or that
+ * colour toned by `tone`): a patch
+ * of the face's own (skin) colour kept the shape of a face, which BlazeFace found again on a PDF page
+ * where an 80-point crop shows a head a few pixels high (issue 39, tests/faces.e2e); a patch of the
+ * surroundings' colour blends the head into what is around it. No pixel of the face is used.
  */
-export function fill(img: RawImage, box: Box): void {
+export function fill(img: RawImage, box: Box, tone?: (colour: number[]) => number[]): void {
   const x0 = Math.max(0, Math.floor(box[0]));
   const y0 = Math.max(0, Math.floor(box[1]));
   const x1 = Math.min(img.width, Math.ceil(box[0] + box[2]));
   const y1 = Math.min(img.height, Math.ceil(box[1] + box[3]));
   if (x1 <= x0 || y1 <= y0) return;
   const d = img.data;
-  const sum = [0, 0, 0];
-  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) sum[c]! += d[(y * img.width + x) * 3 + c]!;
-  const n = (x1 - x0) * (y1 - y0);
-  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) d[(y * img.width + x) * 3 + c] = sum[c]! / n;
+  const m = Math.max(2, Math.round(0.25 * Math.max(x1 - x0, y1 - y0)));
+  const mean = (inRing: boolean): number[] | undefined => {
+    const sum = [0, 0, 0];
+    let n = 0;
+    for (let y = Math.max(0, y0 - m); y < Math.min(img.height, y1 + m); y++) {
+      for (let x = Math.max(0, x0 - m); x < Math.min(img.width, x1 + m); x++) {
+        if (x >= x0 && x < x1 && y >= y0 && y < y1 ? inRing : !inRing) continue;
+        for (let c = 0; c < 3; c++) sum[c]! += d[(y * img.width + x) * 3 + c]!;
+        n++;
+      }
+    }
+    return n > 0 ? sum.map((v) => v / n) : undefined;
+  };
+  // The box's own mean only when it leaves nothing around it (the whole image).
+  const around = mean(true) ?? mean(false)!;
+  const colour = tone ? tone(around) : around;
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) d[(y * img.width + x) * 3 + c] = colour[c]!;
 }
 
 /**
@@ -173,12 +249,22 @@ export function fill(img: RawImage, box: Box): void {
  */
 export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): Promise<FaceBlurReport> {
   const minScore = opts.minScore ?? FACE_BLUR_MIN_SCORE;
+  const people = opts.people;
   const regions: BlurRegion[] = [];
-  let faces = await findFaces(img, minScore);
+  for (const patch of opts.patches ?? []) {
+    const x0 = clamp(patch[0], 0, img.width);
+    const y0 = clamp(patch[1], 0, img.height);
+    const box: Box = [x0, y0, clamp(patch[0] + patch[2], 0, img.width) - x0, clamp(patch[1] + patch[3], 0, img.height) - y0];
+    if (box[2] < 1 || box[3] < 1) continue;
+    fill(img, box);
+    regions.push({ box, source: 'face', score: 1 });
+  }
+  let faces = await findFaces(img, minScore, opts.tiles ?? true, people);
   const found = faces.map((f) => f.box);
   let heads: DetectedHead[] = [];
-  if (opts.heads ?? true) {
-    heads = (await detectHeads(img)).filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3));
+  // With the people known and nobody among them, there is no head of theirs to look for.
+  if ((opts.heads ?? true) && !(people && people.length === 0)) {
+    heads = (await detectHeads(img)).filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3) && (!people || centreIn(h.box, people)));
   }
   let passes = 0;
   while ((faces.length > 0 || heads.length > 0) && passes < MAX_PASSES) {
@@ -188,27 +274,73 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
       // detector's false faces next to a filled region would otherwise grow it pass after pass).
       const box = passes === 1 ? faceRegion(f, img.width, img.height) : f.box;
       fill(img, box);
-      regions.push({ box, source: 'face', score: f.score });
+      addRegion(regions, { box, source: 'face', score: f.score }, people !== undefined);
     }
     for (const h of heads) {
       const box = headFaceRegion(h, img.width, img.height);
       fill(img, box);
-      regions.push({ box, source: 'head', score: h.score });
+      addRegion(regions, { box, source: 'head', score: h.score }, people !== undefined);
     }
     heads = [];
-    // Later passes look at the whole image only, at the detector's default score: what it finds at its own scale.
-    faces = await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false);
+    // Later passes look at the whole image only, at the detector's default score: what it finds at its own scale
+    // (with the people known: only what the blur left of a face it covered, not new false faces elsewhere).
+    faces = (await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false)).filter((f) => !people || sameFace(f.box, [...found, ...regions.map((r) => r.box)]));
   }
+  if (opts.thumbnail) await retoneForThumbnail(img, regions);
   const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
   const remaining = left.filter((f) => sameFace(f.box, found)).length;
   return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining, found };
 }
 
+/** Faces on the image shown small: its long side `side` pixels, centred on a white 256-pixel canvas (a page around it); boxes in pixels of the image. */
+async function facesShownSmall(img: RawImage, side: number): Promise<DetectedFace[]> {
+  const s = side / Math.max(img.width, img.height);
+  const w = Math.max(1, Math.round(img.width * s));
+  const h = Math.max(1, Math.round(img.height * s));
+  const small = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(w, h, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+  const canvas: RawImage = { data: new Uint8Array(256 * 256 * 3).fill(255), width: 256, height: 256 };
+  const x0 = Math.floor((256 - w) / 2);
+  const y0 = Math.floor((256 - h) / 2);
+  for (let r = 0; r < h; r++) canvas.data.set(small.subarray(r * w * 3, (r + 1) * w * 3), ((y0 + r) * 256 + x0) * 3);
+  return (await detectFacesRaw(canvas, { minScore: FACE_DEFAULT_MIN_SCORE })).map((f) => ({ ...f, box: [(f.box[0] - x0) / s, (f.box[1] - y0) / s, f.box[2] / s, f.box[3] / s] as Box }));
+}
+
+/**
+ * A thumbnail's patches, toned again while BlazeFace still finds a face over one of them at
+ * thumbnail size (issue 39): no patch grows, so no more of the evidence is covered.
+ */
+async function retoneForThumbnail(img: RawImage, regions: readonly BlurRegion[]): Promise<void> {
+  for (const tone of RETONES) {
+    const over = new Set<BlurRegion>();
+    for (const side of THUMBNAIL_SIDES) for (const f of await facesShownSmall(img, side)) for (const r of regions) if (centreIn(f.box, [r.box])) over.add(r);
+    if (over.size === 0) return;
+    for (const r of over) fill(img, r.box, tone);
+  }
+}
+
+/**
+ * Adds a covered region to the list; with `merge` (one patch per face, issue 39), a region over
+ * one already there — what a later pass covers again of the same face — widens that one instead.
+ */
+function addRegion(regions: BlurRegion[], region: BlurRegion, merge: boolean): void {
+  const same = merge ? regions.find((r) => sameFace(region.box, [r.box])) : undefined;
+  if (!same) {
+    regions.push(region);
+    return;
+  }
+  const x0 = Math.min(same.box[0], region.box[0]);
+  const y0 = Math.min(same.box[1], region.box[1]);
+  same.box = [x0, y0, Math.max(same.box[0] + same.box[2], region.box[0] + region.box[2]) - x0, Math.max(same.box[1] + same.box[3], region.box[1] + region.box[3]) - y0];
+}
+
 /** What {@link blurFaces} answers. */
 export type FaceBlurResult = FaceBlurReport & { jpeg: Buffer; width: number; height: number };
 
-/** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`). */
-export type FaceBlurFn = (image: Buffer) => Promise<FaceBlurResult>;
+/** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`); `people`: see {@link FaceBlurOptions.people}. */
+export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'tiles' | 'heads' | 'thumbnail' | 'patches'>) => Promise<FaceBlurResult>;
 
 const decode = async (image: Buffer): Promise<RawImage> => {
   const { data, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
@@ -236,10 +368,13 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
   for (let round = 0; round <= JPEG_CHECKS; round++) {
     img = await decode(jpeg);
     left = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
+    // With the people known, what the JPEG brought back of a covered face is covered again, not the false faces elsewhere.
+    const covered = report.regions.map((r) => r.box);
+    if (opts.people) left = left.filter((f) => sameFace(f.box, [...covered, ...report.found]));
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
       fill(img, f.box);
-      report.regions.push({ box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score });
+      addRegion(report.regions, { box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score }, opts.people !== undefined);
     }
     jpeg = await encode(img, quality);
   }

@@ -665,3 +665,30 @@ function shiftPerson(p: PersonDetection, dx: number, dy: number): PersonDetectio
     keypoints: p.keypoints.map((k) => ({ ...k, x: k.x + dx, y: k.y + dy })),
   };
 }
+
+/** A sampled frame without its pixels: what a job's journal keeps of it (issue 39). */
+export type FrameMeta = Omit<SampledFrame, 'jpeg'>;
+
+/**
+ * The pixels of frames sampled before (a job resumed after its sampling step): each frame decoded
+ * again at its time, at the size the sampler decoded it, and cut to its region when the sampler
+ * cropped it around the workers — the same picture, without scoring candidates again.
+ */
+export async function readFramesAt(path: string, info: VideoInfo, frames: readonly FrameMeta[], opts: { maxSide?: number; signal?: AbortSignal } = {}): Promise<SampledFrame[]> {
+  if (frames.length === 0) return [];
+  const size = outputSize(info, opts.maxSide);
+  const decoded = await decodeSeeks(path, size, nearestFrameStarts(frames.map((f) => f.timeSec), info.fps), opts.signal);
+  return Promise.all(
+    frames.map(async (f) => {
+      const nearest = [...decoded].sort((a, b) => Math.abs(a.timeSec - f.timeSec) - Math.abs(b.timeSec - f.timeSec))[0];
+      if (!nearest) throw new FrameExtractionError(`the frame at ${f.timeSec} s could not be read again`);
+      if (!f.region) return { ...f, jpeg: nearest.jpeg };
+      const left = Math.round(f.region.x * nearest.width);
+      const top = Math.round(f.region.y * nearest.height);
+      const width = Math.min(f.width, nearest.width - left);
+      const height = Math.min(f.height, nearest.height - top);
+      const jpeg = await sharp(nearest.jpeg).extract({ left, top, width, height }).jpeg({ quality: 90 }).toBuffer();
+      return { ...f, jpeg, width, height };
+    }),
+  );
+}

@@ -84,6 +84,11 @@ export function JobResultView({ job }: { job: JobDetail }) {
           <strong>{t('analyze.result.noWorkerSeen')}</strong> {t('analyze.result.noWorkerSeenHint')}
         </p>
       ) : null}
+      {!result.no_worker_seen && result.note ? (
+        <p className="not-asked-note warn" role="note">
+          {result.note}
+        </p>
+      ) : null}
       {jobTypeNote ? (
         <p className={result.job_type_source === 'fallback' ? 'job-type-note warn' : 'job-type-note muted small'} role={result.job_type_source === 'fallback' ? 'note' : undefined}>
           {jobTypeNote}

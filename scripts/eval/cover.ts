@@ -1,0 +1,88 @@
+/**
+ * Faces covered, not the evidence (issue 39; `npm run eval -- --blur`): each labelled photo goes
+ * the way a job's frame goes — a JPEG judged by the offline analyzer first, then its faces covered
+ * on the workers the judge found (`coverFaces`) — and the patches are compared with the labels:
+ * patches per photo against labelled heads (target: at most the heads + 10 %), and patches that
+ * cover more than 10 % of a labelled vest or torso box (target: none). The faces test
+ * (tests/faces.e2e) proves, apart, that no face is left.
+ */
+import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
+import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
+import { blurFaces, sameFace, type FaceBlurResult } from '../../services/analysis/src/engine/faceBlur.js';
+import { analyzePpeRaw } from '../../services/analysis/src/engine/ppe.js';
+import { parseYoloLabels } from '../yolo.js';
+import type { ClassIds } from './measure.js';
+
+type Box = [number, number, number, number];
+
+/** What covering the faces of the photos did, against their labels. */
+export interface CoverFigures {
+  photos: number;
+  /** Labelled heads (hard hat, bare head, other headgear). */
+  heads: number;
+  patches: number;
+  /** Labelled vest or torso boxes, and the patches covering more than 10 % of one of them. */
+  torsos: number;
+  patchesOverTorso: number;
+  /** The largest share of a labelled vest or torso box one patch covers. */
+  worstTorsoShare: number;
+  /** Faces BlazeFace still finds at its default score on the covered photos where the photo had one. */
+  remaining: number;
+}
+
+const area = (b: Box): number => Math.max(0, b[2]) * Math.max(0, b[3]);
+function intersection(a: Box, b: Box): number {
+  const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 ? w * h : 0;
+}
+
+/** How faces are covered: every face found (before issue 39), or the faces of the people the judge found (a job now). */
+export type CoverRule = 'every face' | 'people';
+
+/** A job's cover of one frame: judged first, then faces covered on the judge's workers (or, `every face`, all faces found). */
+export async function coverAsJob(jpeg: Buffer, rule: CoverRule = 'people'): Promise<FaceBlurResult> {
+  if (rule === 'every face') return blurFaces(jpeg, { quality: 90 });
+  const { data, info } = await sharp(jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  const frame: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  const persons = await analyzePpeRaw(frame);
+  return blurFaces(jpeg, { quality: 90, people: persons.flatMap((p) => [p.box, ...(p.head ? [p.head] : [])]) });
+}
+
+export async function measureCover(photos: ReadonlyArray<{ image: string; labelText: string }>, classes: ClassIds, rule: CoverRule = 'people', onProgress?: (done: number, total: number) => void): Promise<CoverFigures> {
+  const headClasses = new Set([classes.helmet, ...(classes.bareHead ?? []), classes.otherHeadgear].filter((c): c is number => c !== undefined));
+  const torsoClasses = new Set([classes.vest, classes.noVest].filter((c): c is number => c !== undefined));
+  const f: CoverFigures = { photos: 0, heads: 0, patches: 0, torsos: 0, patchesOverTorso: 0, worstTorsoShare: 0, remaining: 0 };
+  for (const [i, photo] of photos.entries()) {
+    const jpeg = await sharp(await readFile(photo.image)).rotate().jpeg({ quality: 90 }).toBuffer();
+    const covered = await coverAsJob(jpeg, rule);
+    const { width, height } = covered;
+    const labels = parseYoloLabels(photo.labelText).map((o) => ({ cls: o.cls, box: [o.box[0] * width, o.box[1] * height, o.box[2] * width, o.box[3] * height] as Box }));
+    const torsos = labels.filter((l) => torsoClasses.has(l.cls)).map((l) => l.box);
+    f.photos++;
+    f.heads += labels.filter((l) => headClasses.has(l.cls)).length;
+    f.torsos += torsos.length;
+    f.patches += covered.regions.length;
+    for (const r of covered.regions) {
+      const share = Math.max(0, ...torsos.map((t) => intersection(r.box, t) / Math.max(1, area(t))));
+      f.worstTorsoShare = Math.max(f.worstTorsoShare, share);
+      if (share > 0.1) f.patchesOverTorso++;
+    }
+    const before = (await detectFaces(jpeg)).faces.map((x) => x.box);
+    f.remaining += (await detectFaces(covered.jpeg)).faces.filter((x) => sameFace(x.box, before)).length;
+    onProgress?.(i + 1, photos.length);
+  }
+  return f;
+}
+
+export function formatCover(f: CoverFigures, rule: CoverRule = 'people'): string {
+  const perPhoto = (n: number) => (n / Math.max(1, f.photos)).toFixed(2);
+  const how = rule === 'people' ? 'faces covered as a job covers them (judged first, then the faces of the workers found)' : 'every face found covered (before issue 39)';
+  return (
+    `${how}: ${f.patches} patches on ${f.photos} photos ` +
+    `(${perPhoto(f.patches)} per photo) against ${f.heads} labelled heads (${perPhoto(f.heads)} per photo; target ≤ heads + 10 %: ${f.patches <= f.heads * 1.1 ? 'met' : 'NOT met'}); ` +
+    `${f.patchesOverTorso} patches cover more than 10 % of one of ${f.torsos} labelled vest or torso boxes (the most: ${(f.worstTorsoShare * 100).toFixed(0)} %; target none: ${f.patchesOverTorso === 0 ? 'met' : 'NOT met'}); ` +
+    `faces still found at BlazeFace's default score where the photo had one: ${f.remaining}\n`
+  );
+}

@@ -1,0 +1,480 @@
+/**
+ * The analysis of one job in named steps (issue 39):
+ *
+ *   sample → judge → cover → store evidence → report
+ *
+ * - **sample** (`sample`): the video → the frames worth judging (person-focus or uniform sampling),
+ *   with the workers the sampler's detector found in them.
+ * - **judge** (`judge`): where a frame is judged — the frames in composites, the job type, and the
+ *   vision model's verdict per worker and item, composite after composite ({@link AskPlan} says
+ *   what each composite is asked about).
+ * - **cover** (`cover`): where faces are covered — each frame once, before anything of it is stored;
+ *   the covered frames are stored.
+ * - **store evidence** (`storeEvidence`): composites built from the covered frames (searched once
+ *   more, every face) and each violation’s crop.
+ * - **report** (`report`): the result.
+ *
+ * A third-party model that must not see faces (the organisation's `blur_third_party`) is shown the
+ * covered frames: then cover runs before judge. Each step is a unit with its own input and output,
+ * its own journal entry (journal.ts) and its own test (test/pipeline.int.spec.ts): a job restarted
+ * after a crash resumes at the step it had reached, without redoing the steps before it.
+ */
+import type { JobQueued } from '@baret/proto';
+import type { ObjectStore } from '@baret/platform';
+import type { Logger } from 'pino';
+import sharp from 'sharp';
+import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
+import { buildComposites } from './engine/composites.js';
+import type { FaceBlurFn } from './engine/faceBlur.js';
+import { readFramesAt, samplePersonFocus, sampleUniform, type DetectFn, type FrameMeta } from './engine/frames.js';
+import { estimateCost, type ModelPricing } from './engine/pricing.js';
+import { probeVideo } from './engine/probe.js';
+import type { Composite, CompositeAnalysis, RelBox, SampledFrame, TokenUsage, VideoInfo, VisionAnalyzer } from './engine/types.js';
+import type { CompositeLayout, Journal, JournalDoc, JournalEntry } from './journal.js';
+import { AskPlan, Findings, type JobTypeSource } from './result.js';
+import { throttleProgress } from './samplingProgress.js';
+
+/** The names of the steps, in the order a job reaches them (cover comes first when the model sees covered frames). */
+export const STEPS = ['sample', 'judge', 'cover', 'store', 'report'] as const;
+export type StepName = (typeof STEPS)[number];
+
+/** The engines the steps work with (the worker's, see `WorkerDeps`). */
+export interface PipelineEngines {
+  objects: ObjectStore;
+  analyzer: VisionAnalyzer;
+  pricing: ModelPricing;
+  detect: DetectFn;
+  /** Covers the faces of an image before it is stored (issue 30; the detector pool's threads in the service). */
+  blurFaces: FaceBlurFn;
+  log: Logger;
+  clock: () => Date;
+}
+
+/** What the steps need of the worker: its engines, the job, and how to journal and report. */
+export interface StepContext extends PipelineEngines {
+  job: JobQueued;
+  attempt: number;
+  signal: AbortSignal;
+  journal: Journal;
+  /** Journals the entries (and `change`), then reports those not reported before. */
+  step(entries: JournalEntry[], change?: (doc: JournalDoc) => void): Promise<void>;
+  entry(key: string, type: string, data?: Record<string, unknown>): JournalEntry;
+  /** Reports without journaling (progress while sampling, the end of the job). */
+  publish(entries: JournalEntry[]): Promise<void>;
+  /** Throws when the job was cancelled. */
+  checkpoint(): Promise<void>;
+  /** The job's video on local disk (fetched once). */
+  video(): Promise<string>;
+  /** The organisation keeps unblurred copies for its managers (issue 30). */
+  keepUnblurred: boolean;
+  /** Records that the job has unblurred copies (so they are deleted when the managers may no longer see them). */
+  markUnblurred(): Promise<void>;
+  /** The model may be shown only covered frames (a third-party model, `blur_third_party`). */
+  modelSeesCovered: boolean;
+  /** Called as each step starts (tests stop a worker there). */
+  onStep?: (name: StepName) => Promise<void>;
+}
+
+/** An error whose message is written for the user. */
+export class UserFacingError extends Error {}
+
+/** Where a job's unblurred evidence lives (only when its organisation lets managers see it): under the job's own prefix, so deleting a job deletes it. */
+export const unblurredPrefix = (jobId: string): string => `jobs/${jobId}/unblurred/`;
+export const compositeKey = (jobId: string, index: number): string => `jobs/${jobId}/composites/${index}.jpg`;
+export const frameKey = (jobId: string, index: number): string => `jobs/${jobId}/frames/${String(index).padStart(3, '0')}.jpg`;
+/** The same object's unblurred copy. */
+const unblurredKey = (jobId: string, key: string): string => unblurredPrefix(jobId) + key.slice(`jobs/${jobId}/`.length);
+
+const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+async function readObject(objects: ObjectStore, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await objects.get(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sample
+
+/** The output of sample: the video and its frames; the pixels only in the run that sampled them. */
+export interface Sampled {
+  info: VideoInfo;
+  frames: FrameMeta[];
+  pixels?: SampledFrame[];
+}
+
+/** The video → the frames to judge. Journal: `sampled` (the frames' times, regions and workers). */
+export async function sample(ctx: StepContext): Promise<Sampled> {
+  const done = ctx.journal.doc.sampled;
+  if (done) return done;
+  const params = ctx.job.params!;
+  const path = await ctx.video();
+  const info = await probeVideo(path, ctx.signal);
+  await ctx.step([
+    ctx.entry('video_opened', 'video_opened', { duration_sec: round(info.durationSec, 3), width: info.width, height: info.height, fps: round(info.fps, 3), codec: info.codec }),
+  ]);
+  await ctx.checkpoint();
+  const count = params.targetComposites * params.framesPerComposite;
+  const started = Date.now();
+  // Progress while sampling (`frames_sampling`, throttled): reported in order, not journaled (a
+  // resumed job samples again and reports its own, under this attempt's keys).
+  let reported = 0;
+  let progress = Promise.resolve();
+  const onProgress = throttleProgress(
+    (done, total) => {
+      const entry = ctx.entry(`frames_sampling:${ctx.attempt}:${++reported}`, 'frames_sampling', { done, total });
+      progress = progress.then(() => ctx.publish([entry])).catch((err: unknown) => ctx.log.warn({ err, job_id: ctx.job.jobId }, 'could not report sampling progress'));
+    },
+    { now: () => ctx.clock().getTime() },
+  );
+  let frames: SampledFrame[];
+  try {
+    frames =
+      params.sampling === 'person'
+        ? await samplePersonFocus(path, info, count, ctx.detect, { signal: ctx.signal, onProgress })
+        : await sampleUniform(path, info, count, { signal: ctx.signal, onProgress });
+  } finally {
+    await progress; // every progress report is out before the next step's
+  }
+  if (frames.length === 0) throw new UserFacingError('No frames could be read from this video.');
+  const metas = frames.map(({ jpeg: _jpeg, ...meta }) => meta);
+  await ctx.step(
+    [
+      ctx.entry('frames_sampled', 'frames_sampled', {
+        count: frames.length,
+        sampling: params.sampling,
+        times_sec: frames.map((f) => round(f.timeSec, 2)),
+        elapsed_ms: Date.now() - started,
+      }),
+    ],
+    (doc) => (doc.sampled = JSON.parse(JSON.stringify({ info, frames: metas })) as Sampled),
+  );
+  return { info, frames: metas, pixels: frames };
+}
+
+/** The sampled frames' pixels, decoded once: the sampler's, or (a resumed job) read again from the video at their times. */
+export function framePixels(ctx: StepContext, sampled: Sampled): () => Promise<SampledFrame[]> {
+  let pixels: Promise<SampledFrame[]> | undefined = sampled.pixels && Promise.resolve(sampled.pixels);
+  return () => (pixels ??= ctx.video().then((path) => readFramesAt(path, sampled.info, sampled.frames, { signal: ctx.signal })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// judge
+
+/** The output of judge: the job type and every composite's verdicts, with their cost. */
+export interface Judged {
+  jobType: string;
+  jobTypeSource: JobTypeSource;
+  jobTypeConfidence: number | null;
+  findings: Findings;
+  usage: TokenUsage;
+  cost: number;
+  currency: string;
+  /** The workers the judge found, by frame index: boxes as fractions of the frame (whose faces cover covers). */
+  people: Map<number, RelBox[]>;
+}
+
+const layoutOf = (c: Composite): CompositeLayout => ({ index: c.index, width: c.width, height: c.height, cells: c.cells });
+
+/**
+ * The frames (as the model may see them) → verdicts. Journal: the composites' layout, the job type,
+ * each composite's analysis as it comes (a resumed job asks only the composites not judged), then
+ * `judged`.
+ */
+export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame[]>): Promise<Judged> {
+  const { analyzer, pricing, journal } = ctx;
+  const params = ctx.job.params!;
+  let composites: Composite[] | undefined;
+  const built = async (): Promise<Composite[]> => {
+    composites ??= await buildComposites(await frames(), { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite });
+    return composites;
+  };
+  if (!journal.doc.judged) {
+    const made = await built();
+    await ctx.step(
+      [ctx.entry('composites_created', 'composites_created', { count: made.length, frames_per_composite: params.framesPerComposite })],
+      (doc) => (doc.layout = JSON.parse(JSON.stringify(made.map(layoutOf))) as CompositeLayout[]),
+    );
+    await ctx.checkpoint();
+  }
+  const layout = journal.doc.layout!;
+
+  const price = pricing.priceFor(analyzer.modelName);
+  await ctx.step([
+    ctx.entry('model_pricing', 'model_pricing', { model: analyzer.modelName, input_per_1m: price.inputPer1m, output_per_1m: price.outputPer1m, currency: price.currency, known_price: price.known }),
+  ]);
+  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  let cost = 0;
+  /** Adds a model call to the job's totals; returns its usage report. */
+  const spend = (u: TokenUsage, stepName: string): JournalEntry => {
+    usage.promptTokens += u.promptTokens;
+    usage.completionTokens += u.completionTokens;
+    const c = estimateCost(u, price);
+    cost = Math.round((cost + c) * 1e6) / 1e6;
+    return ctx.entry(`llm_usage:${stepName}`, 'llm_usage', { step: stepName, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, estimated_cost: c, currency: price.currency });
+  };
+
+  let jobType = params.jobType;
+  let jobTypeSource: JobTypeSource = 'manual';
+  let jobTypeConfidence: number | null = null;
+  const classified = journal.doc.classification;
+  if (classified) {
+    jobType = classified.jobType;
+    jobTypeConfidence = classified.confidence ?? null;
+    jobTypeSource = jobTypeConfidence === 0 ? 'fallback' : 'model';
+    spend(classified.usage, 'classify');
+  } else if (jobType === 'auto') {
+    const classification = await analyzer.classifyJob((await built()).slice(0, 2), taskOptions('en'), ctx.signal);
+    jobType = classification.slug;
+    jobTypeConfidence = classification.confidence ?? null;
+    // An analyzer that cannot classify answers its fallback task with confidence 0.
+    jobTypeSource = classification.confidence === 0 ? 'fallback' : 'model';
+    await ctx.step(
+      [spend(classification.usage, 'classify'), ctx.entry('job_classified', 'job_classified', { job_type: jobType, method: jobTypeSource, confidence: jobTypeConfidence })],
+      (doc) => (doc.classification = { jobType: classification.slug, usage: classification.usage, confidence: jobTypeConfidence }),
+    );
+  } else {
+    await ctx.step([ctx.entry('job_classified', 'job_classified', { job_type: jobType, method: 'manual' })]);
+  }
+  const findings = new Findings(findTask(jobType)?.required_groups ?? []);
+  await ctx.checkpoint();
+
+  // Issue 39: the built-in analyzer costs nothing, so it judges every composite for every code;
+  // dedupe spares a paid model only what it would be asked again about workers already judged.
+  const plan = new AskPlan(params.dedupeByEquipment && analyzer.thirdParty === true);
+  for (const composite of layout) {
+    const codes = plan.codesFor(findings, composite);
+    const done = journal.doc.analyses.find((a) => a.index === composite.index);
+    if (done) {
+      // Judged before a restart: its findings and cost count, the model is not asked again.
+      findings.add(composite.index, done.analysis, composite.cells);
+      spend(done.analysis.usage, `composite_${composite.index}`);
+    } else if (codes.length > 0) {
+      const image = (await built())[composite.index]!;
+      const analysis = await analyzer.analyzeComposite(image, { equipment: equipmentOptions(codes, 'en') }, ctx.signal);
+      const violated = findings.add(composite.index, analysis, composite.cells);
+      const saved = JSON.parse(JSON.stringify(analysis)) as CompositeAnalysis;
+      await ctx.step(
+        [
+          spend(analysis.usage, `composite_${composite.index}`),
+          ctx.entry(`composite_analyzed:${composite.index}`, 'composite_analyzed', {
+            index: composite.index,
+            asked: codes,
+            seen: analysis.seen.map((s) => s.code),
+            missing: analysis.missing,
+            not_checked: analysis.notChecked,
+            persons: analysis.persons ?? null,
+            violated,
+          }),
+        ],
+        (doc) => doc.analyses.push({ index: composite.index, analysis: saved }),
+      );
+    }
+    await ctx.checkpoint();
+  }
+  const skipped = findings.notAsked.filter((n) => findings.codesToAsk(false).every((c) => n.codes.includes(c)));
+  const entries = skipped.length > 0 ? [ctx.entry('early_stop_triggered', 'early_stop_triggered', { skipped: skipped.length, composites: skipped.map((n) => n.composite_index) })] : [];
+  if (!journal.doc.judged || entries.length > 0) await ctx.step(entries, (doc) => (doc.judged = true));
+  const people = new Map<number, RelBox[]>();
+  for (const { analysis } of journal.doc.analyses) for (const w of analysis.workers ?? []) people.set(w.frameIndex, [...(people.get(w.frameIndex) ?? []), w.box]);
+  return { jobType, jobTypeSource, jobTypeConfidence, findings, usage, cost, currency: price.currency, people };
+}
+
+// ---------------------------------------------------------------------------------------------
+// cover
+
+/** The output of cover: the frames with their faces covered (stored), and how many faces were. */
+export interface Covered {
+  frames: SampledFrame[];
+  faces: number;
+  /** Each frame's patches, in its pixels, by frame index (a crop cut from the frame covers them again at its own size). */
+  patches: Map<number, PixelBox[]>;
+}
+
+/**
+ * The sampled frames → the same frames with every face covered, each frame once; only then is
+ * anything of them stored: the covered frames (and, for an organisation that keeps them for its
+ * managers, the unblurred ones under their own prefix). Journal: `covered`.
+ */
+export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Promise<SampledFrame[]>): Promise<Covered> {
+  const { objects, journal } = ctx;
+  const jobId = ctx.job.jobId;
+  const done = journal.doc.covered;
+  if (done) {
+    // Covered before a restart: read back from the object store.
+    const frames = await Promise.all(sampled.frames.map(async (f) => ({ ...f, jpeg: await readObject(objects, frameKey(jobId, f.index)) })));
+    return { frames, faces: done.faces, patches: new Map(Object.entries(done.patches ?? {}).map(([i, boxes]) => [Number(i), boxes])) };
+  }
+  const started = Date.now();
+  const frames = await plain();
+  // All at once: the detector pool spreads them over its threads.
+  // Every face found is covered, as before issue 39: covering only the faces of the workers found
+  // (`peopleOf`, FaceBlurOptions.people: half the patches on the validation photos) left a face the
+  // faces test finds on a rendered PDF page at tile scale — not used until that is understood.
+  const blurs = await Promise.all(frames.map((f) => ctx.blurFaces(f.jpeg)));
+  const covered = frames.map((f, i) => ({ ...f, jpeg: blurs[i]!.jpeg }));
+  const faces = blurs.reduce((n, b) => n + b.regions.length, 0);
+  const remaining = blurs.reduce((n, b) => n + b.remaining, 0);
+  if (remaining > 0) ctx.log.warn({ job_id: jobId, remaining }, 'the face detector still finds faces on blurred frames');
+  await ctx.checkpoint();
+  if (ctx.keepUnblurred) {
+    await ctx.markUnblurred();
+    await Promise.all(frames.map((f) => objects.put(unblurredKey(jobId, frameKey(jobId, f.index)), f.jpeg, { contentType: 'image/jpeg' })));
+  }
+  await Promise.all(covered.map((f) => objects.put(frameKey(jobId, f.index), f.jpeg, { contentType: 'image/jpeg' })));
+  const patches = new Map(frames.map((f, i) => [f.index, blurs[i]!.regions.map((r) => r.box)]));
+  await ctx.step(
+    [ctx.entry('frames_saved', 'frames_saved', { count: frames.length, face_regions_blurred: faces, elapsed_ms: Date.now() - started })],
+    (doc) => (doc.covered = { faces, patches: Object.fromEntries(patches) }),
+  );
+  return { frames: covered, faces, patches };
+}
+
+type PixelBox = [number, number, number, number];
+
+/** A worker's box widened a little (a tenth each side, a fifth above: the detector's box may cut the head), in pixels. */
+const widened = ([x, y, w, h]: PixelBox): PixelBox => [x - 0.1 * w, y - 0.2 * h, 1.2 * w, 1.3 * h];
+
+/**
+ * The people of a frame whose faces are covered (issue 39): the workers the sampler's detector and
+ * the judge found in it. Undefined — every face covered — when neither looked (uniform sampling,
+ * and cover running before a third-party model judged).
+ */
+export function peopleOf(frame: SampledFrame, judged?: Judged): PixelBox[] | undefined {
+  if (!frame.persons && !judged) return undefined;
+  const fromJudge = (judged?.people.get(frame.index) ?? []).map((b): PixelBox => [b.x * frame.width, b.y * frame.height, b.w * frame.width, b.h * frame.height]);
+  return [...(frame.persons ?? []).map((p) => p.box), ...fromJudge].map(widened);
+}
+
+// ---------------------------------------------------------------------------------------------
+// store evidence
+
+/** The output of store evidence: what was stored. */
+export interface Stored {
+  composites: number;
+  crops: number;
+}
+
+/**
+ * Covered frames and verdicts → the evidence a report shows: the composites (made of the covered
+ * frames, searched once more) and the crop of each violation's worker (searched for faces once
+ * more: enlarged, a face too small to find in the frame may show). Journal: `stored`.
+ */
+export async function storeEvidence(ctx: StepContext, covered: Covered, judged: Judged, plain: () => Promise<SampledFrame[]>): Promise<Stored> {
+  const done = ctx.journal.doc.stored;
+  if (done) return done;
+  const { objects } = ctx;
+  const jobId = ctx.job.jobId;
+  const params = ctx.job.params!;
+  const options = { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite };
+  const composites = await buildComposites(covered.frames, options);
+  // Made of covered frames, a composite is searched once more, as before issue 39 (every face, tiles
+  // and heads): at its scale BlazeFace finds faces the frames' search missed, and the PDF pages made
+  // of composites are searched on their tiles (tests/faces.e2e; covering only the people's faces here
+  // left faces a rendered page showed).
+  await Promise.all(
+    composites.map(async (c) => {
+      c.jpeg = (await ctx.blurFaces(c.jpeg)).jpeg;
+      await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
+    }),
+  );
+  const plainFrames = ctx.keepUnblurred ? await plain() : [];
+  if (ctx.keepUnblurred) {
+    for (const c of await buildComposites(plainFrames, options)) await objects.put(unblurredKey(jobId, compositeKey(jobId, c.index)), c.jpeg, { contentType: 'image/jpeg' });
+  }
+  const violations = judged.findings.violations;
+  for (const [n, v] of violations.entries()) {
+    ctx.signal.throwIfAborted();
+    const frame = covered.frames.find((f) => f.index === v.frame_index);
+    if (!frame) continue;
+    // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
+    // patches with it (covered again at the crop's size, so that their tone can change as well).
+    const cut = await cropWorker(frame.jpeg, v.box);
+    const patches = (covered.patches.get(frame.index) ?? []).map(([x, y, w, h]): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale]);
+    const crop = await ctx.blurFaces(cut.jpeg, { thumbnail: true, patches });
+    await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
+    const original = plainFrames.find((f) => f.index === v.frame_index);
+    if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, (await cropWorker(original.jpeg, v.box)).jpeg, { contentType: 'image/jpeg' });
+  }
+  const stored = { composites: composites.length, crops: violations.length };
+  await ctx.step([], (doc) => (doc.stored = stored));
+  return stored;
+}
+
+/** Long side of a violation's evidence crop at least (smaller crops are scaled up). */
+export const CROP_MIN_SIDE = 480;
+
+/** A worker's crop, and where it lies in the frame: its top-left corner (frame pixels) and its scale. */
+export interface WorkerCrop {
+  jpeg: Buffer;
+  left: number;
+  top: number;
+  scale: number;
+}
+
+/** The worker's box out of a frame, with a quarter of its size as margin, at least {@link CROP_MIN_SIDE} px on the long side. */
+export async function cropWorker(frame: Buffer, box: RelBox): Promise<WorkerCrop> {
+  const meta = await sharp(frame).metadata();
+  const W = meta.width ?? 1;
+  const H = meta.height ?? 1;
+  const mx = box.w * 0.25;
+  const my = box.h * 0.15;
+  const left = Math.max(0, Math.floor((box.x - mx) * W));
+  const top = Math.max(0, Math.floor((box.y - my) * H));
+  const width = Math.max(1, Math.min(W - left, Math.ceil((box.w + 2 * mx) * W)));
+  const height = Math.max(1, Math.min(H - top, Math.ceil((box.h + 2 * my) * H)));
+  const long = Math.max(width, height);
+  const scale = long < CROP_MIN_SIDE ? CROP_MIN_SIDE / long : 1;
+  const jpeg = await sharp(frame)
+    .extract({ left, top, width, height })
+    .resize(Math.round(width * scale), Math.round(height * scale), { fit: 'fill' })
+    .jpeg({ quality: 88 })
+    .toBuffer();
+  return { jpeg, left, top, scale };
+}
+
+// ---------------------------------------------------------------------------------------------
+// report
+
+/** Verdicts → the job's result, reported as `job_completed` (the end of the job: not journaled). */
+export async function report(ctx: StepContext, judged: Judged): Promise<void> {
+  const result = judged.findings.result({
+    jobType: judged.jobType,
+    jobTypeSource: judged.jobTypeSource,
+    jobTypeConfidence: judged.jobTypeConfidence,
+    modelUsed: ctx.analyzer.modelName,
+    usage: judged.usage,
+    estimatedCost: judged.cost,
+    currency: judged.currency,
+  });
+  await ctx.publish([ctx.entry('job_completed', 'job_completed', { result })]);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The job's life, step after step (see the top of this file). */
+export async function runPipeline(ctx: StepContext): Promise<void> {
+  const at = async (name: StepName) => {
+    await ctx.checkpoint();
+    await ctx.onStep?.(name);
+  };
+  await at('sample');
+  const sampled = await sample(ctx);
+  const plain = framePixels(ctx, sampled);
+  let covered: Covered | undefined;
+  if (ctx.modelSeesCovered) {
+    await at('cover');
+    covered = await cover(ctx, sampled, plain);
+  }
+  await at('judge');
+  const shown = covered;
+  const judged = await judge(ctx, shown ? () => Promise.resolve(shown.frames) : plain);
+  if (!covered) {
+    await at('cover');
+    covered = await cover(ctx, sampled, plain);
+  }
+  await at('store');
+  await storeEvidence(ctx, covered, judged, plain);
+  await at('report');
+  await report(ctx, judged);
+}
