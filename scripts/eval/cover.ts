@@ -38,7 +38,7 @@ function intersection(a: Box, b: Box): number {
   return w > 0 && h > 0 ? w * h : 0;
 }
 
-/** How faces are covered: every face found (before issue 39), or the faces of the people the judge found (a job now). */
+/** How faces are covered: every face found (what a job does), or only the faces of the people found (FaceBlurOptions.people, measured, not used by jobs yet). */
 export type CoverRule = 'every face' | 'people';
 
 /** A job's cover of one frame: judged first, then faces covered on the judge's workers (or, `every face`, all faces found). */

@@ -170,8 +170,6 @@ export interface Judged {
   usage: TokenUsage;
   cost: number;
   currency: string;
-  /** The workers the judge found, by frame index: boxes as fractions of the frame (whose faces cover covers). */
-  people: Map<number, RelBox[]>;
 }
 
 const layoutOf = (c: Composite): CompositeLayout => ({ index: c.index, width: c.width, height: c.height, cells: c.cells });
@@ -275,9 +273,7 @@ export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame
   const skipped = findings.notAsked.filter((n) => findings.codesToAsk(false).every((c) => n.codes.includes(c)));
   const entries = skipped.length > 0 ? [ctx.entry('early_stop_triggered', 'early_stop_triggered', { skipped: skipped.length, composites: skipped.map((n) => n.composite_index) })] : [];
   if (!journal.doc.judged || entries.length > 0) await ctx.step(entries, (doc) => (doc.judged = true));
-  const people = new Map<number, RelBox[]>();
-  for (const { analysis } of journal.doc.analyses) for (const w of analysis.workers ?? []) people.set(w.frameIndex, [...(people.get(w.frameIndex) ?? []), w.box]);
-  return { jobType, jobTypeSource, jobTypeConfidence, findings, usage, cost, currency: price.currency, people };
+  return { jobType, jobTypeSource, jobTypeConfidence, findings, usage, cost, currency: price.currency };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,7 +305,7 @@ export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Pro
   const frames = await plain();
   // All at once: the detector pool spreads them over its threads.
   // Every face found is covered, as before issue 39: covering only the faces of the workers found
-  // (`peopleOf`, FaceBlurOptions.people: half the patches on the validation photos) left a face the
+  // (FaceBlurOptions.people: half the patches on the validation photos) left a face the
   // faces test finds on a rendered PDF page at tile scale — not used until that is understood.
   const blurs = await Promise.all(frames.map((f) => ctx.blurFaces(f.jpeg)));
   const covered = frames.map((f, i) => ({ ...f, jpeg: blurs[i]!.jpeg }));
@@ -331,20 +327,6 @@ export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Pro
 }
 
 type PixelBox = [number, number, number, number];
-
-/** A worker's box widened a little (a tenth each side, a fifth above: the detector's box may cut the head), in pixels. */
-const widened = ([x, y, w, h]: PixelBox): PixelBox => [x - 0.1 * w, y - 0.2 * h, 1.2 * w, 1.3 * h];
-
-/**
- * The people of a frame whose faces are covered (issue 39): the workers the sampler's detector and
- * the judge found in it. Undefined — every face covered — when neither looked (uniform sampling,
- * and cover running before a third-party model judged).
- */
-export function peopleOf(frame: SampledFrame, judged?: Judged): PixelBox[] | undefined {
-  if (!frame.persons && !judged) return undefined;
-  const fromJudge = (judged?.people.get(frame.index) ?? []).map((b): PixelBox => [b.x * frame.width, b.y * frame.height, b.w * frame.width, b.h * frame.height]);
-  return [...(frame.persons ?? []).map((p) => p.box), ...fromJudge].map(widened);
-}
 
 // ---------------------------------------------------------------------------------------------
 // store evidence
