@@ -38,7 +38,7 @@ function intersection(a: Box, b: Box): number {
   return w > 0 && h > 0 ? w * h : 0;
 }
 
-/** How faces are covered: every face found (what a job does), or only the faces of the people found (FaceBlurOptions.people, measured, not used by jobs yet). */
+/** How faces are covered: only the faces of the people found (what a job does, FaceBlurOptions.people), or every face found (before issue 39). */
 export type CoverRule = 'every face' | 'people';
 
 /** A job's cover of one frame: judged first, then faces covered on the judge's workers (or, `every face`, all faces found). */
@@ -47,7 +47,7 @@ export async function coverAsJob(jpeg: Buffer, rule: CoverRule = 'people'): Prom
   const { data, info } = await sharp(jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const frame: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
   const persons = await analyzePpeRaw(frame);
-  return blurFaces(jpeg, { quality: 90, people: persons.flatMap((p) => [p.box, ...(p.head ? [p.head] : [])]) });
+  return blurFaces(jpeg, { quality: 90, people: { persons: persons.map((p) => p.box), heads: persons.flatMap((p) => (p.head ? [p.head] : [])) } });
 }
 
 export async function measureCover(photos: ReadonlyArray<{ image: string; labelText: string }>, classes: ClassIds, rule: CoverRule = 'people', onProgress?: (done: number, total: number) => void): Promise<CoverFigures> {

@@ -25,7 +25,8 @@ import type { Logger } from 'pino';
 import sharp from 'sharp';
 import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
 import { buildComposites } from './engine/composites.js';
-import type { FaceBlurFn } from './engine/faceBlur.js';
+import type { FaceBlurFn, People } from './engine/faceBlur.js';
+import type { OfflinePersonFinding } from './engine/offlineAnalyzer.js';
 import { readFramesAt, samplePersonFocus, sampleUniform, type DetectFn, type FrameMeta } from './engine/frames.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
@@ -170,6 +171,18 @@ export interface Judged {
   usage: TokenUsage;
   cost: number;
   currency: string;
+  /**
+   * The workers the judge found, by frame index (issue 39): their person and head boxes as
+   * fractions of the frame, whose faces cover covers. A frame not here was not judged (or the model
+   * does not say where its workers are): every face found in it is covered.
+   */
+  people: Map<number, FramePeople>;
+}
+
+/** The workers of a frame, as fractions of it. */
+export interface FramePeople {
+  persons: RelBox[];
+  heads: RelBox[];
 }
 
 const layoutOf = (c: Composite): CompositeLayout => ({ index: c.index, width: c.width, height: c.height, cells: c.cells });
@@ -273,7 +286,41 @@ export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame
   const skipped = findings.notAsked.filter((n) => findings.codesToAsk(false).every((c) => n.codes.includes(c)));
   const entries = skipped.length > 0 ? [ctx.entry('early_stop_triggered', 'early_stop_triggered', { skipped: skipped.length, composites: skipped.map((n) => n.composite_index) })] : [];
   if (!journal.doc.judged || entries.length > 0) await ctx.step(entries, (doc) => (doc.judged = true));
-  return { jobType, jobTypeSource, jobTypeConfidence, findings, usage, cost, currency: price.currency };
+  return { jobType, jobTypeSource, jobTypeConfidence, findings, usage, cost, currency: price.currency, people: peopleJudged(journal.doc.analyses, layout) };
+}
+
+/**
+ * The workers each judged frame shows (see {@link Judged.people}): the offline analyzer's persons
+ * and heads (in pixels of the frame's cell), or a model's workers' boxes; none for a composite whose
+ * analysis does not say where its workers are.
+ */
+export function peopleJudged(analyses: ReadonlyArray<{ index: number; analysis: CompositeAnalysis }>, layout: readonly CompositeLayout[]): Map<number, FramePeople> {
+  const people = new Map<number, FramePeople>();
+  for (const { index, analysis } of analyses) {
+    const cells = layout.find((l) => l.index === index)?.cells ?? [];
+    const offline = (analysis as CompositeAnalysis & { findings?: OfflinePersonFinding[] }).findings;
+    if (!offline && !analysis.workers) continue;
+    for (const cell of cells) people.set(cell.frameIndex, { persons: [], heads: [] });
+    const rel = ([x, y, w, h]: readonly number[], cell: (typeof cells)[number]): RelBox => ({ x: x! / cell.width, y: y! / cell.height, w: w! / cell.width, h: h! / cell.height });
+    if (offline) {
+      for (const f of offline) {
+        const cell = cells.find((c) => c.frameIndex === f.frameIndex);
+        const here = people.get(f.frameIndex);
+        if (!cell || !here) continue;
+        here.persons.push(rel(f.box, cell));
+        if (f.head) here.heads.push(rel(f.head, cell));
+      }
+    } else {
+      for (const w of analysis.workers ?? []) people.get(w.frameIndex)?.persons.push(w.box);
+    }
+  }
+  return people;
+}
+
+/** A frame's people (fractions) in pixels of an image `width` × `height` placed at `left`, `top`. */
+export function peopleIn(p: FramePeople, width: number, height: number, left = 0, top = 0): People {
+  const px = (b: RelBox): PixelBox => [left + b.x * width, top + b.y * height, b.w * width, b.h * height];
+  return { persons: p.persons.map(px), heads: p.heads.map(px) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +339,7 @@ export interface Covered {
  * anything of them stored: the covered frames (and, for an organisation that keeps them for its
  * managers, the unblurred ones under their own prefix). Journal: `covered`.
  */
-export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Promise<SampledFrame[]>): Promise<Covered> {
+export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Promise<SampledFrame[]>, people?: Map<number, FramePeople>): Promise<Covered> {
   const { objects, journal } = ctx;
   const jobId = ctx.job.jobId;
   const done = journal.doc.covered;
@@ -303,11 +350,16 @@ export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Pro
   }
   const started = Date.now();
   const frames = await plain();
-  // All at once: the detector pool spreads them over its threads.
-  // Every face found is covered, as before issue 39: covering only the faces of the workers found
-  // (FaceBlurOptions.people: half the patches on the validation photos) left a face the
-  // faces test finds on a rendered PDF page at tile scale — not used until that is understood.
-  const blurs = await Promise.all(frames.map((f) => ctx.blurFaces(f.jpeg)));
+  // All at once: the detector pool spreads them over its threads. A judged frame: the faces of the
+  // workers the judge found (their heads, the tops of their boxes) and the faces BlazeFace is sure
+  // of; a frame not judged (cover before a third-party model, a composite a paid model was not
+  // asked): every face found.
+  const blurs = await Promise.all(
+    frames.map((f) => {
+      const here = people?.get(f.index);
+      return ctx.blurFaces(f.jpeg, here ? { people: peopleIn(here, f.width, f.height) } : {});
+    }),
+  );
   const covered = frames.map((f, i) => ({ ...f, jpeg: blurs[i]!.jpeg }));
   const faces = blurs.reduce((n, b) => n + b.regions.length, 0);
   const remaining = blurs.reduce((n, b) => n + b.remaining, 0);
@@ -350,34 +402,50 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
   const params = ctx.job.params!;
   const options = { targetComposites: params.targetComposites, framesPerComposite: params.framesPerComposite };
   const composites = await buildComposites(covered.frames, options);
-  // Made of covered frames, a composite is searched once more, as before issue 39 (every face, tiles
-  // and heads): at its scale BlazeFace finds faces the frames' search missed, and the PDF pages made
-  // of composites are searched on their tiles (tests/faces.e2e; covering only the people's faces here
-  // left faces a rendered page showed).
-  await Promise.all(
-    composites.map(async (c) => {
-      c.jpeg = (await ctx.blurFaces(c.jpeg)).jpeg;
-      await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
-    }),
-  );
+  // Made of covered frames, a composite is searched once more at its own scale, where BlazeFace may
+  // find what the frames' search did not: on the whole composite, the faces of its workers (the
+  // frames' people placed in their cells) and those BlazeFace is sure of — or every face, tiles and
+  // heads, when one of its frames was not judged.
+  const work: Array<Promise<void>> = composites.map(async (c) => {
+    const cells = c.cells.map((cell) => ({ cell, people: judged.people.get(cell.frameIndex) }));
+    const people = cells.every((x) => x.people)
+      ? cells.reduce<People>(
+          (all, { cell, people: p }) => {
+            const placed = peopleIn(p!, cell.width, cell.height, cell.x, cell.y);
+            return { persons: [...all.persons, ...placed.persons], heads: [...all.heads, ...placed.heads] };
+          },
+          { persons: [], heads: [] },
+        )
+      : undefined;
+    c.jpeg = (await ctx.blurFaces(c.jpeg, people ? { people, tiles: false, heads: false } : {})).jpeg;
+    await objects.put(compositeKey(jobId, c.index), c.jpeg, { contentType: 'image/jpeg' });
+  });
   const plainFrames = ctx.keepUnblurred ? await plain() : [];
   if (ctx.keepUnblurred) {
     for (const c of await buildComposites(plainFrames, options)) await objects.put(unblurredKey(jobId, compositeKey(jobId, c.index)), c.jpeg, { contentType: 'image/jpeg' });
   }
   const violations = judged.findings.violations;
-  for (const [n, v] of violations.entries()) {
-    ctx.signal.throwIfAborted();
-    const frame = covered.frames.find((f) => f.index === v.frame_index);
-    if (!frame) continue;
-    // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
-    // patches with it (covered again at the crop's size, so that their tone can change as well).
-    const cut = await cropWorker(frame.jpeg, v.box);
-    const patches = (covered.patches.get(frame.index) ?? []).map(([x, y, w, h]): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale]);
-    const crop = await ctx.blurFaces(cut.jpeg, { thumbnail: true, patches });
-    await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
-    const original = plainFrames.find((f) => f.index === v.frame_index);
-    if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, (await cropWorker(original.jpeg, v.box)).jpeg, { contentType: 'image/jpeg' });
-  }
+  // The crops alongside the composites: the detector pool keeps both threads busy.
+  work.push(
+    ...violations.map(async (v, n) => {
+      ctx.signal.throwIfAborted();
+      const frame = covered.frames.find((f) => f.index === v.frame_index);
+      if (!frame) return;
+      // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
+      // patches with it (covered again at the crop's size, so that their tone can change as well);
+      // enlarged, the worker's face is searched once more on the whole crop.
+      const cut = await cropWorker(frame.jpeg, v.box);
+      const inCrop = ([x, y, w, h]: PixelBox): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale];
+      const patches = (covered.patches.get(frame.index) ?? []).map(inCrop);
+      const here = judged.people.get(frame.index);
+      const people = here && { persons: [inCrop(peopleIn({ persons: [v.box], heads: [] }, frame.width, frame.height).persons[0]!)], heads: peopleIn(here, frame.width, frame.height).heads.map(inCrop) };
+      const crop = await ctx.blurFaces(cut.jpeg, { thumbnail: true, patches, ...(people ? { people, tiles: false, heads: false } : {}) });
+      await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
+      const original = plainFrames.find((f) => f.index === v.frame_index);
+      if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, (await cropWorker(original.jpeg, v.box)).jpeg, { contentType: 'image/jpeg' });
+    }),
+  );
+  await Promise.all(work);
   const stored = { composites: composites.length, crops: violations.length };
   await ctx.step([], (doc) => (doc.stored = stored));
   return stored;
@@ -453,7 +521,7 @@ export async function runPipeline(ctx: StepContext): Promise<void> {
   const judged = await judge(ctx, shown ? () => Promise.resolve(shown.frames) : plain);
   if (!covered) {
     await at('cover');
-    covered = await cover(ctx, sampled, plain);
+    covered = await cover(ctx, sampled, plain, judged.people);
   }
   await at('store');
   await storeEvidence(ctx, covered, judged, plain);

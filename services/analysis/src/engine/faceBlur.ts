@@ -42,13 +42,14 @@ export interface FaceBlurOptions {
   /** Score at which a face is blurred, default {@link FACE_BLUR_MIN_SCORE}. */
   minScore?: number;
   /**
-   * The workers the judge found (issue 39): their person and head boxes, in pixels of the image.
-   * Given, only the faces of people are covered — a face inside one of these boxes, or one BlazeFace
-   * is sure of ({@link FACE_SURE_SCORE}) wherever it is — and a head with no face found is covered
-   * only where it is one of theirs; the trees, walls, chests and vests where BlazeFace and the
-   * head detector see faces at low scores stay as they are. Absent, every face found is covered.
+   * The workers the judge found (issue 39), in pixels of the image. Given, only the faces of people
+   * are covered — a face in one of their face zones ({@link faceZones}: a head, the top of a person
+   * box), or one BlazeFace is sure of ({@link FACE_SURE_SCORE}) wherever it is — one patch per face;
+   * the image's tiles are the zones' ({@link zoneTiles}) and a head with no face found is one of
+   * theirs (the head detector does not run again). The trees, walls, chests and vests where BlazeFace
+   * sees faces at low scores stay as they are. Absent, every face found is covered.
    */
-  people?: Box[];
+  people?: People;
   /** Search the image’s tiles too (default true). */
   tiles?: boolean;
   /**
@@ -87,7 +88,53 @@ export const RETONES: ReadonlyArray<(colour: number[]) => number[]> = [
  * A face BlazeFace is sure of: its own default score on the whole image, the score the faces test
  * checks stored images at — such a face is covered wherever it is, in a person box or not.
  */
-export const FACE_SURE_SCORE = FACE_DEFAULT_MIN_SCORE;
+export const FACE_SURE_SCORE = 0.5;
+
+/** The workers of an image: their person boxes and head boxes, in its pixels. */
+export interface People {
+  persons: Box[];
+  heads: Box[];
+}
+
+/**
+ * Where the face of one of `people` can be (issue 39): around each head box, and the top of each
+ * person box — its upper part down to a little more than its width (a standing worker's head and
+ * neck, a close-up's face), never the chest below — clipped to the image.
+ */
+export function faceZones(people: People, width: number, height: number): Box[] {
+  const zones: Box[] = people.heads.map(([x, y, w, h]) => [x - 0.25 * w, y - 0.25 * h, 1.5 * w, 1.5 * h]);
+  for (const [x, y, w, h] of people.persons) zones.push([x - 0.1 * w, y - 0.1 * h, 1.2 * w, Math.min(0.55 * h, 1.2 * w) + 0.1 * h]);
+  return zones.flatMap((z): Box[] => {
+    const x0 = clamp(z[0], 0, width);
+    const y0 = clamp(z[1], 0, height);
+    const x1 = clamp(z[0] + z[2], 0, width);
+    const y1 = clamp(z[1] + z[3], 0, height);
+    return x1 - x0 >= 1 && y1 - y0 >= 1 ? [[x0, y0, x1 - x0, y1 - y0]] : [];
+  });
+}
+
+/** Side of a zone's tile at least (pixels): a face in it is large enough for BlazeFace's 256-pixel input, and no smaller crop is enlarged into texture. */
+export const ZONE_TILE_MIN_SIDE = 96;
+
+/**
+ * One square tile per face zone (issue 39), in place of the whole image's tiles: a worker's face,
+ * small in the whole image, fills a good part of its zone's tile. A tile close to the image's own
+ * size is left out (the whole image is searched anyway), and so is one centred in a tile already
+ * chosen of about its size (a head zone inside its person's).
+ */
+export function zoneTiles(zones: readonly Box[], width: number, height: number): Box[] {
+  const tiles: Box[] = [];
+  for (const [x, y, w, h] of zones) {
+    const side = Math.min(Math.max(w, h, ZONE_TILE_MIN_SIDE), width, height);
+    if (side * 1.25 >= Math.max(width, height)) continue;
+    const tx = clamp(x + w / 2 - side / 2, 0, width - side);
+    const ty = clamp(y + h / 2 - side / 2, 0, height - side);
+    const tile: Box = [tx, ty, side, side];
+    if (tiles.some((t) => centreIn(tile, [t]) && Math.max(t[2], side) / Math.min(t[2], side) < 1.6)) continue;
+    tiles.push(tile);
+  }
+  return tiles;
+}
 
 /** Whether `box`'s centre lies inside one of `boxes`. */
 const centreIn = (box: Box, boxes: readonly Box[]): boolean => {
@@ -182,8 +229,6 @@ function cropRaw(img: RawImage, [x, y, w, h]: Box): RawImage {
   return { data, width, height };
 }
 
-const intersects = (a: Box, b: Box): boolean => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
-
 /** Score a face found on a tile needs: tiles enlarge textures into false faces, a real small face scores high (ADR 0024). */
 export const TILE_MIN_SCORE = 0.5;
 
@@ -191,15 +236,15 @@ export const TILE_MIN_SCORE = 0.5;
  * Faces on the whole image (at `minScore`) and on its tiles (at {@link TILE_MIN_SCORE}), in pixels
  * of the image; the same face found on the image and on a tile is kept once.
  */
-export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: readonly Box[]): Promise<DetectedFace[]> {
-  const found: DetectedFace[] = (await detectFacesRaw(img, { minScore })).filter((f) => !people || f.score >= FACE_SURE_SCORE || centreIn(f.box, people));
+export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: People): Promise<DetectedFace[]> {
+  const zones = people && faceZones(people, img.width, img.height);
+  const found: DetectedFace[] = (await detectFacesRaw(img, { minScore })).filter((f) => !zones || f.score >= FACE_SURE_SCORE || centreIn(f.box, zones));
   if (!tiles) return found;
-  // With the people known, only the tiles that show one of them are searched (what a tile finds elsewhere is texture).
-  const inPeople = (tile: Box) => !people || people.some((b) => intersects(b, tile));
-  for (const tile of faceTiles(img.width, img.height).filter(inPeople)) {
+  // With the people known, the tiles are their face zones' (what a tile finds elsewhere is texture).
+  for (const tile of zones ? zoneTiles(zones, img.width, img.height) : faceTiles(img.width, img.height)) {
     for (const f of await detectFacesRaw(cropRaw(img, tile), { minScore: Math.max(minScore, TILE_MIN_SCORE) })) {
       const box: Box = [f.box[0] + Math.floor(tile[0]), f.box[1] + Math.floor(tile[1]), f.box[2], f.box[3]];
-      if (people && !centreIn(box, people)) continue;
+      if (zones && !centreIn(box, zones)) continue;
       if (found.some((g) => overlapOfSmaller(g.box, box) > 0.5)) continue;
       found.push({ box, score: f.score, landmarks: f.landmarks.map(([px, py]) => [px + Math.floor(tile[0]), py + Math.floor(tile[1])]) });
     }
@@ -261,10 +306,11 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
   }
   let faces = await findFaces(img, minScore, opts.tiles ?? true, people);
   const found = faces.map((f) => f.box);
-  let heads: DetectedHead[] = [];
-  // With the people known and nobody among them, there is no head of theirs to look for.
-  if ((opts.heads ?? true) && !(people && people.length === 0)) {
-    heads = (await detectHeads(img)).filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3) && (!people || centreIn(h.box, people)));
+  let heads: Array<Pick<DetectedHead, 'box' | 'score'>> = [];
+  if (opts.heads ?? true) {
+    // With the people known, their heads are the judge's: the head detector does not run again.
+    const candidates = people ? people.heads.map((box) => ({ box, score: 1 })) : await detectHeads(img);
+    heads = candidates.filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3));
   }
   let passes = 0;
   while ((faces.length > 0 || heads.length > 0) && passes < MAX_PASSES) {
@@ -286,6 +332,7 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     // (with the people known: only what the blur left of a face it covered, not new false faces elsewhere).
     faces = (await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false)).filter((f) => !people || sameFace(f.box, [...found, ...regions.map((r) => r.box)]));
   }
+  if (people) mergeByHead(img, regions, people.heads);
   if (opts.thumbnail) await retoneForThumbnail(img, regions);
   const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
   const remaining = left.filter((f) => sameFace(f.box, found)).length;
@@ -334,6 +381,24 @@ function addRegion(regions: BlurRegion[], region: BlurRegion, merge: boolean): v
   const x0 = Math.min(same.box[0], region.box[0]);
   const y0 = Math.min(same.box[1], region.box[1]);
   same.box = [x0, y0, Math.max(same.box[0] + same.box[2], region.box[0] + region.box[2]) - x0, Math.max(same.box[1] + same.box[3], region.box[1] + region.box[3]) - y0];
+}
+
+/**
+ * One patch per face (issue 39): patches whose centres lie around the same head (its face zone)
+ * become one, over the box that holds them all.
+ */
+function mergeByHead(img: RawImage, regions: BlurRegion[], heads: Box[]): void {
+  for (const zone of faceZones({ persons: [], heads }, img.width, img.height)) {
+    const mine = regions.filter((r) => centreIn(r.box, [zone]));
+    if (mine.length < 2) continue;
+    const x0 = Math.min(...mine.map((r) => r.box[0]));
+    const y0 = Math.min(...mine.map((r) => r.box[1]));
+    const box: Box = [x0, y0, Math.max(...mine.map((r) => r.box[0] + r.box[2])) - x0, Math.max(...mine.map((r) => r.box[1] + r.box[3])) - y0];
+    fill(img, box);
+    const score = Math.max(...mine.map((r) => r.score));
+    for (const r of mine) regions.splice(regions.indexOf(r), 1);
+    regions.push({ box, source: 'face', score });
+  }
 }
 
 /** What {@link blurFaces} answers. */

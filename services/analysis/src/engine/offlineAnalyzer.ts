@@ -47,6 +47,8 @@ export interface OfflinePersonFinding {
   timeSec: number;
   /** [x, y, width, height] in pixels of the cell's frame. */
   box: [number, number, number, number];
+  /** The worker's head, [x, y, width, height] in pixels of the cell's frame, when placed. */
+  head?: [number, number, number, number];
   hardHat: HardHatVerdict;
   hiVis: HiVisVerdict;
   scores: PpeScores;
@@ -122,7 +124,7 @@ export class OfflineAnalyzer implements VisionAnalyzer {
       persons = Math.max(persons, found.length);
       const ordered = [...found].sort((a, b) => a.box[0] - b.box[0]);
       for (const [i, p] of ordered.entries()) {
-        result.findings.push({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, box: p.box, hardHat: p.hardHat, hiVis: p.hiVis, scores: p.scores });
+        result.findings.push({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, box: p.box, ...(p.head ? { head: p.head } : {}), hardHat: p.hardHat, hiVis: p.hiVis, scores: p.scores });
         const verdicts: Record<string, WearVerdict> = {};
         const reasons: Record<string, NotWornReason> = {};
         const reason = HAT_REASON[p.hardHat];
