@@ -64,7 +64,6 @@ const read = async (key: string): Promise<Buffer> => {
  * hand, placed where the image shows them), or one it is sure of anywhere. What it finds on a hand,
  * a vest or a timecode is no one's face.
  */
-type Place = (b: Box) => Box;
 const labelledHeads = async (prefix: string): Promise<Box[]> => {
   const image = vest4(prefix);
   const { width, height } = await sharp(image).metadata();
