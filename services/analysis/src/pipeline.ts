@@ -253,7 +253,22 @@ export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame
   // Issue 39: the built-in analyzer costs nothing, so it judges every composite for every code;
   // dedupe spares a paid model only what it would be asked again about workers already judged.
   const plan = new AskPlan(params.dedupeByEquipment && analyzer.thirdParty === true);
-  for (const composite of layout) {
+  // The built-in analyzer asks every composite the same codes, whatever the others showed: the next
+  // composite is judged while this one's verdicts are recorded (both threads of the detector pool
+  // stay busy). A paid model is asked one composite after the other: with dedupe what it is asked
+  // depends on the ones before, and a job that fails stops paying at once.
+  const ahead = analyzer.thirdParty !== true;
+  const asked = new Map<number, Promise<CompositeAnalysis>>();
+  const ask = (index: number, codes: string[]): Promise<CompositeAnalysis> => {
+    let analysis = asked.get(index);
+    if (!analysis) {
+      analysis = built().then((all) => analyzer.analyzeComposite(all[index]!, { equipment: equipmentOptions(codes, 'en') }, ctx.signal));
+      analysis.catch(() => undefined); // awaited in its turn; a failure ahead of it is not unhandled
+      asked.set(index, analysis);
+    }
+    return analysis;
+  };
+  for (const [at, composite] of layout.entries()) {
     const codes = plan.codesFor(findings, composite);
     const done = journal.doc.analyses.find((a) => a.index === composite.index);
     if (done) {
@@ -261,8 +276,12 @@ export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame
       findings.add(composite.index, done.analysis, composite.cells);
       spend(done.analysis.usage, `composite_${composite.index}`);
     } else if (codes.length > 0) {
-      const image = (await built())[composite.index]!;
-      const analysis = await analyzer.analyzeComposite(image, { equipment: equipmentOptions(codes, 'en') }, ctx.signal);
+      const analysis = await (async () => {
+        const own = ask(composite.index, codes);
+        const next = layout[at + 1];
+        if (ahead && next && !journal.doc.analyses.some((a) => a.index === next.index)) void ask(next.index, codes);
+        return own;
+      })();
       const violated = findings.add(composite.index, analysis, composite.cells);
       const saved = JSON.parse(JSON.stringify(analysis)) as CompositeAnalysis;
       await ctx.step(

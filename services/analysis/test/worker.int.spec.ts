@@ -244,9 +244,13 @@ describe('a job interrupted mid-analysis', () => {
       while (!ok()) await new Promise((r) => setTimeout(r, 20));
     };
     const asked: number[][] = [[], []];
-    /** Sees nothing (no early stop); the first run "dies" on its second composite: its call never returns. */
+    /**
+     * A paid model (asked one composite after the other, issue 39) that sees nothing (no early stop);
+     * the first run "dies" on its second composite: its call never returns.
+     */
     const analyzer = (run: 0 | 1): VisionAnalyzer => ({
       modelName: 'test-model',
+      thirdParty: true,
       classifyJob: async () => ({ slug: 'genel_saha_girisi', confidence: 0.9, usage: { promptTokens: 1, completionTokens: 1 } }),
       analyzeComposite: async (c): Promise<CompositeAnalysis> => {
         asked[run]!.push(c.index);
