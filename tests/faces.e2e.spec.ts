@@ -45,6 +45,8 @@ let member: { token: string; id: string };
 let admin: { token: string; id: string };
 let orgId: string;
 let job: JobDetail;
+/** Each image of the job as the object store first showed it while the job ran. */
+const seenWhileRunning = new Map<string, Buffer>();
 /** The labelled heads in pixels of a stored image (its key). */
 let headsOf: (key: string) => Promise<Box[]>;
 /** The stored image a PDF embeds (byte for byte). */
@@ -112,9 +114,23 @@ beforeAll(async () => {
     { payload: JSON.stringify({ job_type: 'genel_saha_girisi', sampling: 'uniform', target_composites: 2, frames_per_composite: 2 }) },
     { name: 'direk.mp4', type: 'video/mp4', data: await readFile(video) },
   );
+  // While the job runs, the object store is read over and over: every image as it first appears
+  // (issue 39: none reaches storage before its faces are covered).
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      for (const key of await app.infra.objects.list('jobs/')) {
+        if (!key.endsWith('.jpg') || key.includes('/unblurred/') || seenWhileRunning.has(key)) continue;
+        seenWhileRunning.set(key, await read(key).catch(() => Buffer.alloc(0)));
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  })();
   const res = await app.request({ method: 'POST', url: '/analyze', token: member.token, headers: body.headers, payload: body.payload });
   expect(res.statusCode, res.body).toBe(202);
   job = await waitForJob(app, member.token, (res.json() as { job_id: string }).job_id, ['done', 'error', 'cancelled'], 300_000);
+  watching = false;
+  await watcher;
   expect(job.status).toBe('done');
 
   // Where the labelled heads are in each stored image: a frame shows the photo on screen at its time;
@@ -185,6 +201,22 @@ describe('faces blurred in evidence (issue 30)', () => {
       expect(left, `${key}: faces still found where the unblurred copy has them`).toEqual([]);
     }
     // The clip shows faces: the check above compared against real ones.
+    expect(facesBefore).toBeGreaterThan(4);
+  }, 300_000);
+
+  it('never stores an image before its faces are covered: read while the job ran, each image was already the covered one', async () => {
+    const stored = (await app.infra.objects.list(`jobs/${job.job_id}/`)).filter((k) => k.endsWith('.jpg') && !k.includes('/unblurred/'));
+    expect(stored.length).toBeGreaterThan(4);
+    let facesBefore = 0;
+    for (const key of stored) {
+      const first = seenWhileRunning.get(key);
+      expect(first, `${key} was seen while the job ran`).toBeDefined();
+      // Written once: what a reader saw first is what is stored (no uncovered version came before it).
+      expect(first!.equals(await read(key)), `${key}: the first version seen is the one stored`).toBe(true);
+      const plain = await workerFaces(await read(key.replace(`jobs/${job.job_id}/`, `jobs/${job.job_id}/unblurred/`)), await headsOf(key));
+      facesBefore += plain.length;
+      expect((await faces(first!)).filter((f) => sameFace(f, plain)), key).toEqual([]);
+    }
     expect(facesBefore).toBeGreaterThan(4);
   }, 300_000);
 

@@ -50,6 +50,8 @@ export interface FaceBlurOptions {
    * sees faces at low scores stay as they are. Absent, every face found is covered.
    */
   people?: People;
+  /** Blur passes at most (default {@link MAX_PASSES}): search, blur, search again what the blur left. */
+  passes?: number;
   /** Search the image’s tiles too (default true). */
   tiles?: boolean;
   /**
@@ -328,6 +330,11 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
       addRegion(regions, { box, source: 'head', score: h.score }, people !== undefined);
     }
     heads = [];
+    // Searched once more as the JPEG it becomes ({@link blurFaces}: the same search on what is stored).
+    if (passes >= (opts.passes ?? MAX_PASSES)) {
+      faces = [];
+      break;
+    }
     // Later passes look at the whole image only, at the detector's default score: what it finds at its own scale
     // (with the people known: only what the blur left of a face it covered, not new false faces elsewhere).
     faces = (await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false)).filter((f) => !people || sameFace(f.box, [...found, ...regions.map((r) => r.box)]));
@@ -440,7 +447,10 @@ export const JPEG_CHECKS = 3;
 export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality?: number } = {}): Promise<FaceBlurResult> {
   const quality = opts.quality ?? 90;
   let img = await decode(image);
-  const report = await blurFacesRaw(img, opts);
+  // With the people known, one pass on the pixels: what it leaves of their faces is found on the
+  // encoded JPEG below, the image stored. (Covering every face, the passes also cover the false faces
+  // a patch makes next to it, which the JPEG's rounds alone may not all reach.)
+  const report = await blurFacesRaw(img, opts.people ? { ...opts, passes: 1 } : opts);
   if (report.regions.length === 0 && opts.quality === undefined) return { ...report, jpeg: image, width: img.width, height: img.height };
   let jpeg = await encode(img, quality);
   let left: DetectedFace[] = [];
