@@ -452,13 +452,18 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
       if (!frame) return;
       // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
       // patches with it (covered again at the crop's size, so that their tone can change as well);
-      // enlarged, the worker's face is searched once more on the whole crop.
+      // enlarged, searched once more on the whole crop for the faces of the frame's workers (a
+      // frame not judged: every face).
       const cut = await cropWorker(frame.jpeg, v.box);
       const inCrop = ([x, y, w, h]: PixelBox): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale];
       const patches = (covered.patches.get(frame.index) ?? []).map(inCrop);
       const here = judged.people.get(frame.index);
-      const people = here && { persons: [inCrop(peopleIn({ persons: [v.box], heads: [] }, frame.width, frame.height).persons[0]!)], heads: peopleIn(here, frame.width, frame.height).heads.map(inCrop) };
-      const crop = await ctx.blurFaces(cut.jpeg, { thumbnail: true, patches, ...(people ? { people, tiles: false, heads: false } : {}) });
+      const people = here && peopleIn(here, frame.width, frame.height);
+      const crop = await ctx.blurFaces(cut.jpeg, {
+        thumbnail: true,
+        patches,
+        ...(people ? { people: { persons: people.persons.map(inCrop), heads: people.heads.map(inCrop) }, tiles: false, heads: false } : {}),
+      });
       await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
       const original = plainFrames.find((f) => f.index === v.frame_index);
       if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, (await cropWorker(original.jpeg, v.box)).jpeg, { contentType: 'image/jpeg' });

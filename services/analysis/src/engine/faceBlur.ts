@@ -243,7 +243,9 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
   const found: DetectedFace[] = (await detectFacesRaw(img, { minScore })).filter((f) => !zones || f.score >= FACE_SURE_SCORE || centreIn(f.box, zones));
   if (!tiles) return found;
   // With the people known, the tiles are their face zones' (what a tile finds elsewhere is texture).
-  for (const tile of zones ? zoneTiles(zones, img.width, img.height) : faceTiles(img.width, img.height)) {
+  // A zone whose face the whole image already showed, and BlazeFace is sure of, needs no tile of its own.
+  const open = zones?.filter((z) => !found.some((f) => f.score >= FACE_SURE_SCORE && centreIn(f.box, [z])));
+  for (const tile of open ? zoneTiles(open, img.width, img.height) : faceTiles(img.width, img.height)) {
     for (const f of await detectFacesRaw(cropRaw(img, tile), { minScore: Math.max(minScore, TILE_MIN_SCORE) })) {
       const box: Box = [f.box[0] + Math.floor(tile[0]), f.box[1] + Math.floor(tile[1]), f.box[2], f.box[3]];
       if (zones && !centreIn(box, zones)) continue;
@@ -295,7 +297,10 @@ export function fill(img: RawImage, box: Box, tone?: (colour: number[]) => numbe
  * counts the faces still found where faces were found before the blur, `falseFaces` the rest.
  */
 export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): Promise<FaceBlurReport> {
-  const minScore = opts.minScore ?? FACE_BLUR_MIN_SCORE;
+  // With the people known, their faces are searched at BlazeFace's own score: the margin below it
+  // ({@link FACE_BLUR_MIN_SCORE}) is the check of the encoded JPEG, which covers a face of theirs
+  // the encoding brought over that score ({@link blurFaces}).
+  const minScore = opts.minScore ?? (opts.people ? FACE_DEFAULT_MIN_SCORE : FACE_BLUR_MIN_SCORE);
   const people = opts.people;
   const regions: BlurRegion[] = [];
   for (const patch of opts.patches ?? []) {
@@ -320,12 +325,12 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     for (const f of faces) {
       // The first pass covers each face's whole region; a later one only the box found (the
       // detector's false faces next to a filled region would otherwise grow it pass after pass).
-      const box = passes === 1 ? faceRegion(f, img.width, img.height) : f.box;
+      const box = toChin(passes === 1 ? faceRegion(f, img.width, img.height) : f.box, people?.heads);
       fill(img, box);
       addRegion(regions, { box, source: 'face', score: f.score }, people !== undefined);
     }
     for (const h of heads) {
-      const box = headFaceRegion(h, img.width, img.height);
+      const box = toChin(headFaceRegion(h, img.width, img.height), people?.heads);
       fill(img, box);
       addRegion(regions, { box, source: 'head', score: h.score }, people !== undefined);
     }
@@ -420,6 +425,17 @@ function mergeByHead(img: RawImage, regions: BlurRegion[], heads: Box[]): void {
     for (const r of mine) regions.splice(regions.indexOf(r), 1);
     regions.push({ box, source: 'face', score });
   }
+}
+
+/**
+ * A face's patch ended at the chin of the judged head it lies in (issue 39): the head box runs to the
+ * chin, and the region below it is the neck and the top of a vest, which the evidence is about.
+ */
+function toChin(box: Box, heads: readonly Box[] | undefined): Box {
+  const head = heads?.find((h) => centreIn(box, [h]) || centreIn(h, [box]));
+  if (!head) return box;
+  const bottom = Math.max(box[1] + 1, Math.min(box[1] + box[3], head[1] + 1.15 * head[3]));
+  return [box[0], box[1], box[2], bottom - box[1]];
 }
 
 /** What {@link blurFaces} answers. */
