@@ -214,6 +214,29 @@ describe('dedupe with a paid model (issue 39)', () => {
     expect((reports.at(-1)!.data.result as { not_asked: unknown[] }).not_asked).toEqual([]);
   }, 120_000);
 
+  it('with the built-in analyzer the next composite is judged while this one is still being judged; a paid model is asked one after the other', async () => {
+    for (const thirdParty of [undefined, true] as const) {
+      const events: string[] = [];
+      const model = bareModel();
+      const timed: VisionAnalyzer = {
+        ...model.analyzer,
+        thirdParty,
+        analyzeComposite: async (c, ask, signal) => {
+          events.push(`start ${c.index}`);
+          await new Promise((r) => setTimeout(r, 200));
+          events.push(`end ${c.index}`);
+          return model.analyzer.analyzeComposite(c, ask, signal);
+        },
+      };
+      const { reports } = await runJob(undefined, { sampling: 'uniform', targetComposites: 3, analyzer: timed, jobType: 'genel_saha_girisi' });
+      expect(reports.at(-1)?.type).toBe('job_completed');
+      // Every composite judged once, reported in order.
+      expect(reports.filter((r) => r.type === 'composite_analyzed').map((r) => r.data.index)).toEqual([0, 1, 2]);
+      if (thirdParty) expect(events).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2']);
+      else expect(events.indexOf('start 1')).toBeLessThan(events.indexOf('end 0'));
+    }
+  }, 120_000);
+
   it('with the built-in analyzer (not third-party) every composite is asked about everything, whatever dedupe says', async () => {
     const model = bareModel();
     const builtIn: VisionAnalyzer = { ...model.analyzer, thirdParty: undefined };

@@ -4,7 +4,9 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, detectFaces, warmUpDetector, type RawImage } from './detector.js';
-import { FACE_SURE_SCORE, blurFaces, faceRegion, faceTiles, faceZones, headFaceRegion, sameFace } from './faceBlur.js';
+import { FACE_SURE_SCORE, blurFaces, faceRegion, faceTiles, faceZones, headFaceRegion, sameFace, zoneTiles } from './faceBlur.js';
+
+type Box = [number, number, number, number];
 import { analyzePpeRaw } from './ppe.js';
 
 const VEST_V4 = sharedDataDir('ppe-photos', 'safety-vest-v4');
@@ -73,6 +75,34 @@ describe('the face blur (issue 30)', () => {
       expect(tiles.some(([tx, ty, tw, th]) => x >= tx && x < tx + tw && y >= ty && y < ty + th)).toBe(true);
     }
     for (const [tx, ty, tw, th] of tiles) expect(tx >= 0 && ty >= 0 && tx + tw <= 1280 && ty + th <= 720).toBe(true);
+  });
+
+  it("puts a worker's face zones at a head and the top of a person box, never the chest, and one tile around each (issue 39)", () => {
+    // A standing worker 100 × 350 px with his head at the top, in a 1280 × 720 frame.
+    const people = { persons: [[600, 200, 100, 350] as Box], heads: [[625, 200, 50, 60] as Box] };
+    const zones = faceZones(people, 1280, 720);
+    expect(zones).toHaveLength(2);
+    const [head, person] = zones as [Box, Box];
+    // Around the head, and the person's top down to a little more than his width (the chest starts below).
+    head.forEach((v, i) => expect(v).toBeCloseTo([612.5, 185, 75, 90][i]!));
+    expect(person[1] + person[3]).toBeCloseTo(200 + 120);
+    // Clipped to the frame.
+    const edge = faceZones({ persons: [], heads: [[-10, -10, 40, 40]] }, 1280, 720)[0]!;
+    expect(edge[0]).toBe(0);
+    expect(edge[1]).toBe(0);
+    // One square tile per zone, at least 96 px, inside the frame; a zone centred in a tile already chosen of about its size adds none.
+    const tiles = zoneTiles(zones, 1280, 720);
+    expect(tiles).toHaveLength(2);
+    for (const [tx, ty, tw, th] of tiles) {
+      expect(tw).toBe(th);
+      expect(tw).toBeGreaterThanOrEqual(96);
+      expect(tx >= 0 && ty >= 0 && tx + tw <= 1280 && ty + th <= 720).toBe(true);
+    }
+    expect(zoneTiles([head, [head[0] + 5, head[1] + 5, head[2], head[3]]], 1280, 720)).toHaveLength(1);
+    // A zone as large as a square image gets none (the whole image is searched anyway).
+    expect(zoneTiles([[0, 0, 700, 700]], 720, 720)).toEqual([]);
+    // A far-off worker's small head gets a tile of the smallest side, where the face is large enough.
+    expect(zoneTiles([[100, 100, 12, 14]], 1280, 720)[0]![2]).toBe(96);
   });
 
   it.each(PHOTOS)('leaves no face BlazeFace finds at its default score on %s, the hard hat untouched and judged the same', async (name) => {
