@@ -5,9 +5,9 @@ import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, detectFaces, warmUpDetector, type RawImage } from './detector.js';
 import { FACE_SURE_SCORE, blurFaces, faceRegion, faceTiles, faceZones, headFaceRegion, sameFace, zoneTiles } from './faceBlur.js';
+import { analyzePpeRaw } from './ppe.js';
 
 type Box = [number, number, number, number];
-import { analyzePpeRaw } from './ppe.js';
 
 const VEST_V4 = sharedDataDir('ppe-photos', 'safety-vest-v4');
 

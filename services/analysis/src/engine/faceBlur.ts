@@ -87,8 +87,9 @@ export const RETONES: ReadonlyArray<(colour: number[]) => number[]> = [
 ];
 
 /**
- * A face BlazeFace is sure of: its own default score on the whole image, the score the faces test
- * checks stored images at — such a face is covered wherever it is, in a person box or not.
+ * A face BlazeFace is sure of (issue 39): covered wherever it is, in a worker's face zone or not —
+ * a face of someone the judge did not find as a worker. Below it, outside the zones, BlazeFace's finds
+ * are trees, walls and shirts (ADR 0024).
  */
 export const FACE_SURE_SCORE = 0.5;
 
@@ -297,9 +298,9 @@ export function fill(img: RawImage, box: Box, tone?: (colour: number[]) => numbe
  * counts the faces still found where faces were found before the blur, `falseFaces` the rest.
  */
 export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): Promise<FaceBlurReport> {
-  // With the people known, their faces are searched at BlazeFace's own score: the margin below it
-  // ({@link FACE_BLUR_MIN_SCORE}) is the check of the encoded JPEG, which covers a face of theirs
-  // the encoding brought over that score ({@link blurFaces}).
+  // With the people known, their faces are searched at BlazeFace's own score (the one the encoded
+  // JPEG is checked at): below it, in a worker's face zone, it finds mostly the edge of a vest or a
+  // collar (ADR 0024, addendum of issue 39).
   const minScore = opts.minScore ?? (opts.people ? FACE_DEFAULT_MIN_SCORE : FACE_BLUR_MIN_SCORE);
   const people = opts.people;
   const regions: BlurRegion[] = [];
