@@ -189,11 +189,10 @@ export type CellJudge = (compositeJpeg: Buffer, cells: CompositeCell[], opts?: C
  * here. Which frames get the close-up pass is the analyzer's choice ({@link OfflineAnalyzer.analyzeComposite}).
  */
 export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[], opts: CellJudgeOptions = {}): Promise<CellVerdicts> {
-  const { data, info } = await sharp(compositeJpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
-  const full: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  const { width = 0, height = 0 } = await sharp(compositeJpeg).metadata();
   const out: CellVerdicts = [];
   for (const cell of cells) {
-    const crop = cropCell(full, cell);
+    const crop = await cropCell(compositeJpeg, width, height, cell);
     if (!crop) {
       out.push(null);
       continue;
@@ -209,19 +208,18 @@ export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[], 
   return out;
 }
 
-/** Copies one cell out of the decoded composite (clipped to the composite). */
-function cropCell(full: RawImage, cell: CompositeCell): RawImage | null {
+/**
+ * One cell of the composite (clipped to it), decoded alone: the same pixels as the whole composite
+ * decoded and cut (JPEG decoding is exact), without holding the whole composite's pixels.
+ */
+async function cropCell(jpeg: Buffer, fullWidth: number, fullHeight: number, cell: CompositeCell): Promise<RawImage | null> {
   const x0 = Math.max(0, Math.floor(cell.x));
   const y0 = Math.max(0, Math.floor(cell.y));
-  const x1 = Math.min(full.width, Math.floor(cell.x + cell.width));
-  const y1 = Math.min(full.height, Math.floor(cell.y + cell.height));
+  const x1 = Math.min(fullWidth, Math.floor(cell.x + cell.width));
+  const y1 = Math.min(fullHeight, Math.floor(cell.y + cell.height));
   const width = x1 - x0;
   const height = y1 - y0;
   if (width < 8 || height < 8) return null;
-  const data = new Uint8Array(width * height * 3);
-  for (let y = 0; y < height; y++) {
-    const start = ((y0 + y) * full.width + x0) * 3;
-    data.set(full.data.subarray(start, start + width * 3), y * width * 3);
-  }
-  return { data, width, height };
+  const data = await sharp(jpeg).extract({ left: x0, top: y0, width, height }).removeAlpha().toColourspace('srgb').raw().toBuffer();
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
 }
