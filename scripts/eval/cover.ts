@@ -76,7 +76,7 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
     f.remaining += left.length;
     // A labelled head with a tenth of margin each side (hand-drawn boxes are tight).
     const heads = labels.filter((l) => headClasses.has(l.cls)).map(({ box: [x, y, w, h] }): Box => [x - 0.1 * w, y - 0.1 * h, 1.2 * w, 1.2 * h]);
-    f.remainingOnHeads += left.filter((x) => heads.some((h) => intersection(x.box, h) > 0 && sameFace(x.box, [h]))).length;
+    f.remainingOnHeads += left.filter((x) => sameFace(x.box, heads)).length;
     onProgress?.(i + 1, photos.length);
   }
   return f;

@@ -140,7 +140,7 @@ export function zoneTiles(zones: readonly Box[], width: number, height: number):
 }
 
 /** Whether `box`'s centre lies inside one of `boxes`. */
-const centreIn = (box: Box, boxes: readonly Box[]): boolean => {
+export const centreIn = (box: Box, boxes: readonly Box[]): boolean => {
   const cx = box[0] + box[2] / 2;
   const cy = box[1] + box[3] / 2;
   return boxes.some((b) => cx >= b[0] && cx <= b[0] + b[2] && cy >= b[1] && cy <= b[1] + b[3]);
