@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
-import { blurFaces, sameFace, type FaceBlurResult } from '../../services/analysis/src/engine/faceBlur.js';
+import { blurFaces, centreIn, coveredIn, sameFace, type FaceBlurResult } from '../../services/analysis/src/engine/faceBlur.js';
 import { analyzePpeRaw } from '../../services/analysis/src/engine/ppe.js';
 import { parseYoloLabels } from '../yolo.js';
 import type { ClassIds } from './measure.js';
@@ -25,6 +25,8 @@ export interface CoverFigures {
   /** Labelled vest or torso boxes, and the patches covering more than 10 % of one of them. */
   torsos: number;
   patchesOverTorso: number;
+  /** The same, counting only the vest or torso box's pixels outside every labelled head (many vest boxes are drawn up over the chin). */
+  patchesOverTorsoOutsideHeads: number;
   /** The largest share of a labelled vest or torso box one patch covers. */
   worstTorsoShare: number;
   /** Faces BlazeFace still finds at its default score on the covered photos where the photo had one. */
@@ -34,11 +36,6 @@ export interface CoverFigures {
 }
 
 const area = (b: Box): number => Math.max(0, b[2]) * Math.max(0, b[3]);
-function intersection(a: Box, b: Box): number {
-  const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
-  const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
-  return w > 0 && h > 0 ? w * h : 0;
-}
 
 /** How faces are covered: only the faces of the people found (what a job does, FaceBlurOptions.people), or every face found (before issue 39). */
 export type CoverRule = 'every face' | 'people';
@@ -55,7 +52,7 @@ export async function coverAsJob(jpeg: Buffer, rule: CoverRule = 'people'): Prom
 export async function measureCover(photos: ReadonlyArray<{ image: string; labelText: string }>, classes: ClassIds, rule: CoverRule = 'people', onProgress?: (done: number, total: number) => void): Promise<CoverFigures> {
   const headClasses = new Set([classes.helmet, ...(classes.bareHead ?? []), classes.otherHeadgear].filter((c): c is number => c !== undefined));
   const torsoClasses = new Set([classes.vest, classes.noVest].filter((c): c is number => c !== undefined));
-  const f: CoverFigures = { photos: 0, heads: 0, patches: 0, torsos: 0, patchesOverTorso: 0, worstTorsoShare: 0, remaining: 0, remainingOnHeads: 0 };
+  const f: CoverFigures = { photos: 0, heads: 0, patches: 0, torsos: 0, patchesOverTorso: 0, patchesOverTorsoOutsideHeads: 0, worstTorsoShare: 0, remaining: 0, remainingOnHeads: 0 };
   for (const [i, photo] of photos.entries()) {
     const jpeg = await sharp(await readFile(photo.image)).rotate().jpeg({ quality: 90 }).toBuffer();
     const covered = await coverAsJob(jpeg, rule);
@@ -66,10 +63,14 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
     f.heads += labels.filter((l) => headClasses.has(l.cls)).length;
     f.torsos += torsos.length;
     f.patches += covered.regions.length;
+    const labelledHeads = labels.filter((l) => headClasses.has(l.cls)).map((l) => l.box);
     for (const r of covered.regions) {
-      const share = Math.max(0, ...torsos.map((t) => intersection(r.box, t) / Math.max(1, area(t))));
+      // The pixels of a vest its patches cover (a region merges the patches drawn around one face).
+      const mine = covered.filled.filter((p) => centreIn(p, [r.box]));
+      const share = Math.max(0, ...torsos.map((t) => coveredIn(mine, t) / Math.max(1, area(t))));
       f.worstTorsoShare = Math.max(f.worstTorsoShare, share);
       if (share > 0.1) f.patchesOverTorso++;
+      if (torsos.some((t) => coveredIn(mine, t, labelledHeads) / Math.max(1, area(t)) > 0.1)) f.patchesOverTorsoOutsideHeads++;
     }
     const before = (await detectFaces(jpeg)).faces.map((x) => x.box);
     const left = (await detectFaces(covered.jpeg)).faces.filter((x) => sameFace(x.box, before));
@@ -88,7 +89,8 @@ export function formatCover(f: CoverFigures, rule: CoverRule = 'people'): string
   return (
     `${how}: ${f.patches} patches on ${f.photos} photos ` +
     `(${perPhoto(f.patches)} per photo) against ${f.heads} labelled heads (${perPhoto(f.heads)} per photo; target ≤ heads + 10 %: ${f.patches <= f.heads * 1.1 ? 'met' : 'NOT met'}); ` +
-    `${f.patchesOverTorso} patches cover more than 10 % of one of ${f.torsos} labelled vest or torso boxes (the most: ${(f.worstTorsoShare * 100).toFixed(0)} %; target none: ${f.patchesOverTorso === 0 ? 'met' : 'NOT met'}); ` +
+    `${f.patchesOverTorso} patches cover more than 10 % of one of ${f.torsos} labelled vest or torso boxes (the most: ${(f.worstTorsoShare * 100).toFixed(0)} %; target none: ${f.patchesOverTorso === 0 ? 'met' : 'NOT met'}), ` +
+    `${f.patchesOverTorsoOutsideHeads} counting only the box's pixels outside the labelled heads; ` +
     `faces still found at BlazeFace's default score where the photo had one: ${f.remaining}, of them on a labelled head (a worker's face): ${f.remainingOnHeads}\n`
   );
 }

@@ -4,7 +4,7 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, detectFaces, warmUpDetector, type RawImage } from './detector.js';
-import { FACE_SURE_SCORE, blurFaces, centreIn, faceRegion, faceTiles, faceZones, headFaceRegion, sameFace, zoneTiles } from './faceBlur.js';
+import { FACE_SURE_SCORE, blurFaces, blurFacesRaw, centreIn, coveredIn, faceRegion, faceTiles, faceZones, headFaceRegion, sameFace, zoneTiles } from './faceBlur.js';
 import { analyzePpeRaw } from './ppe.js';
 
 type Box = [number, number, number, number];
@@ -160,6 +160,30 @@ describe('the face blur (issue 30)', () => {
     expect(covered.remaining).toBe(0);
     const before = (await detectFaces(jpeg)).faces.map((f) => f.box);
     expect((await detectFaces(covered.jpeg)).faces.filter((f) => sameFace(f.box, before))).toEqual([]);
+  }, 300_000);
+
+  it('reports every pixel it covers (the eval measures a vest box covered with coveredIn)', async () => {
+    const { jpeg } = await photo(PHOTOS[1]!);
+    const before = await raw(jpeg);
+    const persons = await analyzePpeRaw(before);
+    const img: RawImage = { ...before, data: before.data.slice() };
+    const out = await blurFacesRaw(img, { people: { persons: persons.map((p) => p.box), heads: persons.flatMap((p) => (p.head ? [p.head] : [])) }, thumbnail: true });
+    expect(out.filled.length).toBeGreaterThan(0);
+    // Every changed pixel lies in a patch drawn, and the patches' pixels (overlaps once) are at least the changed ones.
+    let changed = 0;
+    for (let i = 0; i < img.width * img.height; i++) {
+      if (img.data[i * 3] === before.data[i * 3] && img.data[i * 3 + 1] === before.data[i * 3 + 1] && img.data[i * 3 + 2] === before.data[i * 3 + 2]) continue;
+      changed++;
+      const x = i % img.width;
+      const y = Math.floor(i / img.width);
+      expect(coveredIn(out.filled, [x, y, 1, 1]), `pixel ${x},${y} changed outside every patch`).toBe(1);
+    }
+    const whole: Box = [0, 0, img.width, img.height];
+    expect(coveredIn(out.filled, whole)).toBeGreaterThanOrEqual(changed);
+    expect(changed).toBeGreaterThan(0.9 * coveredIn(out.filled, whole));
+    // Overlaps counted once, and the pixels of an excepted box left out.
+    expect(coveredIn([[0, 0, 10, 10], [5, 5, 10, 10]], [0, 0, 100, 100])).toBe(175);
+    expect(coveredIn([[0, 0, 10, 10], [5, 5, 10, 10]], [0, 0, 100, 100], [[0, 0, 10, 5]])).toBe(125);
   }, 300_000);
 
   it('with nobody found, covers only the faces BlazeFace is sure of', async () => {

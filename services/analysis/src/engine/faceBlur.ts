@@ -156,6 +156,8 @@ export interface FaceBlurReport {
   falseFaces: number;
   /** The faces found before blurring (boxes). */
   found: Box[];
+  /** Every patch drawn, in pixels of the image (what {@link coveredIn} measures). */
+  filled: Box[];
 }
 
 /** Whether `face` is where one of `before` was: its centre inside that box, or that box's centre inside it. */
@@ -293,6 +295,27 @@ export function fill(img: RawImage, box: Box, tone?: (colour: number[]) => numbe
 }
 
 /**
+ * How many pixels of `box` the patches `patches` cover (overlapping patches counted once), leaving
+ * out those inside any of `except` (the eval: a labelled vest box drawn up over the chin of its
+ * worker's labelled head).
+ */
+export function coveredIn(patches: readonly Box[], box: Box, except: readonly Box[] = []): number {
+  const x0 = Math.floor(box[0]);
+  const y0 = Math.floor(box[1]);
+  const w = Math.max(0, Math.ceil(box[0] + box[2]) - x0);
+  const h = Math.max(0, Math.ceil(box[1] + box[3]) - y0);
+  const mask = new Uint8Array(w * h);
+  const mark = (b: Box, value: number): void => {
+    const ax = Math.max(0, Math.floor(b[0]) - x0);
+    const bx = Math.min(w, Math.ceil(b[0] + b[2]) - x0);
+    for (let y = Math.max(0, Math.floor(b[1]) - y0); y < Math.min(h, Math.ceil(b[1] + b[3]) - y0); y++) if (bx > ax) mask.fill(value, y * w + ax, y * w + bx);
+  };
+  for (const p of patches) mark(p, 1);
+  for (const e of except) mark(e, 0);
+  return mask.reduce((n, v) => n + v, 0);
+}
+
+/**
  * Blurs the faces of a decoded image in place (see the module comment) and reports what it did.
  * After the last pass the image is searched once more at BlazeFace's default score: `remaining`
  * counts the faces still found where faces were found before the blur, `falseFaces` the rest.
@@ -304,12 +327,17 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
   const minScore = opts.minScore ?? (opts.people ? FACE_DEFAULT_MIN_SCORE : FACE_BLUR_MIN_SCORE);
   const people = opts.people;
   const regions: BlurRegion[] = [];
+  const filled: Box[] = [];
+  const cover = (box: Box, tone?: (colour: number[]) => number[]): void => {
+    fill(img, box, tone);
+    filled.push(box);
+  };
   for (const patch of opts.patches ?? []) {
     const x0 = clamp(patch[0], 0, img.width);
     const y0 = clamp(patch[1], 0, img.height);
     const box: Box = [x0, y0, clamp(patch[0] + patch[2], 0, img.width) - x0, clamp(patch[1] + patch[3], 0, img.height) - y0];
     if (box[2] < 1 || box[3] < 1) continue;
-    fill(img, box);
+    cover(box);
     regions.push({ box, source: 'face', score: 1 });
   }
   let faces = await findFaces(img, minScore, opts.tiles ?? true, people);
@@ -327,12 +355,12 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
       // The first pass covers each face's whole region; a later one only the box found (the
       // detector's false faces next to a filled region would otherwise grow it pass after pass).
       const box = toChin(passes === 1 ? faceRegion(f, img.width, img.height) : f.box, people?.heads);
-      fill(img, box);
+      cover(box);
       addRegion(regions, { box, source: 'face', score: f.score }, people !== undefined);
     }
     for (const h of heads) {
       const box = toChin(headFaceRegion(h, img.width, img.height), people?.heads);
-      fill(img, box);
+      cover(box);
       addRegion(regions, { box, source: 'head', score: h.score }, people !== undefined);
     }
     heads = [];
@@ -345,11 +373,11 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     // (with the people known: only what the blur left of a face it covered, not new false faces elsewhere).
     faces = (await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false)).filter((f) => !people || sameFace(f.box, [...found, ...regions.map((r) => r.box)]));
   }
-  if (people) mergeByHead(img, regions, people.heads);
-  if (opts.thumbnail) await retoneForThumbnail(img, regions);
+  if (people) mergeByHead(img, regions, people.heads, cover);
+  if (opts.thumbnail) await retoneForThumbnail(img, regions, cover);
   const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
   const remaining = left.filter((f) => sameFace(f.box, found)).length;
-  return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining, found };
+  return { regions: regions.map((r) => ({ ...r, box: r.box.map((v) => Math.round(v)) as Box })), passes, remaining, falseFaces: left.length - remaining, found, filled };
 }
 
 /**
@@ -382,16 +410,19 @@ async function facesShownSmall(img: RawImage, sides: readonly number[]): Promise
   });
 }
 
+/** Draws a patch on the image being covered and keeps it in the report's `filled`. */
+type Cover = (box: Box, tone?: (colour: number[]) => number[]) => void;
+
 /**
  * A thumbnail's patches, toned again while BlazeFace still finds a face over one of them at
  * thumbnail size (issue 39): no patch grows, so no more of the evidence is covered.
  */
-async function retoneForThumbnail(img: RawImage, regions: readonly BlurRegion[]): Promise<void> {
+async function retoneForThumbnail(img: RawImage, regions: readonly BlurRegion[], cover: Cover): Promise<void> {
   for (const tone of RETONES) {
     const over = new Set<BlurRegion>();
     for (const f of await facesShownSmall(img, THUMBNAIL_SIDES)) for (const r of regions) if (centreIn(f.box, [r.box])) over.add(r);
     if (over.size === 0) return;
-    for (const r of over) fill(img, r.box, tone);
+    for (const r of over) cover(r.box, tone);
   }
 }
 
@@ -414,14 +445,14 @@ function addRegion(regions: BlurRegion[], region: BlurRegion, merge: boolean): v
  * One patch per face (issue 39): patches whose centres lie around the same head (its face zone)
  * become one, over the box that holds them all.
  */
-function mergeByHead(img: RawImage, regions: BlurRegion[], heads: Box[]): void {
+function mergeByHead(img: RawImage, regions: BlurRegion[], heads: Box[], cover: Cover): void {
   for (const zone of faceZones({ persons: [], heads }, img.width, img.height)) {
     const mine = regions.filter((r) => centreIn(r.box, [zone]));
     if (mine.length < 2) continue;
     const x0 = Math.min(...mine.map((r) => r.box[0]));
     const y0 = Math.min(...mine.map((r) => r.box[1]));
     const box: Box = [x0, y0, Math.max(...mine.map((r) => r.box[0] + r.box[2])) - x0, Math.max(...mine.map((r) => r.box[1] + r.box[3])) - y0];
-    fill(img, box);
+    cover(box);
     const score = Math.max(...mine.map((r) => r.score));
     for (const r of mine) regions.splice(regions.indexOf(r), 1);
     regions.push({ box, source: 'face', score });
@@ -480,6 +511,7 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
       fill(img, f.box);
+      report.filled.push(f.box);
       addRegion(report.regions, { box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score }, opts.people !== undefined);
     }
     jpeg = await encode(img, quality);
