@@ -444,29 +444,43 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
     for (const c of await buildComposites(plainFrames, options)) await objects.put(unblurredKey(jobId, compositeKey(jobId, c.index)), c.jpeg, { contentType: 'image/jpeg' });
   }
   const violations = judged.findings.violations;
+  // One worker in one frame missing two items is two violations with the same crop: it is made
+  // (cut, searched, covered) once and stored under each violation's key.
+  const crops = new Map<string, Promise<{ covered: Buffer; original?: Buffer } | undefined>>();
+  const cropOf = (v: (typeof violations)[number]) => {
+    const key = `${v.frame_index}|${v.box.x}|${v.box.y}|${v.box.w}|${v.box.h}`;
+    let crop = crops.get(key);
+    if (!crop) crops.set(key, (crop = coverCrop(v)));
+    return crop;
+  };
+  const coverCrop = async (v: (typeof violations)[number]) => {
+    ctx.signal.throwIfAborted();
+    const frame = covered.frames.find((f) => f.index === v.frame_index);
+    if (!frame) return undefined;
+    // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
+    // patches with it (covered again at the crop's size, so that their tone can change as well);
+    // enlarged, searched once more on the whole crop for the faces of the frame's workers (a
+    // frame not judged: every face).
+    const cut = await cropWorker(frame.jpeg, v.box);
+    const inCrop = ([x, y, w, h]: PixelBox): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale];
+    const patches = (covered.patches.get(frame.index) ?? []).map(inCrop);
+    const here = judged.people.get(frame.index);
+    const people = here && peopleIn(here, frame.width, frame.height);
+    const crop = await ctx.blurFaces(cut.jpeg, {
+      thumbnail: true,
+      patches,
+      ...(people ? { people: { persons: people.persons.map(inCrop), heads: people.heads.map(inCrop) }, tiles: false, heads: false } : {}),
+    });
+    const original = plainFrames.find((f) => f.index === v.frame_index);
+    return { covered: crop.jpeg, original: original && (await cropWorker(original.jpeg, v.box)).jpeg };
+  };
   // The crops alongside the composites: the detector pool keeps both threads busy.
   work.push(
     ...violations.map(async (v, n) => {
-      ctx.signal.throwIfAborted();
-      const frame = covered.frames.find((f) => f.index === v.frame_index);
-      if (!frame) return;
-      // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
-      // patches with it (covered again at the crop's size, so that their tone can change as well);
-      // enlarged, searched once more on the whole crop for the faces of the frame's workers (a
-      // frame not judged: every face).
-      const cut = await cropWorker(frame.jpeg, v.box);
-      const inCrop = ([x, y, w, h]: PixelBox): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale];
-      const patches = (covered.patches.get(frame.index) ?? []).map(inCrop);
-      const here = judged.people.get(frame.index);
-      const people = here && peopleIn(here, frame.width, frame.height);
-      const crop = await ctx.blurFaces(cut.jpeg, {
-        thumbnail: true,
-        patches,
-        ...(people ? { people: { persons: people.persons.map(inCrop), heads: people.heads.map(inCrop) }, tiles: false, heads: false } : {}),
-      });
-      await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.jpeg, { contentType: 'image/jpeg' });
-      const original = plainFrames.find((f) => f.index === v.frame_index);
-      if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, (await cropWorker(original.jpeg, v.box)).jpeg, { contentType: 'image/jpeg' });
+      const crop = await cropOf(v);
+      if (!crop) return;
+      await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.covered, { contentType: 'image/jpeg' });
+      if (crop.original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, crop.original, { contentType: 'image/jpeg' });
     }),
   );
   await Promise.all(work);

@@ -381,14 +381,18 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
 }
 
 /**
- * Faces on the image shown small at each of `sides` (its long side that many pixels), all in one
- * BlazeFace call: each copy in a quarter of a white 256-pixel canvas (a page around it, at least
- * 40 pixels of white between copies); boxes in pixels of the image.
+ * Faces on images shown small at each of `sides` (its long side that many pixels), all in one
+ * BlazeFace call: each copy in a cell of a white 256-pixel canvas (a page around it) — a quarter of
+ * it for up to four copies (at least 40 pixels of white between them), a sixteenth for up to
+ * sixteen (at least 24); boxes in pixels of each image, one list per image.
  */
-async function facesShownSmall(img: RawImage, sides: readonly number[]): Promise<DetectedFace[]> {
+async function facesShownSmall(images: readonly RawImage[], sides: readonly number[]): Promise<DetectedFace[][]> {
+  const copies = images.flatMap((img, n) => sides.map((side) => ({ img, n, side }))).slice(0, 16);
+  const perRow = copies.length <= 4 ? 2 : 4;
+  const cell = 256 / perRow;
   const canvas: RawImage = { data: new Uint8Array(256 * 256 * 3).fill(255), width: 256, height: 256 };
   const placed = await Promise.all(
-    sides.slice(0, 4).map(async (side, i) => {
+    copies.map(async ({ img, n, side }, i) => {
       const s = side / Math.max(img.width, img.height);
       const w = Math.max(1, Math.round(img.width * s));
       const h = Math.max(1, Math.round(img.height * s));
@@ -396,34 +400,46 @@ async function facesShownSmall(img: RawImage, sides: readonly number[]): Promise
         .resize(w, h, { fit: 'fill' })
         .raw()
         .toBuffer();
-      const x0 = (i % 2) * 128 + Math.floor((128 - w) / 2);
-      const y0 = Math.floor(i / 2) * 128 + Math.floor((128 - h) / 2);
+      const x0 = (i % perRow) * cell + Math.floor((cell - w) / 2);
+      const y0 = Math.floor(i / perRow) * cell + Math.floor((cell - h) / 2);
       for (let r = 0; r < h; r++) canvas.data.set(small.subarray(r * w * 3, (r + 1) * w * 3), ((y0 + r) * 256 + x0) * 3);
-      return { s, rect: [x0, y0, w, h] as Box };
+      return { n, s, rect: [x0, y0, w, h] as Box };
     }),
   );
-  return (await detectFacesRaw(canvas, { minScore: FACE_DEFAULT_MIN_SCORE })).flatMap((f) => {
+  const found: DetectedFace[][] = images.map(() => []);
+  for (const f of await detectFacesRaw(canvas, { minScore: FACE_DEFAULT_MIN_SCORE })) {
     const at = placed.find((p) => centreIn(f.box, [p.rect]));
-    if (!at) return [];
+    if (!at) continue;
     const [x0, y0] = at.rect;
-    return [{ ...f, box: [(f.box[0] - x0) / at.s, (f.box[1] - y0) / at.s, f.box[2] / at.s, f.box[3] / at.s] as Box }];
-  });
+    found[at.n]!.push({ ...f, box: [(f.box[0] - x0) / at.s, (f.box[1] - y0) / at.s, f.box[2] / at.s, f.box[3] / at.s] as Box });
+  }
+  return found;
 }
 
 /** Draws a patch on the image being covered and keeps it in the report's `filled`. */
 type Cover = (box: Box, tone?: (colour: number[]) => number[]) => void;
 
 /**
- * A thumbnail's patches, toned again while BlazeFace still finds a face over one of them at
- * thumbnail size (issue 39): no patch grows, so no more of the evidence is covered.
+ * A thumbnail's patches, toned again when BlazeFace still finds a face over one of them at
+ * thumbnail size (issue 39): no patch grows, so no more of the evidence is covered. The patches
+ * found are toned each of {@link RETONES} ways on copies of the image, all searched in one call;
+ * the first tone that leaves no face over them is taken (none does: the one that leaves fewest,
+ * the last of those).
  */
 async function retoneForThumbnail(img: RawImage, regions: readonly BlurRegion[], cover: Cover): Promise<void> {
-  for (const tone of RETONES) {
-    const over = new Set<BlurRegion>();
-    for (const f of await facesShownSmall(img, THUMBNAIL_SIDES)) for (const r of regions) if (centreIn(f.box, [r.box])) over.add(r);
-    if (over.size === 0) return;
-    for (const r of over) cover(r.box, tone);
-  }
+  const over = (faces: readonly DetectedFace[], among: readonly BlurRegion[]) => among.filter((r) => faces.some((f) => centreIn(f.box, [r.box])));
+  const [first] = await facesShownSmall([img], THUMBNAIL_SIDES);
+  const found = over(first!, regions);
+  if (found.length === 0) return;
+  const variants = RETONES.map((tone) => {
+    const copy: RawImage = { ...img, data: img.data.slice() };
+    for (const r of found) fill(copy, r.box, tone);
+    return copy;
+  });
+  const left = (await facesShownSmall(variants, THUMBNAIL_SIDES)).map((faces) => over(faces, found).length);
+  const clean = left.indexOf(0);
+  const best = clean >= 0 ? clean : left.lastIndexOf(Math.min(...left));
+  for (const r of found) cover(r.box, RETONES[best]);
 }
 
 /**
