@@ -45,7 +45,7 @@ const seesHats: VisionAnalyzer = {
 let counter = 0;
 async function runJob(
   prepare?: (jobId: string) => Promise<void>,
-  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number; analyzer?: VisionAnalyzer; jobType?: string } = {},
+  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number; analyzer?: VisionAnalyzer; jobType?: string; blurFaces?: typeof blurFaces } = {},
 ) {
   const jobId = `job${++counter}`;
   const videoKey = `uploads/${jobId}/video`;
@@ -58,7 +58,7 @@ async function runJob(
     analyzer: opts.analyzer ?? seesHats,
     pricing: new ModelPricing({ 'test-model': { input_per_1m: 1, output_per_1m: 2 } }),
     detect: opts.detect ?? (async () => ({ width: 1, height: 1, persons: [] })),
-    blurFaces: (jpeg: Buffer, opts) => blurFaces(jpeg, opts),
+    blurFaces: opts.blurFaces ?? ((jpeg: Buffer, o) => blurFaces(jpeg, o)),
     log: createLogger('silent'),
     clock: () => new Date(),
   });
@@ -235,6 +235,26 @@ describe('dedupe with a paid model (issue 39)', () => {
       if (thirdParty) expect(events).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2']);
       else expect(events.indexOf('start 1')).toBeLessThan(events.indexOf('end 0'));
     }
+  }, 120_000);
+
+  it('stores one crop for the violations of one worker in one frame, made and covered once', async () => {
+    const model = bareModel();
+    let crops = 0;
+    const { jobId, reports } = await runJob(undefined, {
+      targetComposites: 1,
+      analyzer: model.analyzer,
+      jobType: 'genel_saha_girisi',
+      blurFaces: (jpeg, o) => ((crops += o?.thumbnail ? 1 : 0), blurFaces(jpeg, o)),
+    });
+    const violations = (reports.at(-1)!.data.result as { violations: Array<{ frame_index: number; box: unknown }> }).violations;
+    const shared = violations.filter((v) => v.frame_index === violations[0]!.frame_index);
+    expect(shared.length).toBeGreaterThanOrEqual(2);
+    const stored = await Promise.all(violations.map(async (_, n) => Buffer.concat(await (await infra.objects.get(`jobs/${jobId}/violations/${n}.jpg`)).toArray())));
+    for (const [n, v] of violations.entries()) {
+      const first = violations.findIndex((w) => w.frame_index === v.frame_index && JSON.stringify(w.box) === JSON.stringify(v.box));
+      expect(stored[n]!.equals(stored[first]!), `crop ${n} is crop ${first}`).toBe(true);
+    }
+    expect(crops).toBe(new Set(violations.map((v) => `${v.frame_index}${JSON.stringify(v.box)}`)).size);
   }, 120_000);
 
   it('with the built-in analyzer (not third-party) every composite is asked about everything, whatever dedupe says', async () => {
