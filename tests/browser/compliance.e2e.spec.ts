@@ -139,7 +139,10 @@ describe('Record on a phone', () => {
         await visible(page.getByRole('heading', { name: t.analyzeTitle, level: 1 }));
         // Site, crew and work order have a card of their own: they go with recordings and uploads alike (issue 40).
         const details = page.getByRole('region', { name: 'İş bilgileri' });
-        expect(await details.getByLabel('Saha').locator('option').first().innerText()).toBe('Saha seçin (isteğe bağlı)');
+        // "Loading…" while the organisation's sites load, then the choice (never "no sites yet" on the way).
+        const firstSite = async () => details.getByLabel('Saha').locator('option').first().innerText();
+        expect(['Yükleniyor…', 'Saha seçin (isteğe bağlı)']).toContain(await firstSite());
+        await expect.poll(firstSite, { timeout: 30_000 }).toBe('Saha seçin (isteğe bağlı)');
         await details.getByLabel('Saha').selectOption({ label: 'Çankaya Dağıtım Hattı' });
         await details.getByLabel('Ekip').selectOption({ label: 'Trafo Ekibi' });
         await details.getByLabel('İş emri (isteğe bağlı)').fill('İE-2026-ÇAĞ-7');
