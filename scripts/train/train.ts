@@ -212,7 +212,7 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
   const committedDetector = process.argv.includes('--cv-committed-detector');
   const foldsArg = process.argv.indexOf('--cv-folds');
   const only = foldsArg >= 0 ? new Set(process.argv[foldsArg + 1]!.split(',').map(Number)) : null;
-  const cvDir = path.join(CACHE_DIR, committedDetector ? 'cv-committed-detector' : 'cv');
+  const cvDir = path.join(CACHE_DIR, committedDetector ? 'cv-committed-detector' : process.env.BARET_CV_DIR ?? 'cv');
   const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
   const cls = SUBSETS[CV_SUBSET]!;
   const sums: EvalLine = { measures: {}, workers: {}, heads: emptyConfusion(), images: 0, ms_per_image: 0 };

@@ -33,6 +33,11 @@ const DUMP_VERSION = 2;
 /** Training epochs and seed, fixed (the prototype's: MODEL_CARD.md, "the head detector"). */
 const HEAD_EPOCHS = 10;
 const SEED = 1;
+/**
+ * Each training photo of the cross-validated subset is seen this many times per epoch (issue 38):
+ * 160-odd photos among 1,700 would otherwise teach little. BARET_HEADS_REPEAT overrides it (to measure).
+ */
+const CV_SUBSET_REPEAT = Number(process.env.BARET_HEADS_REPEAT ?? 1);
 /** Largest difference allowed between tfjs's and TensorFlow's heatmap values on hold-out photos. */
 const PARITY_TOLERANCE = 2e-3;
 const BYTES = HEAD_DETECTOR_INPUT * HEAD_DETECTOR_INPUT * 3;
@@ -132,10 +137,10 @@ export async function trainHeadDetector(
   const trainedFile = path.join(outDir, 'head-detector.json');
   const weightsFile = path.join(outDir, 'head-detector.bin');
   const earlier = await readFile(trainedFile, 'utf8').then((s) => JSON.parse(s) as Trained, () => null);
-  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && earlier?.report.epochs === HEAD_EPOCHS && earlier.report.trainPhotos !== undefined && existsSync(weightsFile)) {
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && earlier?.report.epochs === HEAD_EPOCHS && (earlier.report.repeatCvSubset ?? 1) === CV_SUBSET_REPEAT && existsSync(weightsFile)) {
     log(`head detector from ${outDir}\n`);
   } else {
-    const args = [path.join(HERE, 'train_heads.py'), '--dir', HEADS_DIR, '--out', outDir, '--epochs', String(HEAD_EPOCHS), '--seed', String(SEED)];
+    const args = [path.join(HERE, 'train_heads.py'), '--dir', HEADS_DIR, '--out', outDir, '--epochs', String(HEAD_EPOCHS), '--seed', String(SEED), '--repeat-cv-subset', String(CV_SUBSET_REPEAT)];
     if (excludeCvFold !== undefined) args.push('--exclude-cv-fold', String(excludeCvFold));
     await run(py, args, { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
   }

@@ -145,6 +145,7 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--out', type=Path, default=None)
     ap.add_argument('--exclude-cv-fold', type=int, default=None)
+    ap.add_argument('--repeat-cv-subset', type=int, default=1, help="each training photo of the cross-validated subset (rows with a cvFold) seen this many times per epoch")
     args = ap.parse_args()
     out = args.out or args.dir
     out.mkdir(parents=True, exist_ok=True)
@@ -174,8 +175,10 @@ def main():
 
     rng = np.random.default_rng(args.seed)
     losses = []
+    # The cross-validated subset's photos (few, and the heads the others lack: backs of heads, brims from above, close-ups) repeated.
+    epoch_rows = np.concatenate([train] + [np.array([i for i in train if 'cvFold' in rows[i]], dtype=train.dtype)] * (args.repeat_cv_subset - 1))
     for epoch in range(args.epochs):
-        order = rng.permutation(train)
+        order = rng.permutation(epoch_rows)
         ls = []
         for s in range(0, len(order), 32):
             b = np.sort(order[s:s + 32])
@@ -202,7 +205,7 @@ def main():
     a8, a16 = run(tf.constant(images[check].astype(np.float32)))
     ref = model([(a8 - m8) / s8, (a16 - m16) / s16]).numpy()[..., :2]
     ref = 1 / (1 + np.exp(-ref))
-    report = {'epochs': args.epochs, 'loss': losses, **({'excludedCvFold': args.exclude_cv_fold} if args.exclude_cv_fold is not None else {}), 'trainPhotos': int(len(train)), 'holdoutPhotos': int(len(holdout)), 'holdoutImageLevel': image_figures(P, rows, holdout)}
+    report = {'epochs': args.epochs, 'loss': losses, **({'repeatCvSubset': args.repeat_cv_subset} if args.repeat_cv_subset != 1 else {}), **({'excludedCvFold': args.exclude_cv_fold} if args.exclude_cv_fold is not None else {}), 'trainPhotos': int(len(train)), 'holdoutPhotos': int(len(holdout)), 'holdoutImageLevel': image_figures(P, rows, holdout)}
     print('head detector: hold-out photos, detector alone:', json.dumps(report['holdoutImageLevel']), flush=True)
     (out / 'head-detector.json').write_text(json.dumps({
         'featureMean': [m8.tolist(), m16.tolist()],
