@@ -197,22 +197,22 @@ interface EvalLine {
 /**
  * `npm run train -- --cv`: 5-fold cross-validation on {@link CV_SUBSET}, grouped by photo. For each
  * fold, the head classifier is fitted by the shipped recipe (lite/head.ts) on every training crop
- * except that fold's photos', its thresholds picked on the usual hold-out fold, and the head
- * detector is trained without that fold's photos (heads/heads.ts; issue 38: it trains on that subset
- * too); the torso classifier never trains on that subset, so the committed one is used. Then that
+ * except that fold's photos', its thresholds picked on the usual hold-out fold (the torso classifier
+ * and the head detector never train on that subset, so the committed ones are used); then that
  * fold's photos go through `npm run eval` with that model (`BARET_PPE_MODEL`). The figures over the
- * folds are printed and written to tmp/ppe-train/<dir>/report.json. The shipped model (plain
+ * folds are printed and written to tmp/ppe-train/cv/report.json. The shipped model (plain
  * `npm run train`) trains on every fold.
- * Options: `--cv-folds 0,2` only those folds (0-based); `--cv-committed-detector` the committed head
- * detector for every fold instead (a fair cross-validation only while the committed detector never
- * trained on the subset: how the figures before issue 38's detector were measured), written to
- * tmp/ppe-train/cv-committed-detector.
+ * Options: `--cv-folds 0,2` only those folds (0-based); `--cv-train-detector` (issue 38, measured
+ * and not shipped: ADR 0028) a head detector per fold that also trains on the subset's other folds'
+ * photos (heads/heads.ts; ~4–8 min a fold here), written to tmp/ppe-train/cv-train-detector
+ * (BARET_CV_DIR names another folder; BARET_HEADS_REPEAT repeats the subset's photos per epoch).
+ * BARET_TRAIN_REUSE_TUNED=1 takes a fold's earlier Lite2 fit and detector as they are.
  */
 async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCropsMeta): Promise<void> {
-  const committedDetector = process.argv.includes('--cv-committed-detector');
+  const committedDetector = !process.argv.includes('--cv-train-detector');
   const foldsArg = process.argv.indexOf('--cv-folds');
   const only = foldsArg >= 0 ? new Set(process.argv[foldsArg + 1]!.split(',').map(Number)) : null;
-  const cvDir = path.join(CACHE_DIR, committedDetector ? 'cv-committed-detector' : process.env.BARET_CV_DIR ?? 'cv');
+  const cvDir = path.join(CACHE_DIR, process.env.BARET_CV_DIR ?? (committedDetector ? 'cv' : 'cv-train-detector'));
   const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
   const cls = SUBSETS[CV_SUBSET]!;
   const sums: EvalLine = { measures: {}, workers: {}, heads: emptyConfusion(), images: 0, ms_per_image: 0 };
@@ -285,7 +285,7 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
   const report = {
     subset: CV_SUBSET,
     folds: folds.map((f) => f.fold),
-    detector: committedDetector ? 'committed' : 'per fold',
+    detector: committedDetector ? 'committed' : 'per fold, trained on the other folds too',
     images: sums.images,
     ms_per_image: Math.round(sums.ms_per_image / Math.max(1, sums.images)),
     measures: Object.fromEntries(Object.entries(sums.measures).map(([k, f]) => [k, figures(f)])),
@@ -345,7 +345,7 @@ async function committedCrop(): Promise<ReturnType<typeof boxGeometry>> {
 }
 
 /**
- * `npm run train -- --head-detector-only`: trains the head detector alone (on every subset, as a
+ * `npm run train -- --head-detector-only`: trains the head detector alone (on the subsets a
  * full run does) with the committed calibration's crop geometry, and writes it; nothing else changes.
  */
 async function headDetectorOnly(py: string, photos: TrainingPhoto[], started: number): Promise<void> {

@@ -118,8 +118,9 @@ export function boxGeometry(cal: Calibration): HeadBoxGeometry {
  * Trains the head detector (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of
  * the same epochs), checks tfjs against TensorFlow, and returns the model file and its weights.
  * `crop`: the box → head geometry written into the file ({@link boxGeometry} of the calibration).
- * `excludeCvFold`: a cross-validation run (train.ts `--cv`) — that fold's photos of the
- * cross-validated subset left out of training, the output in tmp/ppe-train/heads/cv-fold-K.
+ * `excludeCvFold`: a cross-validation run (train.ts `--cv --cv-train-detector`, issue 38) — the
+ * cross-validated subset trains the detector too, except that fold's photos; the output in
+ * tmp/ppe-train/heads/cv-fold-K. Without it, the subsets data.ts marks `headDetector` (the shipped recipe).
  */
 export async function trainHeadDetector(
   py: string,
@@ -129,9 +130,9 @@ export async function trainHeadDetector(
   log: (s: string) => void,
   excludeCvFold?: number,
 ): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
-  // Subsets kept out of the head detector: those data.ts marks `headDetector: false` (none since
-  // issue 38; the cross-validated subset trains it too, without the held-out fold's photos in --cv).
-  const photos = allPhotos.filter((p) => p.headDetector);
+  // Subsets kept out of the head detector (data.ts, `headDetector`): the cross-validated one, so a
+  // fold's photos are judged by a detector that never saw them without a detector per fold.
+  const photos = allPhotos.filter((p) => p.headDetector || (excludeCvFold !== undefined && p.cvFold !== undefined));
   const meta = await dumpPhotos(photos, log);
   const outDir = excludeCvFold === undefined ? HEADS_DIR : path.join(HEADS_DIR, `cv-fold-${excludeCvFold}`);
   const trainedFile = path.join(outDir, 'head-detector.json');
