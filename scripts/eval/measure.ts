@@ -245,7 +245,14 @@ const VERDICT_COLUMN: Record<PpePerson['hardHat'], HeadVerdictColumn> = { seen: 
  * under that worker's verdict, or under "not found" when no worker took it. Null without an
  * other-headgear class or a hard-hat class.
  */
-export function headConfusion(persons: ReadonlyArray<Pick<PpePerson, 'box' | 'head' | 'hardHat'>>, labelText: string, cls: ClassIds, width: number, height: number): HeadConfusion | null {
+export function headConfusion(
+  persons: ReadonlyArray<Pick<PpePerson, 'box' | 'head' | 'hardHat'>>,
+  labelText: string,
+  cls: ClassIds,
+  width: number,
+  height: number,
+  onHead?: (kind: HeadKind, box: Box, column: HeadVerdictColumn) => void,
+): HeadConfusion | null {
   if (cls.otherHeadgear === undefined || cls.helmet === undefined) return null;
   const kindOf = (c: number): HeadKind | null =>
     c === cls.helmet ? 'hard hat' : c === cls.otherHeadgear ? 'other headgear' : cls.bareHead?.includes(c) ? 'bare' : null;
@@ -263,7 +270,9 @@ export function headConfusion(persons: ReadonlyArray<Pick<PpePerson, 'box' | 'he
   const workerOf = new Map(match.flatMap((l, w) => (l === undefined ? [] : [[l, w] as const])));
   heads.forEach((h, l) => {
     const w = workerOf.get(l);
-    table[h.kind][w === undefined ? 'not found' : VERDICT_COLUMN[persons[w]!.hardHat]]++;
+    const column = w === undefined ? 'not found' : VERDICT_COLUMN[persons[w]!.hardHat];
+    table[h.kind][column]++;
+    onHead?.(h.kind, h.box, column);
   });
   return table;
 }
@@ -403,7 +412,9 @@ export async function measurePhotos(
     const persons = await analyzePpeRaw(frame);
     const ms = performance.now() - started;
     const workers = workerOutcome(persons, photo.labelText, photo.classes, frame.width, frame.height);
-    const heads = headConfusion(persons, photo.labelText, photo.classes, frame.width, frame.height);
+    // BARET_EVAL_HEADS=1: every labelled head's row of the three-way table on stderr (a diagnosis: which heads are not found).
+    const listHead = process.env.BARET_EVAL_HEADS === '1' ? (kind: HeadKind, box: Box, column: HeadVerdictColumn) => process.stderr.write(`\nhead: ${path.basename(photo.image)} ${kind} [${box.map(Math.round).join(',')}] ${column}\n`) : undefined;
+    const heads = headConfusion(persons, photo.labelText, photo.classes, frame.width, frame.height, listHead);
     images.push({ file: path.basename(photo.image), truth, predicted: predictionOf(persons, measures), workers, heads, persons: persons.length, ms });
     onProgress?.(i + 1, photos.length, path.basename(photo.image));
   }

@@ -38,6 +38,8 @@ export const SUBSETS: Record<string, SubsetClasses> = {
   'hard-hat-workers': { helmet: 0, other: null, bare: 1, vest: null, noVest: null, headDetector: true },
   'construction-site-safety': { helmet: 0, other: null, bare: 2, vest: 7, noVest: 4, headDetector: true },
   // Not in the head detector's training, so its cross-validation needs no detector per fold.
+  // (`npm run train -- --cv --cv-train-detector` measures a detector that trains on it too, per
+  // fold without that fold's photos: issue 38, ADR 0028's second addendum — not better, not shipped.)
   [CV_SUBSET]: { helmet: 0, other: 1, bare: 2, vest: null, noVest: null, headDetector: false },
 };
 

@@ -32,11 +32,11 @@ import { addConfusion, emptyConfusion, formatConfusion, type HeadConfusion } fro
 import { CACHE_DIR, CV_FOLDS, CV_SUBSET, listTrainingPhotos, readJsonCache, SUBSETS, TRAINING_DIR, type TrainingPhoto } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
-import { trainHeadDetector } from './heads/heads.js';
+import { boxGeometry, trainHeadDetector } from './heads/heads.js';
 import { dumpLiteCrops, LITE_DIR, type LiteCropsMeta } from './lite/crops.js';
 import { rounded, trainLiteHead, type LiteHead } from './lite/head.js';
 import { dumpPatternCrops } from './lite/patterns.js';
-import { calibrate } from './samples.js';
+import { calibrate, type Calibration } from './samples.js';
 import { curve, headThresholds, pick, type Curve } from './thresholds.js';
 
 const SEED = 11;
@@ -197,13 +197,22 @@ interface EvalLine {
 /**
  * `npm run train -- --cv`: 5-fold cross-validation on {@link CV_SUBSET}, grouped by photo. For each
  * fold, the head classifier is fitted by the shipped recipe (lite/head.ts) on every training crop
- * except that fold's photos' (the torso classifier and the head detector never train on that subset,
- * so the committed ones are used), its thresholds picked on the usual hold-out fold; then that fold's
- * photos go through `npm run eval` with that model (`BARET_PPE_MODEL`). The figures over all folds
- * are printed and written to tmp/ppe-train/cv/report.json. The shipped model (plain `npm run train`)
- * trains on every fold.
+ * except that fold's photos', its thresholds picked on the usual hold-out fold (the torso classifier
+ * and the head detector never train on that subset, so the committed ones are used); then that
+ * fold's photos go through `npm run eval` with that model (`BARET_PPE_MODEL`). The figures over the
+ * folds are printed and written to tmp/ppe-train/cv/report.json. The shipped model (plain
+ * `npm run train`) trains on every fold.
+ * Options: `--cv-folds 0,2` only those folds (0-based); `--cv-train-detector` (issue 38, measured
+ * and not shipped: ADR 0028) a head detector per fold that also trains on the subset's other folds'
+ * photos (heads/heads.ts; ~4–8 min a fold here), written to tmp/ppe-train/cv-train-detector
+ * (BARET_CV_DIR names another folder; BARET_HEADS_REPEAT repeats the subset's photos per epoch).
+ * BARET_TRAIN_REUSE_TUNED=1 takes a fold's earlier Lite2 fit and detector as they are.
  */
 async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCropsMeta): Promise<void> {
+  const committedDetector = !process.argv.includes('--cv-train-detector');
+  const foldsArg = process.argv.indexOf('--cv-folds');
+  const only = foldsArg >= 0 ? new Set(process.argv[foldsArg + 1]!.split(',').map(Number)) : null;
+  const cvDir = path.join(CACHE_DIR, process.env.BARET_CV_DIR ?? (committedDetector ? 'cv' : 'cv-train-detector'));
   const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
   const cls = SUBSETS[CV_SUBSET]!;
   const sums: EvalLine = { measures: {}, workers: {}, heads: emptyConfusion(), images: 0, ms_per_image: 0 };
@@ -217,7 +226,9 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
   };
   const folds = [];
   for (let k = 0; k < CV_FOLDS; k++) {
-    const dir = path.join(CACHE_DIR, 'cv', `fold-${k}`);
+    if (only && !only.has(k)) continue;
+    const foldStarted = performance.now();
+    const dir = path.join(cvDir, `fold-${k}`);
     const test = photos.filter((p) => p.cvFold === k);
     await mkdir(path.join(dir, 'images'), { recursive: true });
     await mkdir(path.join(dir, 'labels'), { recursive: true });
@@ -236,10 +247,18 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
     await writeFile(path.join(dir, 'ppe-classifier.json'), JSON.stringify(file));
     await copyFile(LITE_ONNX, path.join(dir, LITE_ONNX_FILE));
     await copyFile(backboneWeightsPath('torso'), path.join(dir, 'ppe-backbone-torso.bin'));
-    // The committed head detector (it never trains on this subset), found beside the model file.
-    const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { weights: { file: string } };
-    await copyFile(HEAD_DETECTOR_PATH, path.join(dir, path.basename(HEAD_DETECTOR_PATH)));
-    await copyFile(path.join(path.dirname(HEAD_DETECTOR_PATH), detector.weights.file), path.join(dir, detector.weights.file));
+    // The head detector, found beside the model file: one trained without this fold's photos, or the committed one.
+    const detectorStarted = performance.now();
+    if (committedDetector) {
+      const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { weights: { file: string } };
+      await copyFile(HEAD_DETECTOR_PATH, path.join(dir, path.basename(HEAD_DETECTOR_PATH)));
+      await copyFile(path.join(path.dirname(HEAD_DETECTOR_PATH), detector.weights.file), path.join(dir, detector.weights.file));
+    } else {
+      const heads = await trainHeadDetector(py, run, photos, await committedCrop(), log, k);
+      await writeFile(path.join(dir, heads.file.weights.file), heads.weights);
+      await writeFile(path.join(dir, path.basename(HEAD_DETECTOR_PATH)), JSON.stringify(heads.file) + '\n');
+    }
+    const detectorSeconds = Math.round((performance.now() - detectorStarted) / 1000);
     // The fold's photos, seen through links: `npm run eval` judges a folder.
     await Promise.all(
       test.map(async (p) => {
@@ -255,7 +274,8 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
     if (line.heads) addConfusion(sums.heads!, line.heads);
     sums.ms_per_image += line.ms_per_image * line.images;
     sums.images += line.images;
-    folds.push({ fold: k, photos: test.length, thresholds: file.thresholds, measures: line.measures, workers: line.workers });
+    folds.push({ fold: k, photos: test.length, thresholds: file.thresholds, measures: line.measures, workers: line.workers, heads: line.heads, ms_per_image: line.ms_per_image, detector: committedDetector ? 'committed' : `trained without fold ${k}`, detectorSeconds, seconds: Math.round((performance.now() - foldStarted) / 1000) });
+    log(`fold ${k + 1}/${CV_FOLDS}: ${JSON.stringify(folds.at(-1)!.workers)} (${folds.at(-1)!.seconds} s)\n`);
   }
   const figures = (f: { tp: number; fp: number; fn: number }) => ({
     precision: f.tp + f.fp ? round(f.tp / (f.tp + f.fp)) : null,
@@ -264,7 +284,8 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
   });
   const report = {
     subset: CV_SUBSET,
-    folds: CV_FOLDS,
+    folds: folds.map((f) => f.fold),
+    detector: committedDetector ? 'committed' : 'per fold, trained on the other folds too',
     images: sums.images,
     ms_per_image: Math.round(sums.ms_per_image / Math.max(1, sums.images)),
     measures: Object.fromEntries(Object.entries(sums.measures).map(([k, f]) => [k, figures(f)])),
@@ -272,8 +293,8 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
     heads: sums.heads,
     byFold: folds,
   };
-  await writeFile(path.join(CACHE_DIR, 'cv', 'report.json'), JSON.stringify(report, null, 2) + '\n');
-  log(`\n${CV_FOLDS}-fold cross-validation on ${CV_SUBSET} (${sums.images} photos, each judged by a model that never trained on it)\n`);
+  await writeFile(path.join(cvDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  log(`\n${CV_FOLDS}-fold cross-validation on ${CV_SUBSET}, folds ${report.folds.join(', ')} (${sums.images} photos, each judged by a model that never trained on it)\n`);
   log(formatConfusion(sums.heads!) + '\n');
   console.log(JSON.stringify({ crossValidation: { measures: report.measures, workers: report.workers, heads: report.heads, images: report.images } }));
 }
@@ -308,12 +329,39 @@ async function exportOnnx(): Promise<void> {
   log(`${LITE_ONNX_FILE}: the export is the committed file (sha256 ${made})\n`);
 }
 
+/**
+ * The box → head geometry of the committed head detector's crops, from the calibration the
+ * committed model file records (what a full run measures on the person detections, which the
+ * cross-validation and `--head-detector-only` do not compute); checked against the committed detector.
+ */
+async function committedCrop(): Promise<ReturnType<typeof boxGeometry>> {
+  const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
+  const cal = committed.metrics?.calibration as Calibration | undefined;
+  if (!cal) throw new Error(`${MODEL_PATH} records no calibration: run a full npm run train`);
+  const crop = boxGeometry(cal);
+  const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { crop: unknown };
+  if (JSON.stringify(detector.crop) !== JSON.stringify(crop)) throw new Error(`the calibration of ${MODEL_PATH} gives the crop ${JSON.stringify(crop)}, the committed head detector has ${JSON.stringify(detector.crop)}`);
+  return crop;
+}
+
+/**
+ * `npm run train -- --head-detector-only`: trains the head detector alone (on the subsets a
+ * full run does) with the committed calibration's crop geometry, and writes it; nothing else changes.
+ */
+async function headDetectorOnly(py: string, photos: TrainingPhoto[], started: number): Promise<void> {
+  const heads = await trainHeadDetector(py, run, photos, await committedCrop(), log);
+  await writeFile(path.join(path.dirname(HEAD_DETECTOR_PATH), heads.file.weights.file), heads.weights);
+  await writeFile(HEAD_DETECTOR_PATH, JSON.stringify(heads.file) + '\n');
+  console.log(JSON.stringify({ model: HEAD_DETECTOR_PATH, seconds: Math.round((performance.now() - started) / 1000), holdout: heads.file.metrics!.holdoutImageLevel, parity: heads.file.metrics!.parityMaxHeatmapDifference }, null, 2));
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const cv = process.argv.includes('--cv');
   log(`training data: ${TRAINING_DIR}\n`);
   if (process.argv.includes('--export-onnx')) return exportOnnx();
   let photos = await listTrainingPhotos(sizeOf);
+  if (process.argv.includes('--head-detector-only')) return headDetectorOnly(await python(), photos, started);
   const lite = await dumpLiteCrops(photos, SEED, log);
   // Synthetic pictures' crops: more background for the head check (issue 38).
   await dumpPatternCrops(SEED, log);
@@ -411,7 +459,7 @@ async function main(): Promise<void> {
       },
     },
   };
-  const heads = await trainHeadDetector(py, run, photos, cal, log);
+  const heads = await trainHeadDetector(py, run, photos, boxGeometry(cal), log);
   for (const kind of ['head', 'torso'] as const) await writeFile(backboneWeightsPath(kind), weightsOf[kind]);
   await writeFile(MODEL_PATH, JSON.stringify(file) + '\n');
   await writeFile(path.join(path.dirname(HEAD_DETECTOR_PATH), heads.file.weights.file), heads.weights);

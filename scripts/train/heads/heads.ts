@@ -29,10 +29,15 @@ import { loadRaw, type Calibration } from '../samples.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const HEADS_DIR = path.join(CACHE_DIR, 'heads');
 /** Bump when the written inputs change: a cached dump of another version is rebuilt. */
-const DUMP_VERSION = 1;
+const DUMP_VERSION = 2;
 /** Training epochs and seed, fixed (the prototype's: MODEL_CARD.md, "the head detector"). */
 const HEAD_EPOCHS = 10;
 const SEED = 1;
+/**
+ * Each training photo of the cross-validated subset is seen this many times per epoch (issue 38):
+ * 160-odd photos among 1,700 would otherwise teach little. BARET_HEADS_REPEAT overrides it (to measure).
+ */
+const CV_SUBSET_REPEAT = Number(process.env.BARET_HEADS_REPEAT ?? 1);
 /** Largest difference allowed between tfjs's and TensorFlow's heatmap values on hold-out photos. */
 const PARITY_TOLERANCE = 2e-3;
 const BYTES = HEAD_DETECTOR_INPUT * HEAD_DETECTOR_INPUT * 3;
@@ -40,7 +45,9 @@ const BYTES = HEAD_DETECTOR_INPUT * HEAD_DETECTOR_INPUT * 3;
 interface PhotoRow {
   photo: string;
   fold: TrainingPhoto['fold'];
-  /** Labelled heads in input pixels: `[x, y, w, h]`, 0 = hard hat, 1 = bare. */
+  /** The photo's cross-validation fold (the cross-validated subset only): `--exclude-cv-fold` leaves it out. */
+  cvFold?: number;
+  /** Labelled heads in input pixels: `[x, y, w, h]`, 0 = hard hat, 1 = no hard hat (bare or other headgear). */
   heads: Array<{ label: 0 | 1; box: [number, number, number, number] }>;
 }
 
@@ -89,7 +96,7 @@ async function dumpPhotos(photos: TrainingPhoto[], log: (s: string) => void): Pr
       const heads = photo.boxes
         .filter((b) => b.kind === 'head')
         .map((b) => ({ label: b.label === 'hat' ? 0 : 1, box: [b.box[0] * sx, b.box[1] * sy, b.box[2] * sx, b.box[3] * sy] }) as PhotoRow['heads'][number]);
-      meta.photos.push({ photo: photoKey(photo), fold: photo.fold, heads });
+      meta.photos.push({ photo: photoKey(photo), fold: photo.fold, ...(photo.cvFold !== undefined ? { cvFold: photo.cvFold } : {}), heads });
       if ((i + 1) % 100 === 0 || i + 1 === photos.length) log(`\rhead detector inputs ${i + 1}/${photos.length}`);
     }
   } finally {
@@ -101,7 +108,7 @@ async function dumpPhotos(photos: TrainingPhoto[], log: (s: string) => void): Pr
 }
 
 /** Box → head geometry for the crops around detected heads: the mean of the hard-hat and bare calibrations. */
-function boxGeometry(cal: Calibration): HeadBoxGeometry {
+export function boxGeometry(cal: Calibration): HeadBoxGeometry {
   const r = (v: number): number => Number(v.toPrecision(6));
   const { hat, bare } = cal.head;
   return { dx: r((hat.dx + bare.dx) / 2), eye: r((hat.eye + bare.eye) / 2), width: r((hat.width + bare.width) / 2) };
@@ -110,19 +117,33 @@ function boxGeometry(cal: Calibration): HeadBoxGeometry {
 /**
  * Trains the head detector (or, with BARET_TRAIN_REUSE_TUNED=1, takes an earlier run's output of
  * the same epochs), checks tfjs against TensorFlow, and returns the model file and its weights.
+ * `crop`: the box → head geometry written into the file ({@link boxGeometry} of the calibration).
+ * `excludeCvFold`: a cross-validation run (train.ts `--cv --cv-train-detector`, issue 38) — the
+ * cross-validated subset trains the detector too, except that fold's photos; the output in
+ * tmp/ppe-train/heads/cv-fold-K. Without it, the subsets data.ts marks `headDetector` (the shipped recipe).
  */
-export async function trainHeadDetector(py: string, run: (cmd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<void>, allPhotos: TrainingPhoto[], cal: Calibration, log: (s: string) => void): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
+export async function trainHeadDetector(
+  py: string,
+  run: (cmd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<void>,
+  allPhotos: TrainingPhoto[],
+  crop: HeadBoxGeometry,
+  log: (s: string) => void,
+  excludeCvFold?: number,
+): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
   // Subsets kept out of the head detector (data.ts, `headDetector`): the cross-validated one, so a
   // fold's photos are judged by a detector that never saw them without a detector per fold.
-  const photos = allPhotos.filter((p) => p.headDetector);
+  const photos = allPhotos.filter((p) => p.headDetector || (excludeCvFold !== undefined && p.cvFold !== undefined));
   const meta = await dumpPhotos(photos, log);
-  const trainedFile = path.join(HEADS_DIR, 'head-detector.json');
-  const weightsFile = path.join(HEADS_DIR, 'head-detector.bin');
+  const outDir = excludeCvFold === undefined ? HEADS_DIR : path.join(HEADS_DIR, `cv-fold-${excludeCvFold}`);
+  const trainedFile = path.join(outDir, 'head-detector.json');
+  const weightsFile = path.join(outDir, 'head-detector.bin');
   const earlier = await readFile(trainedFile, 'utf8').then((s) => JSON.parse(s) as Trained, () => null);
-  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && earlier?.report.epochs === HEAD_EPOCHS && existsSync(weightsFile)) {
-    log(`head detector from ${HEADS_DIR}\n`);
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && earlier?.report.epochs === HEAD_EPOCHS && (earlier.report.repeatCvSubset ?? 1) === CV_SUBSET_REPEAT && existsSync(weightsFile)) {
+    log(`head detector from ${outDir}\n`);
   } else {
-    await run(py, [path.join(HERE, 'train_heads.py'), '--dir', HEADS_DIR, '--epochs', String(HEAD_EPOCHS), '--seed', String(SEED)], { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
+    const args = [path.join(HERE, 'train_heads.py'), '--dir', HEADS_DIR, '--out', outDir, '--epochs', String(HEAD_EPOCHS), '--seed', String(SEED), '--repeat-cv-subset', String(CV_SUBSET_REPEAT)];
+    if (excludeCvFold !== undefined) args.push('--exclude-cv-fold', String(excludeCvFold));
+    await run(py, args, { ...process.env, PYTHONHASHSEED: '0', TF_CPP_MIN_LOG_LEVEL: '2' });
   }
   const trained = JSON.parse(await readFile(trainedFile, 'utf8')) as Trained;
   const weights = await readFile(weightsFile);
@@ -136,7 +157,7 @@ export async function trainHeadDetector(py: string, run: (cmd: string, args: str
     layers: trained.layers,
     weights: { file: 'ppe-head-detector.bin', sha256: createHash('sha256').update(weights).digest('hex') },
     minScore: trained.minScore,
-    crop: boxGeometry(cal),
+    crop,
     metrics: { seed: SEED, epochs: HEAD_EPOCHS, photos: meta.photos.length, ...trained.report },
   };
   const worst = await parity(file, weights, trained);

@@ -8,11 +8,17 @@ to a hard hat / bare heatmap (penalty-reduced focal loss on Gaussian targets, as
 log size of the head box at its centre cell, on the training fold only; horizontal flips of half
 the batches. Writes `head-detector.bin` (float16 weights, the run time's layer order),
 `head-detector.json` (standardisation, shapes, TensorFlow's heatmaps on some hold-out photos for
-the tfjs check, hold-out figures).
+the tfjs check, hold-out figures) to --out (default --dir).
 
-Usage: python scripts/train/heads/train_heads.py --dir DIR --epochs N --seed S
+The backbone's activations depend only on the photos written: they are cached in --dir
+(`features-<hash of photos-meta.json>-{8,16}.npy`) for the next run, e.g. the next
+cross-validation fold. `--exclude-cv-fold K` leaves out of the training fold the photos of
+cross-validation fold K (rows with `cvFold` K: the cross-validated subset, train.ts `--cv`).
+
+Usage: python scripts/train/heads/train_heads.py --dir DIR --epochs N --seed S [--out DIR] [--exclude-cv-fold K]
 """
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -39,6 +45,18 @@ def features(run, images, rows):
         f8.append(a.numpy().astype(np.float16))
         f16.append(b.numpy().astype(np.float16))
     return np.concatenate(f8), np.concatenate(f16)
+
+
+def cached_features(run, images, rows, directory):
+    """The activations of `features`, read from (or written to) the cache in `directory`."""
+    key = hashlib.sha256((directory / 'photos-meta.json').read_bytes()).hexdigest()[:16]
+    paths = [directory / f'features-{key}-{c}.npy' for c in (8, 16)]
+    if all(p.exists() for p in paths):
+        return tuple(np.load(p) for p in paths), True
+    f8, f16 = features(run, images, rows)
+    for p, f in zip(paths, (f8, f16)):
+        np.save(p, f)
+    return (f8.copy(), f16.copy()), False
 
 
 def standardise(f, train):
@@ -125,18 +143,23 @@ def main():
     ap.add_argument('--dir', type=Path, required=True)
     ap.add_argument('--epochs', type=int, default=10)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--out', type=Path, default=None)
+    ap.add_argument('--exclude-cv-fold', type=int, default=None)
+    ap.add_argument('--repeat-cv-subset', type=int, default=1, help="each training photo of the cross-validated subset (rows with a cvFold) seen this many times per epoch")
     args = ap.parse_args()
+    out = args.out or args.dir
+    out.mkdir(parents=True, exist_ok=True)
     tf.keras.utils.set_random_seed(args.seed)
     tf.config.experimental.enable_op_determinism()
     started = time.time()
     rows = json.loads((args.dir / 'photos-meta.json').read_text())['photos']
     images = np.memmap(args.dir / 'photos-384.u8', dtype=np.uint8, mode='r', shape=(len(rows), S, S, 3))
-    train = np.array([i for i, r in enumerate(rows) if r['fold'] == 'train'])
+    train = np.array([i for i, r in enumerate(rows) if r['fold'] == 'train' and (args.exclude_cv_fold is None or r.get('cvFold') != args.exclude_cv_fold)])
     holdout = np.array([i for i, r in enumerate(rows) if r['fold'] == 'holdout'])
     net = Backbone(trainable=None)
     run = tf.function(lambda x: net.run(x, FEATURES), input_signature=[tf.TensorSpec([None, S, S, 3], tf.float32)])
-    f8, f16 = features(run, images, rows)
-    print(f'head detector: backbone activations of {len(rows)} photos, {time.time() - started:.0f} s', flush=True)
+    (f8, f16), hit = cached_features(run, images, rows, args.dir)
+    print(f'head detector: backbone activations of {len(rows)} photos{" (cached)" if hit else ""}, {time.time() - started:.0f} s; training on {len(train)}', flush=True)
     m8, s8 = standardise(f8, train)
     m16, s16 = standardise(f16, train)
     T = np.stack([targets(r['heads']) for r in rows])
@@ -152,8 +175,10 @@ def main():
 
     rng = np.random.default_rng(args.seed)
     losses = []
+    # The cross-validated subset's photos (few, and the heads the others lack: backs of heads, brims from above, close-ups) repeated.
+    epoch_rows = np.concatenate([train] + [np.array([i for i in train if 'cvFold' in rows[i]], dtype=train.dtype)] * (args.repeat_cv_subset - 1))
     for epoch in range(args.epochs):
-        order = rng.permutation(train)
+        order = rng.permutation(epoch_rows)
         ls = []
         for s in range(0, len(order), 32):
             b = np.sort(order[s:s + 32])
@@ -173,16 +198,16 @@ def main():
         model.get_layer(name).set_weights([kernel.astype(np.float32), bias.astype(np.float32)])
         layers.append({'name': name, 'kernel': list(kernel.shape), 'bias': list(bias.shape)})
         parts += [kernel.tobytes(), bias.tobytes()]
-    (args.dir / 'head-detector.bin').write_bytes(b''.join(parts))
+    (out / 'head-detector.bin').write_bytes(b''.join(parts))
     P = predict(model, f8, f16, holdout)
     # For the tfjs check: some hold-out photos from float32 activations, as the run time computes them.
     check = holdout[:PARITY_PHOTOS]
     a8, a16 = run(tf.constant(images[check].astype(np.float32)))
     ref = model([(a8 - m8) / s8, (a16 - m16) / s16]).numpy()[..., :2]
     ref = 1 / (1 + np.exp(-ref))
-    report = {'epochs': args.epochs, 'loss': losses, 'trainPhotos': int(len(train)), 'holdoutPhotos': int(len(holdout)), 'holdoutImageLevel': image_figures(P, rows, holdout)}
+    report = {'epochs': args.epochs, 'loss': losses, **({'repeatCvSubset': args.repeat_cv_subset} if args.repeat_cv_subset != 1 else {}), **({'excludedCvFold': args.exclude_cv_fold} if args.exclude_cv_fold is not None else {}), 'trainPhotos': int(len(train)), 'holdoutPhotos': int(len(holdout)), 'holdoutImageLevel': image_figures(P, rows, holdout)}
     print('head detector: hold-out photos, detector alone:', json.dumps(report['holdoutImageLevel']), flush=True)
-    (args.dir / 'head-detector.json').write_text(json.dumps({
+    (out / 'head-detector.json').write_text(json.dumps({
         'featureMean': [m8.tolist(), m16.tolist()],
         'featureStd': [s8.tolist(), s16.tolist()],
         'layers': layers,
@@ -190,7 +215,7 @@ def main():
         'holdout': {'index': check.tolist(), 'heat': ref.ravel().round(6).tolist()},
         'report': report,
     }))
-    print(f'head detector: written to {args.dir}', flush=True)
+    print(f'head detector: written to {out} ({time.time() - started:.0f} s)', flush=True)
 
 
 if __name__ == '__main__':

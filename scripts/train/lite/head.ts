@@ -6,6 +6,7 @@
  * is written. The thresholds are picked on those probabilities (thresholds.ts).
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +62,9 @@ export async function trainLiteHead(
   const checkParity = excludeCvFold === undefined;
   const args = [path.join(HERE, 'train_head.py'), '--dir', LITE_DIR, '--onnx', onnx, '--write', out];
   if (excludeCvFold !== undefined) args.push('--exclude-cv-fold', String(excludeCvFold));
-  await run(py, args, { ...process.env, PYTHONHASHSEED: '0', OMP_NUM_THREADS: '2' });
+  // BARET_TRAIN_REUSE_TUNED=1: an earlier fit's output in `out` is taken as it is (e.g. a cross-validation fold's, to change only the head detector).
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && existsSync(out)) log(`head: the Lite2 fit from ${out}\n`);
+  else await run(py, args, { ...process.env, PYTHONHASHSEED: '0', OMP_NUM_THREADS: '2' });
   type Fitted = { model: MlpModel; holdout: { index: number[]; p: number[][] } };
   const fitted = JSON.parse(await readFile(out, 'utf8')) as Fitted & { headCheck: Fitted; report: Record<string, unknown> };
   const model = rounded(fitted.model);
