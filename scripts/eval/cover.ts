@@ -60,10 +60,10 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
     const labels = parseYoloLabels(photo.labelText).map((o) => ({ cls: o.cls, box: [o.box[0] * width, o.box[1] * height, o.box[2] * width, o.box[3] * height] as Box }));
     const torsos = labels.filter((l) => torsoClasses.has(l.cls)).map((l) => l.box);
     f.photos++;
-    f.heads += labels.filter((l) => headClasses.has(l.cls)).length;
+    const labelledHeads = labels.filter((l) => headClasses.has(l.cls)).map((l) => l.box);
+    f.heads += labelledHeads.length;
     f.torsos += torsos.length;
     f.patches += covered.regions.length;
-    const labelledHeads = labels.filter((l) => headClasses.has(l.cls)).map((l) => l.box);
     for (const r of covered.regions) {
       // The pixels of a vest its patches cover (a region merges the patches drawn around one face).
       const mine = covered.filled.filter((p) => centreIn(p, [r.box]));
@@ -76,7 +76,7 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
     const left = (await detectFaces(covered.jpeg)).faces.filter((x) => sameFace(x.box, before));
     f.remaining += left.length;
     // A labelled head with a tenth of margin each side (hand-drawn boxes are tight).
-    const heads = labels.filter((l) => headClasses.has(l.cls)).map(({ box: [x, y, w, h] }): Box => [x - 0.1 * w, y - 0.1 * h, 1.2 * w, 1.2 * h]);
+    const heads = labelledHeads.map(([x, y, w, h]): Box => [x - 0.1 * w, y - 0.1 * h, 1.2 * w, 1.2 * h]);
     f.remainingOnHeads += left.filter((x) => sameFace(x.box, heads)).length;
     onProgress?.(i + 1, photos.length);
   }

@@ -32,7 +32,7 @@ import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
 import type { Composite, CompositeAnalysis, RelBox, SampledFrame, TokenUsage, VideoInfo, VisionAnalyzer } from './engine/types.js';
 import type { CompositeLayout, Journal, JournalDoc, JournalEntry } from './journal.js';
-import { AskPlan, Findings, type JobTypeSource } from './result.js';
+import { AskPlan, Findings, type JobTypeSource, type Violation } from './result.js';
 import { throttleProgress } from './samplingProgress.js';
 
 /** The names of the steps, in the order a job reaches them (cover comes first when the model sees covered frames). */
@@ -447,13 +447,13 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
   // One worker in one frame missing two items is two violations with the same crop: it is made
   // (cut, searched, covered) once and stored under each violation's key.
   const crops = new Map<string, Promise<{ covered: Buffer; original?: Buffer } | undefined>>();
-  const cropOf = (v: (typeof violations)[number]) => {
+  const cropOf = (v: Violation) => {
     const key = `${v.frame_index}|${v.box.x}|${v.box.y}|${v.box.w}|${v.box.h}`;
     let crop = crops.get(key);
     if (!crop) crops.set(key, (crop = coverCrop(v)));
     return crop;
   };
-  const coverCrop = async (v: (typeof violations)[number]) => {
+  const coverCrop = async (v: Violation) => {
     ctx.signal.throwIfAborted();
     const frame = covered.frames.find((f) => f.index === v.frame_index);
     if (!frame) return undefined;

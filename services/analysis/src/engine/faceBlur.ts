@@ -328,10 +328,7 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
   const people = opts.people;
   const regions: BlurRegion[] = [];
   const filled: Box[] = [];
-  const cover = (box: Box, tone?: (colour: number[]) => number[]): void => {
-    fill(img, box, tone);
-    filled.push(box);
-  };
+  const cover = patcher(img, filled);
   for (const patch of opts.patches ?? []) {
     const x0 = clamp(patch[0], 0, img.width);
     const y0 = clamp(patch[1], 0, img.height);
@@ -418,6 +415,12 @@ async function facesShownSmall(images: readonly RawImage[], sides: readonly numb
 
 /** Draws a patch on the image being covered and keeps it in the report's `filled`. */
 type Cover = (box: Box, tone?: (colour: number[]) => number[]) => void;
+const patcher =
+  (img: RawImage, filled: Box[]): Cover =>
+  (box, tone) => {
+    fill(img, box, tone);
+    filled.push(box);
+  };
 
 /**
  * A thumbnail's patches, toned again when BlazeFace still finds a face over one of them at
@@ -526,8 +529,7 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
     if (opts.people) left = left.filter((f) => sameFace(f.box, [...covered, ...report.found]));
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
-      fill(img, f.box);
-      report.filled.push(f.box);
+      patcher(img, report.filled)(f.box);
       addRegion(report.regions, { box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score }, opts.people !== undefined);
     }
     jpeg = await encode(img, quality);

@@ -29,9 +29,8 @@ export function RecordingContextCard({ value, onChange }: { value: RecordingCont
     rememberRecordingContext(next);
     onChange(next);
   };
-  // While they load, the lists say so (not "no sites yet").
-  const siteList = sites.data ?? [];
-  const crewList = crews.data ?? [];
+  // The empty choice: "choose one", "none yet", or while the list loads "Loading…" (not "none yet").
+  const emptyLabel = (list: unknown[] | undefined, choose: string, none: string) => t(!list ? 'common.loading' : list.length ? choose : none);
   return (
     <section className="card context-card" aria-labelledby="context-title">
       <h2 id="context-title" className="card-title">
@@ -39,8 +38,8 @@ export function RecordingContextCard({ value, onChange }: { value: RecordingCont
       </h2>
       <p className="muted">{t('record.contextHint')}</p>
       <div className="record-context">
-        <UnitSelect label={t('record.site')} emptyLabel={t(sites.data ? (siteList.length ? 'record.noSite' : 'record.noSites') : 'common.loading')} value={value.site_id} options={siteList} onChange={(v) => set({ site_id: v })} />
-        <UnitSelect label={t('record.crew')} emptyLabel={t(crews.data ? (crewList.length ? 'record.noCrew' : 'record.noCrews') : 'common.loading')} value={value.crew_id} options={crewList} onChange={(v) => set({ crew_id: v })} />
+        <UnitSelect label={t('record.site')} emptyLabel={emptyLabel(sites.data, 'record.noSite', 'record.noSites')} value={value.site_id} options={sites.data ?? []} onChange={(v) => set({ site_id: v })} />
+        <UnitSelect label={t('record.crew')} emptyLabel={emptyLabel(crews.data, 'record.noCrew', 'record.noCrews')} value={value.crew_id} options={crews.data ?? []} onChange={(v) => set({ crew_id: v })} />
         <div className="field">
           <label className="field-label" htmlFor={`${ids}-3`}>
             {t('record.workOrder')}
