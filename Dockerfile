@@ -41,7 +41,10 @@ RUN apt-get update \
  && mkdir -p /data /tmp/baret \
  && chown 1000:1000 /data /tmp/baret
 WORKDIR /app
+# MALLOC_ARENA_MAX: glibc's malloc keeps at most two arenas, not eight per core for the detector
+# threads, onnxruntime and libvips (docs/adr/0029).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     BARET_MODE=distributed \
     PORT=8080 \
     BARET_DATA_DIR=/data \

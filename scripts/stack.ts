@@ -50,7 +50,8 @@ export interface RunningBaret {
 export function spawnBaret(args: string[], env: Record<string, string>, onLine?: (line: string) => void): Promise<RunningBaret> {
   const child = spawn(process.execPath, args, {
     cwd: repo,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // MALLOC_ARENA_MAX as `npm start` and the image set it (docs/adr/0029): tests and benches run Baret as it ships.
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -12,6 +12,7 @@
  * stay selectable for measurement (`npm run bench`).
  */
 import { availableParallelism } from 'node:os';
+import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { FFMPEG_PATH, FFPROBE_PATH, runProcess } from './probe.js';
 import type { PersonDetection, SampledFrame, VideoInfo } from './types.js';
@@ -37,6 +38,12 @@ export interface SampleOptions {
    * Called often: throttle before reporting it anywhere.
    */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Hears of each image as soon as ffmpeg has piped it whole, before sampling ends (the person
+   * focus scores candidates while the next are decoded). The same Buffer comes back in the result;
+   * an image may come that the result leaves out (a repeated time).
+   */
+  onJpeg?: (jpeg: Buffer) => void;
 }
 
 /**
@@ -88,49 +95,91 @@ export function jpegSize(buf: Buffer): { width: number; height: number } | undef
 }
 
 /**
- * Splits a concatenation of JPEGs (ffmpeg's mjpeg image2pipe) by walking the marker segments, so
- * bytes inside headers can never be mistaken for an end-of-image marker.
+ * Where the JPEG starting at `start` of `buf` ends (the index after its end-of-image marker), or -1
+ * when `buf` holds only part of it. Walks the marker segments, so bytes inside headers can never be
+ * mistaken for an end-of-image marker.
  */
+function jpegEnd(buf: Buffer, start: number): number {
+  if (buf[start] !== 0xff || buf[start + 1] !== 0xd8) throw new FrameExtractionError('mjpeg stream out of sync');
+  let i = start + 2;
+  while (i + 2 <= buf.length) {
+    if (buf[i] !== 0xff) throw new FrameExtractionError('bad JPEG marker');
+    const marker = buf[i + 1] ?? 0;
+    if (marker === 0xff) {
+      i++;
+    } else if (marker === 0xd9) {
+      return i + 2;
+    } else if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2;
+    } else {
+      if (i + 4 > buf.length) return -1;
+      const segEnd = i + 2 + buf.readUInt16BE(i + 2);
+      if (marker !== 0xda) {
+        i = segEnd;
+        continue;
+      }
+      // Entropy-coded data: 0xFF is stuffed (FF00) or a restart marker (FFD0–FFD7).
+      let j = segEnd;
+      while (j + 1 < buf.length) {
+        if (buf[j] === 0xff) {
+          const n = buf[j + 1] ?? 0;
+          if (n !== 0x00 && !(n >= 0xd0 && n <= 0xd7) && n !== 0xff) break;
+        }
+        j++;
+      }
+      i = j;
+    }
+  }
+  return -1;
+}
+
+/** Splits a concatenation of JPEGs (ffmpeg's mjpeg image2pipe) into its images. */
 export function splitJpegs(buf: Buffer): Buffer[] {
   const out: Buffer[] = [];
   let start = 0;
   while (start + 4 <= buf.length) {
-    if (buf[start] !== 0xff || buf[start + 1] !== 0xd8) throw new FrameExtractionError('mjpeg stream out of sync');
-    let i = start + 2;
-    let end = -1;
-    while (i + 2 <= buf.length && end < 0) {
-      if (buf[i] !== 0xff) throw new FrameExtractionError('bad JPEG marker');
-      const marker = buf[i + 1] ?? 0;
-      if (marker === 0xff) {
-        i++;
-      } else if (marker === 0xd9) {
-        end = i + 2;
-      } else if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-        i += 2;
-      } else {
-        if (i + 4 > buf.length) break;
-        const segEnd = i + 2 + buf.readUInt16BE(i + 2);
-        if (marker !== 0xda) {
-          i = segEnd;
-          continue;
-        }
-        // Entropy-coded data: 0xFF is stuffed (FF00) or a restart marker (FFD0–FFD7).
-        let j = segEnd;
-        while (j + 1 < buf.length) {
-          if (buf[j] === 0xff) {
-            const n = buf[j + 1] ?? 0;
-            if (n !== 0x00 && !(n >= 0xd0 && n <= 0xd7) && n !== 0xff) break;
-          }
-          j++;
-        }
-        i = j;
-      }
-    }
+    const end = jpegEnd(buf, start);
     if (end < 0) throw new FrameExtractionError('truncated JPEG in mjpeg stream');
     out.push(buf.subarray(start, end));
     start = end;
   }
   return out;
+}
+
+/**
+ * An mjpeg pipe read as it arrives: `push` each chunk, and `onJpeg` hears of each image as soon as
+ * its last byte is in; `end` checks that nothing is left over and returns every image, in order.
+ */
+export function jpegStream(onJpeg: (jpeg: Buffer) => void): { push(chunk: Buffer): void; end(): Buffer[] } {
+  const out: Buffer[] = [];
+  let pending: Buffer = Buffer.alloc(0);
+  // A broken stream is told by `end`, not thrown out of the pipe's event handler.
+  let failed: unknown;
+  return {
+    push(chunk) {
+      if (failed) return;
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      try {
+        for (;;) {
+          if (pending.length < 4) return;
+          const end = jpegEnd(pending, 0);
+          if (end < 0) return;
+          // Its own copy: the pending buffer is dropped, not held by every image cut from it.
+          const jpeg = Buffer.from(pending.subarray(0, end));
+          pending = pending.subarray(end);
+          out.push(jpeg);
+          onJpeg(jpeg);
+        }
+      } catch (err) {
+        failed = err;
+      }
+    },
+    end() {
+      if (failed) throw failed;
+      if (pending.length > 0) throw new FrameExtractionError('truncated JPEG in mjpeg stream');
+      return out;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -267,14 +316,22 @@ function scaleFilter(size: { width: number; height: number }): string {
   return `scale=${size.width}:${size.height}:flags=bilinear,setsar=1`;
 }
 
+/** What the ffmpeg runners tell as they go: `onFrame` each frame ffmpeg reports, `onJpeg` each image as soon as it is piped whole. */
+interface Progress {
+  onFrame?: () => void;
+  onJpeg?: (jpeg: Buffer) => void;
+}
+
 /**
  * Runs ffmpeg whose filter chain contains `showinfo`; pairs each piped JPEG with its time.
- * `onFrame` hears of each frame as ffmpeg reports it, before the process ends.
+ * `progress` hears of each frame before the process ends.
  */
-async function runMjpeg(args: string[], signal: AbortSignal | undefined, offsetSec = 0, onFrame?: () => void): Promise<Decoded[]> {
-  const { code, stdout, stderr } = await runProcess(FFMPEG_PATH, args, { signal, onStderr: onFrame && showinfoFrames(onFrame) });
+async function runMjpeg(args: string[], signal: AbortSignal | undefined, offsetSec = 0, progress: Progress = {}): Promise<Decoded[]> {
+  const { onFrame, onJpeg } = progress;
+  const stream = onJpeg && jpegStream(onJpeg);
+  const { code, stdout, stderr } = await runProcess(FFMPEG_PATH, args, { signal, onStderr: onFrame && showinfoFrames(onFrame), onStdout: stream && ((chunk) => stream.push(chunk)) });
   if (code !== 0) throw new FrameExtractionError(`ffmpeg failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-  const jpegs = splitJpegs(stdout);
+  const jpegs = stream ? stream.end() : splitJpegs(stdout);
   const times = showinfoTimes(stderr);
   return jpegs.map((jpeg, i) => {
     const size = jpegSize(jpeg);
@@ -298,7 +355,7 @@ export async function decodeKeyframes(
   fps: number,
   times: number[] | undefined,
   signal?: AbortSignal,
-  onFrame?: () => void,
+  progress: Progress = {},
 ): Promise<Decoded[]> {
   const eps = fps > 0 ? 0.45 / fps : 0.01;
   const select =
@@ -310,7 +367,7 @@ export async function decodeKeyframes(
     ],
     signal,
     0,
-    onFrame,
+    progress,
   );
 }
 
@@ -321,7 +378,7 @@ export async function decodeSelect(
   targets: number[],
   signal?: AbortSignal,
   span?: { from: number; to: number },
-  onFrame?: () => void,
+  progress: Progress = {},
 ): Promise<Decoded[]> {
   if (targets.length === 0) return [];
   const from = span?.from ?? 0;
@@ -336,7 +393,7 @@ export async function decodeSelect(
     ],
     signal,
     from,
-    onFrame,
+    progress,
   );
 }
 
@@ -347,7 +404,7 @@ export async function decodeSeeks(
   targets: number[],
   signal?: AbortSignal,
   parallel = Math.max(1, availableParallelism()),
-  onFrame?: () => void,
+  progress: Progress = {},
 ): Promise<Decoded[]> {
   const results: Decoded[] = [];
   let next = 0;
@@ -361,7 +418,7 @@ export async function decodeSeeks(
         ],
         signal,
         t,
-        onFrame,
+        progress,
       );
       if (frames[0]) results.push(frames[0]);
     }
@@ -405,7 +462,7 @@ async function decodeExact(
   keyframes: number[],
   fps: number,
   signal?: AbortSignal,
-  onFrame?: () => void,
+  progress: Progress = {},
 ): Promise<Decoded[]> {
   if (wanted.length === 0) return [];
   const targets = nearestFrameStarts(wanted, fps);
@@ -418,8 +475,8 @@ async function decodeExact(
   const from = prevKey(first);
   const passCost = last - from + 0.3;
   return seekCost <= passCost
-    ? decodeSeeks(path, size, targets, signal, parallel, onFrame)
-    : decodeSelect(path, size, targets, signal, { from, to: last }, onFrame);
+    ? decodeSeeks(path, size, targets, signal, parallel, progress)
+    : decodeSelect(path, size, targets, signal, { from, to: last }, progress);
 }
 
 /**
@@ -435,13 +492,13 @@ export async function sampleUniform(
   const n = cappedCount(info, count);
   if (n === 0) return [];
   opts.onProgress?.(0, n);
-  const onFrame = frameCounter(n, opts.onProgress);
+  const progress: Progress = { onFrame: frameCounter(n, opts.onProgress), onJpeg: opts.onJpeg };
   const size = outputSize(info, opts.maxSide);
   const strategy = opts.strategy ?? 'keyframes';
   const targets = nearestFrameStarts(targetTimes(info.durationSec, n), info.fps);
-  if (strategy === 'select') return finish(await decodeSelect(path, size, targets, opts.signal, undefined, onFrame), info.durationSec, info.fps);
-  if (strategy === 'seek') return finish(await decodeSeeks(path, size, targets, opts.signal, undefined, onFrame), info.durationSec, info.fps);
-  return finish(await sampleByKeyframes(path, info, n, size, opts.signal, onFrame), info.durationSec, info.fps);
+  if (strategy === 'select') return finish(await decodeSelect(path, size, targets, opts.signal, undefined, progress), info.durationSec, info.fps);
+  if (strategy === 'seek') return finish(await decodeSeeks(path, size, targets, opts.signal, undefined, progress), info.durationSec, info.fps);
+  return finish(await sampleByKeyframes(path, info, n, size, opts.signal, progress), info.durationSec, info.fps);
 }
 
 async function sampleByKeyframes(
@@ -450,21 +507,21 @@ async function sampleByKeyframes(
   n: number,
   size: { width: number; height: number },
   signal?: AbortSignal,
-  onFrame?: () => void,
+  progress: Progress = {},
 ): Promise<Decoded[]> {
   const keyframes = await listKeyframes(path, signal);
   const plan = planFromKeyframes(info.durationSec, n, keyframes);
   const selectAll = plan.keyframes.length === keyframes.length;
   const [fromKeys, fromExact] = await Promise.all([
     plan.keyframes.length > 0
-      ? decodeKeyframes(path, size, info.fps, selectAll ? undefined : plan.keyframes, signal, onFrame)
+      ? decodeKeyframes(path, size, info.fps, selectAll ? undefined : plan.keyframes, signal, progress)
       : Promise.resolve([]),
-    decodeExact(path, size, plan.exact, keyframes, info.fps, signal, onFrame),
+    decodeExact(path, size, plan.exact, keyframes, info.fps, signal, progress),
   ]);
   // A planned keyframe the decoder did not deliver (damaged stream): decode that time accurately.
   const eps = info.fps > 0 ? 0.5 / info.fps : 0.01;
   const missing = plan.keyframes.filter((k) => !fromKeys.some((d) => Math.abs(d.timeSec - k) <= eps));
-  const repaired = missing.length > 0 ? await decodeSeeks(path, size, missing, signal, undefined, onFrame) : [];
+  const repaired = missing.length > 0 ? await decodeSeeks(path, size, missing, signal, undefined, progress) : [];
   return [...fromKeys, ...fromExact, ...repaired];
 }
 
@@ -577,29 +634,51 @@ export async function samplePersonFocus(
   const progress = (share: number) => {
     if (onProgress && share < 1) onProgress(Math.floor(n * share), n);
   };
-  const candidatesFrames = await sampleUniform(path, info, n * perFrame, {
-    ...opts,
-    onProgress: onProgress && ((done, total) => progress((0.5 * done) / total)),
-  });
-  const candidates: Candidate[] = [];
-  let next = 0;
-  const scoreNext = async () => {
-    while (next < candidatesFrames.length) {
-      opts.signal?.throwIfAborted();
-      const frame = candidatesFrames[next++]!;
-      const [detection, sharpVar] = await Promise.all([detect(frame.jpeg, { mode: 'score' }), sharpness(frame.jpeg)]);
-      const sx = frame.width / (detection.width || frame.width);
-      const sy = frame.height / (detection.height || frame.height);
-      const persons = detection.persons.map((p) => scalePerson(p, sx, sy));
-      const area = frame.width * frame.height;
-      // Largest worker dominates; extra workers add a little. sqrt keeps mid-size workers competitive.
-      const shares = persons.map((p) => (p.box[2] * p.box[3] * Math.min(1, Math.max(0, p.score))) / area).sort((a, b) => b - a);
-      const personScore = shares.length === 0 ? 0 : Math.sqrt(Math.min(1, (shares[0] ?? 0) + 0.25 * shares.slice(1).reduce((s, v) => s + v, 0)));
-      candidates.push({ frame, persons, complete: !detection.partial, personScore, sharp: sharpVar, score: 0 });
-      progress(0.5 + (0.5 * candidates.length) / candidatesFrames.length);
+  // Each candidate is scored as soon as ffmpeg has piped it (the decoder and the detector pool's
+  // threads work at once), `parallel` at a time.
+  let decoded = 0;
+  let scored = 0;
+  const total = n * perFrame;
+  const report = () => progress((0.5 * Math.min(decoded, total)) / total + (0.5 * Math.min(scored, total)) / total);
+  const limit = pLimit(Math.max(1, opts.parallel ?? 2));
+  const scores = new Map<Buffer, Promise<Omit<Candidate, 'frame' | 'score'>>>();
+  const scoreOf = (jpeg: Buffer) => {
+    let score = scores.get(jpeg);
+    if (!score) {
+      score = limit(async () => {
+        opts.signal?.throwIfAborted();
+        const size = jpegSize(jpeg) ?? { width: 0, height: 0 };
+        const [detection, sharpVar] = await Promise.all([detect(jpeg, { mode: 'score' }), sharpness(jpeg)]);
+        const sx = size.width / (detection.width || size.width);
+        const sy = size.height / (detection.height || size.height);
+        const persons = detection.persons.map((p) => scalePerson(p, sx, sy));
+        const area = size.width * size.height;
+        // Largest worker dominates; extra workers add a little. sqrt keeps mid-size workers competitive.
+        const shares = persons.map((p) => (p.box[2] * p.box[3] * Math.min(1, Math.max(0, p.score))) / area).sort((a, b) => b - a);
+        const personScore = shares.length === 0 ? 0 : Math.sqrt(Math.min(1, (shares[0] ?? 0) + 0.25 * shares.slice(1).reduce((s, v) => s + v, 0)));
+        scored++;
+        report();
+        return { persons, complete: !detection.partial, personScore, sharp: sharpVar };
+      });
+      // Awaited below with its frame; a failure while decoding goes on is not unhandled.
+      score.catch(() => undefined);
+      scores.set(jpeg, score);
     }
+    return score;
   };
-  await Promise.all(Array.from({ length: Math.max(1, opts.parallel ?? 2) }, scoreNext));
+  let candidates: Candidate[];
+  try {
+    const candidatesFrames = await sampleUniform(path, info, total, {
+      ...opts,
+      onProgress: onProgress && ((done) => ((decoded = done), report())),
+      onJpeg: (jpeg) => void scoreOf(jpeg),
+    });
+    decoded = total;
+    candidates = await Promise.all(candidatesFrames.map(async (frame) => ({ frame, ...(await scoreOf(frame.jpeg)), score: 0 })));
+  } finally {
+    // Nothing more is scored once sampling failed, nor the images the result left out (a repeated time).
+    limit.clearQueue();
+  }
   const maxSharp = Math.max(1e-9, ...candidates.map((c) => c.sharp));
   for (const c of candidates) {
     const sharpRel = c.sharp / maxSharp;

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { cropAround, jpegSize, outputSize, pickPerBin, planFromKeyframes, splitJpegs, targetTimes } from './frames.js';
+import { cropAround, jpegSize, jpegStream, outputSize, pickPerBin, planFromKeyframes, splitJpegs, targetTimes } from './frames.js';
 
 const jpeg = (width: number, height: number, colour: string) =>
   sharp({ create: { width, height, channels: 3, background: colour } }).jpeg().toBuffer();
@@ -40,6 +40,39 @@ describe('splitJpegs / jpegSize', () => {
     const a = await jpeg(16, 16, '#123');
     expect(() => splitJpegs(a.subarray(0, a.length - 10))).toThrow(/truncated/);
     expect(splitJpegs(Buffer.alloc(0))).toEqual([]);
+  });
+});
+
+describe('jpegStream (an mjpeg pipe read as it arrives)', () => {
+  it('tells each image as soon as its last byte is in, whatever the chunks, and returns them all in order', async () => {
+    const a = withComment(await jpeg(64, 32, '#f00'), Buffer.from([0xff, 0xd9, 0xff, 0xd8, 0x00]));
+    const b = await jpeg(30, 50, '#0f0');
+    const c = await jpeg(8, 8, '#00f');
+    const all = Buffer.concat([a, b, c]);
+    for (const size of [1, 7, 100, all.length]) {
+      const told: Array<{ jpeg: Buffer; at: number }> = [];
+      let at = 0;
+      const stream = jpegStream((jpeg) => told.push({ jpeg, at }));
+      for (let i = 0; i < all.length; i += size) {
+        at = Math.min(all.length, i + size);
+        stream.push(all.subarray(i, at));
+      }
+      const ends = [a.length, a.length + b.length, all.length];
+      // Each image is told in the chunk that brings its last byte.
+      expect(told.map((t) => t.at)).toEqual(ends.map((e) => Math.min(all.length, Math.ceil(e / size) * size)));
+      expect(told.map((t) => t.jpeg.equals([a, b, c][told.indexOf(t)]!))).toEqual([true, true, true]);
+      expect(stream.end()).toEqual(told.map((t) => t.jpeg));
+    }
+  });
+
+  it('says at the end that the stream was cut or out of sync, never throws out of a chunk', async () => {
+    const a = await jpeg(16, 16, '#123');
+    const cut = jpegStream(() => undefined);
+    cut.push(a.subarray(0, a.length - 10));
+    expect(() => cut.end()).toThrow(/truncated/);
+    const garbled = jpegStream(() => undefined);
+    expect(() => garbled.push(Buffer.from('not a jpeg at all'))).not.toThrow();
+    expect(() => garbled.end()).toThrow(/out of sync/);
   });
 });
 
