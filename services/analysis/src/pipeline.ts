@@ -26,7 +26,7 @@ import sharp from 'sharp';
 import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
 import { buildComposites } from './engine/composites.js';
 import type { FaceBlurFn, People } from './engine/faceBlur.js';
-import type { OfflinePersonFinding } from './engine/offlineAnalyzer.js';
+import type { OfflineCompositeAnalysis } from './engine/offlineAnalyzer.js';
 import { readFramesAt, samplePersonFocus, sampleUniform, type DetectFn, type FrameMeta } from './engine/frames.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
@@ -183,6 +183,8 @@ export interface Judged {
 export interface FramePeople {
   persons: RelBox[];
   heads: RelBox[];
+  /** The faces the offline judge's search of the whole frame found (BlazeFace at its default score), when it searched it. */
+  faces?: Array<{ box: RelBox; score: number }>;
 }
 
 const layoutOf = (c: Composite): CompositeLayout => ({ index: c.index, width: c.width, height: c.height, cells: c.cells });
@@ -317,10 +319,15 @@ export function peopleJudged(analyses: ReadonlyArray<{ index: number; analysis: 
   const people = new Map<number, FramePeople>();
   for (const { index, analysis } of analyses) {
     const cells = layout.find((l) => l.index === index)?.cells ?? [];
-    const offline = (analysis as CompositeAnalysis & { findings?: OfflinePersonFinding[] }).findings;
+    const { findings: offline, frameFaces } = analysis as Partial<OfflineCompositeAnalysis>;
     if (!offline && !analysis.workers) continue;
     for (const cell of cells) people.set(cell.frameIndex, { persons: [], heads: [] });
     const rel = ([x, y, w, h]: readonly number[], cell: (typeof cells)[number]): RelBox => ({ x: x! / cell.width, y: y! / cell.height, w: w! / cell.width, h: h! / cell.height });
+    for (const { frameIndex, faces } of frameFaces ?? []) {
+      const cell = cells.find((c) => c.frameIndex === frameIndex);
+      const here = people.get(frameIndex);
+      if (cell && here) here.faces = faces.map((f) => ({ box: rel(f.box, cell), score: f.score }));
+    }
     if (offline) {
       for (const f of offline) {
         const cell = cells.find((c) => c.frameIndex === f.frameIndex);
@@ -373,10 +380,14 @@ export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Pro
   // workers the judge found (their heads, the tops of their boxes) and the faces BlazeFace is sure
   // of; a frame not judged (cover before a third-party model, a composite a paid model was not
   // asked): every face found.
+  // The judge's search of the whole frame stands for the cover's own (the same frame at BlazeFace's
+  // input size); the zone tiles and the check of the stored JPEG are searched here.
   const blurs = await Promise.all(
     frames.map((f) => {
       const here = people?.get(f.index);
-      return ctx.blurFaces(f.jpeg, here ? { people: peopleIn(here, f.width, f.height) } : {});
+      if (!here) return ctx.blurFaces(f.jpeg, {});
+      const faces = here.faces?.map(({ box, score }) => ({ box: [box.x * f.width, box.y * f.height, box.w * f.width, box.h * f.height] as PixelBox, score }));
+      return ctx.blurFaces(f.jpeg, { people: peopleIn(here, f.width, f.height), ...(faces ? { faces } : {}) });
     }),
   );
   const covered = frames.map((f, i) => ({ ...f, jpeg: blurs[i]!.jpeg }));

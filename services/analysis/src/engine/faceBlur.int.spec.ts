@@ -5,7 +5,7 @@ import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, detectFaces, warmUpDetector, type RawImage } from './detector.js';
 import { FACE_SURE_SCORE, blurFaces, blurFacesRaw, centreIn, coveredIn, faceRegion, faceTiles, faceZones, headFaceRegion, sameFace, zoneTiles } from './faceBlur.js';
-import { analyzePpeRaw } from './ppe.js';
+import { analyzePpeRaw, judgeFrameRaw } from './ppe.js';
 
 type Box = [number, number, number, number];
 
@@ -160,6 +160,21 @@ describe('the face blur (issue 30)', () => {
     expect(covered.remaining).toBe(0);
     const before = (await detectFaces(jpeg)).faces.map((f) => f.box);
     expect((await detectFaces(covered.jpeg)).faces.filter((f) => sameFace(f.box, before))).toEqual([]);
+  }, 300_000);
+
+  it.each(PHOTOS)('takes the judge’s search of the whole frame for its own (issue 39), %s: the same patches, no face left', async (prefix) => {
+    const { jpeg } = await photo(prefix);
+    const judged = await judgeFrameRaw(await raw(jpeg));
+    expect(judged.faces.length).toBeGreaterThan(0);
+    const people = { persons: judged.persons.map((p) => p.box), heads: judged.persons.flatMap((p) => (p.head ? [p.head] : [])) };
+    const own = await blurFaces(jpeg, { people });
+    const reused = await blurFaces(jpeg, { people, faces: judged.faces });
+    expect(reused.regions).toEqual(own.regions);
+    expect(reused.found).toEqual(own.found);
+    expect(reused.remaining).toBe(0);
+    // The faces given are the ones taken: told of none, it covers none of them (the zones' tiles, searched here, find none).
+    const told = await blurFaces(jpeg, { people: { persons: [], heads: [] }, faces: [] });
+    expect(told.regions).toEqual([]);
   }, 300_000);
 
   it('reports every pixel it covers (the eval measures a vest box covered with coveredIn)', async () => {

@@ -50,6 +50,12 @@ export interface FaceBlurOptions {
    * sees faces at low scores stay as they are. Absent, every face found is covered.
    */
   people?: People;
+  /**
+   * The whole image's faces as BlazeFace already found them at its default score (the judge's
+   * search of the frame, issue 39), in its pixels: the whole image is not searched again (its tiles
+   * are, and so is the JPEG handed back). Ignored below that score (`minScore`).
+   */
+  faces?: ReadonlyArray<{ box: Box; score: number }>;
   /** Blur passes at most (default {@link MAX_PASSES}): search, blur, search again what the blur left. */
   passes?: number;
   /** Search the image’s tiles too (default true). */
@@ -241,9 +247,13 @@ export const TILE_MIN_SCORE = 0.5;
  * Faces on the whole image (at `minScore`) and on its tiles (at {@link TILE_MIN_SCORE}), in pixels
  * of the image; the same face found on the image and on a tile is kept once.
  */
-export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: People): Promise<DetectedFace[]> {
+export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: People, known?: FaceBlurOptions['faces']): Promise<DetectedFace[]> {
   const zones = people && faceZones(people, img.width, img.height);
-  const found: DetectedFace[] = (await detectFacesRaw(img, { minScore })).filter((f) => !zones || f.score >= FACE_SURE_SCORE || centreIn(f.box, zones));
+  const whole =
+    known && minScore >= FACE_DEFAULT_MIN_SCORE
+      ? known.filter((f) => f.score >= minScore).map((f): DetectedFace => ({ box: [...f.box], score: f.score, landmarks: [] }))
+      : await detectFacesRaw(img, { minScore });
+  const found = whole.filter((f) => !zones || f.score >= FACE_SURE_SCORE || centreIn(f.box, zones));
   if (!tiles) return found;
   // With the people known, the tiles are their face zones' (what a tile finds elsewhere is texture).
   // A zone whose face the whole image already showed, and BlazeFace is sure of, needs no tile of its own.
@@ -337,7 +347,7 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     cover(box);
     regions.push({ box, source: 'face', score: 1 });
   }
-  let faces = await findFaces(img, minScore, opts.tiles ?? true, people);
+  let faces = await findFaces(img, minScore, opts.tiles ?? true, people, opts.faces);
   const found = faces.map((f) => f.box);
   let heads: Array<Pick<DetectedHead, 'box' | 'score'>> = [];
   if (opts.heads ?? true) {
@@ -493,7 +503,7 @@ function toChin(box: Box, heads: readonly Box[] | undefined): Box {
 export type FaceBlurResult = FaceBlurReport & { jpeg: Buffer; width: number; height: number };
 
 /** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`); `people`: see {@link FaceBlurOptions.people}. */
-export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'tiles' | 'heads' | 'thumbnail' | 'patches'>) => Promise<FaceBlurResult>;
+export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'faces' | 'tiles' | 'heads' | 'thumbnail' | 'patches'>) => Promise<FaceBlurResult>;
 
 const decode = async (image: Buffer): Promise<RawImage> => {
   const { data, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });

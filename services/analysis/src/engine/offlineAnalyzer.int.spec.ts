@@ -121,6 +121,11 @@ describe('OfflineAnalyzer', () => {
     expect(result.seen).toEqual([]);
     expect(result.missing.sort()).toEqual(['pic1', 'pic9']);
     expect(result.findings.some((f) => f.hardHat === 'bare' && f.frameIndex === 10)).toBe(true);
+    // The faces its search of the frame found, for the cover of that frame (issue 39): the four men's, in the frame's pixels.
+    expect(result.frameFaces?.map((f) => f.frameIndex)).toEqual([10]);
+    const faces = result.frameFaces![0]!.faces;
+    expect(faces.length).toBeGreaterThanOrEqual(4);
+    for (const f of faces) expect(f.box[0] >= 0 && f.box[1] >= 0 && f.box[0] + f.box[2] <= 417 && f.box[1] + f.box[3] <= 417 && f.score >= 0.2).toBe(true);
     // The violation's evidence says what the worker had instead: a bare head.
     expect(result.workers!.some((w) => w.verdicts.pic1 === 'not_worn' && w.reasons?.pic1 === 'bare_head')).toBe(true);
     expect(result.workers!.every((w) => w.verdicts.pic1 !== 'worn' || w.reasons === undefined)).toBe(true);
@@ -151,6 +156,8 @@ describe('OfflineAnalyzer', () => {
     expect(passes).toEqual([10]);
     expect(result.persons).toBe(1);
     expect(result.findings.map((f) => f.frameIndex)).toEqual([10]);
+    // Every frame's faces are the frame pass's, the close-up frame's too.
+    expect(result.frameFaces?.map((f) => f.frameIndex)).toEqual([10, 11, 12, 13]);
     // A composite where another frame shows a worker gets no close-up pass: the close-up frame stays empty.
     passes.length = 0;
     const mixed = await counting.analyzeComposite(await composite([closeUp, await photo('valid__02325_jpg')]), equipment(['pic1']));

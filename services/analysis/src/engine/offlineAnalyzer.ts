@@ -6,8 +6,8 @@
  * not checked, never as present or missing.
  */
 import sharp from 'sharp';
-import type { RawImage } from './detector.js';
-import { analyzePersons, analyzePpeRaw, closeUpPpeRaw, noHardHat, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
+import { FACE_DEFAULT_MIN_SCORE, detectFacesRaw, type RawImage } from './detector.js';
+import { FACE_HEAD, analyzePersons, closeUpPpeRaw, judgeFrameRaw, noHardHat, type FoundFace, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -57,6 +57,12 @@ export interface OfflinePersonFinding {
 /** {@link CompositeAnalysis} plus the per-person findings behind it. */
 export interface OfflineCompositeAnalysis extends CompositeAnalysis {
   findings: OfflinePersonFinding[];
+  /**
+   * The faces BlazeFace found on each frame judged, at its default score, in pixels of the cell's
+   * frame (issue 39): the judge's search, which the cover of the frame takes instead of its own
+   * search of the whole frame. A frame not listed was not searched.
+   */
+  frameFaces?: Array<{ frameIndex: number; faces: FoundFace[] }>;
 }
 
 const ZERO_USAGE = { promptTokens: 0, completionTokens: 0 } as const;
@@ -113,13 +119,16 @@ export class OfflineAnalyzer implements VisionAnalyzer {
     const first = judged.findIndex((v) => v !== null);
     if (first >= 0 && judged.every((v) => v === null || v.persons.length === 0)) {
       signal?.throwIfAborted();
-      judged[first] = (await this.judge(composite.jpeg, [composite.cells[first]!], { pass: 'closeUp' }))[0] ?? null;
+      const closeUp = (await this.judge(composite.jpeg, [composite.cells[first]!], { pass: 'closeUp' }))[0];
+      // The frame's faces are its frame pass's (the close-up pass does not search them).
+      judged[first] = closeUp ? { ...closeUp, faces: judged[first]!.faces } : null;
     }
     let persons = 0;
     for (const [c, cell] of composite.cells.entries()) {
       signal?.throwIfAborted();
       const crop = judged[c];
       if (!crop) continue;
+      if (crop.faces) (result.frameFaces ??= []).push({ frameIndex: cell.frameIndex, faces: crop.faces });
       const found = crop.persons;
       persons = Math.max(persons, found.length);
       const ordered = [...found].sort((a, b) => a.box[0] - b.box[0]);
@@ -166,8 +175,11 @@ export class OfflineAnalyzer implements VisionAnalyzer {
   }
 }
 
-/** Each cell's size and PPE verdicts (null for a cell too small to judge). */
-export type CellVerdicts = Array<{ width: number; height: number; persons: PpePerson[] } | null>;
+/**
+ * Each cell's size and PPE verdicts (null for a cell too small to judge), and the faces found on it
+ * at BlazeFace's default score (`faces`; not in a close-up pass).
+ */
+export type CellVerdicts = Array<{ width: number; height: number; persons: PpePerson[]; faces?: FoundFace[] } | null>;
 
 /** How a {@link CellJudge} looks at the cells. */
 export interface CellJudgeOptions {
@@ -197,15 +209,21 @@ export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[], 
       out.push(null);
       continue;
     }
-    const persons =
-      opts.pass === 'closeUp'
-        ? await closeUpPpeRaw(crop)
-        : cell.persons
-          ? await analyzePersons(crop, cell.persons)
-          : await analyzePpeRaw(crop, { closeUp: false });
-    out.push({ width: crop.width, height: crop.height, persons });
+    if (opts.pass === 'closeUp') {
+      out.push({ width: crop.width, height: crop.height, persons: await closeUpPpeRaw(crop) });
+      continue;
+    }
+    const judged = cell.persons ? await withSamplerPersons(crop, cell.persons) : await judgeFrameRaw(crop, { closeUp: false });
+    out.push({ width: crop.width, height: crop.height, ...judged });
   }
   return out;
+}
+
+/** A cell judged on the sampler's persons, and its faces (one search, as {@link judgeFrameRaw}). */
+async function withSamplerPersons(crop: RawImage, persons: NonNullable<CompositeCell['persons']>): Promise<{ persons: PpePerson[]; faces: FoundFace[] }> {
+  const faces = await detectFacesRaw(crop, { minScore: FACE_DEFAULT_MIN_SCORE });
+  const sure = faces.filter((f) => f.score >= FACE_HEAD.minScore);
+  return { persons: await analyzePersons(crop, persons, undefined, sure), faces: faces.map((f) => ({ box: f.box, score: f.score })) };
 }
 
 /**

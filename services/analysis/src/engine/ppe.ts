@@ -15,7 +15,7 @@
  * fluorescent-pixel gate of hi-vis remains of them.
  */
 import sharp from 'sharp';
-import { DETECT_MAX_SIDE, decodeImage, detectFacesRaw, detectPersonsRaw, detectPersonsShrunk, iou, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
+import { DETECT_MAX_SIDE, FACE_DEFAULT_MIN_SCORE, decodeImage, detectFacesRaw, detectPersonsRaw, detectPersonsShrunk, iou, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { liteEmbedCrops } from './liteBackbone.js';
 import { embedCrops } from './ppeEmbedding.js';
@@ -622,8 +622,29 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
  * boxes are in pixels of `img`. Images larger than the detector's working size are downscaled.
  * `closeUp: false` leaves out the close-up pass of {@link judgeFrame}.
  */
-export function analyzePpeRaw(img: RawImage, opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
-  return onWorkingCopy(img, (work) => judgeFrame(work, opts));
+export async function analyzePpeRaw(img: RawImage, opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
+  return (await judgeFrameRaw(img, opts)).persons;
+}
+
+/** A face BlazeFace found on a frame the judge looked at: its tight box in pixels of the frame, and its score. */
+export interface FoundFace {
+  box: Box;
+  score: number;
+}
+
+/**
+ * {@link analyzePpeRaw}, and the faces BlazeFace found on the whole frame at its own default score
+ * ({@link FACE_DEFAULT_MIN_SCORE}), in pixels of `img`: the same search gives the judge its face heads
+ * (those scoring {@link FACE_HEAD}.minScore) and the cover the whole frame's faces (issue 39: one
+ * search of the frame, not one in each step).
+ */
+export async function judgeFrameRaw(img: RawImage, opts: { closeUp?: boolean } = {}): Promise<{ persons: PpePerson[]; faces: FoundFace[] }> {
+  const { work, scale } = await workingCopy(img);
+  const judged = await judgeFrameAndFaces(work, opts);
+  return {
+    persons: inImagePixels(judged.persons, scale),
+    faces: judged.faces.map((f) => ({ box: f.box.map((v) => v * scale) as Box, score: f.score })),
+  };
 }
 
 /** The close-up pass of {@link judgeFrame} alone on `img` (any size; boxes in its pixels): for a frame where nothing else found a worker. */
@@ -633,20 +654,21 @@ export function closeUpPpeRaw(img: RawImage): Promise<PpePerson[]> {
 
 /** Runs `judge` on a working copy of `img` no larger than the detector's working size; boxes back in pixels of `img`. */
 async function onWorkingCopy(img: RawImage, judge: (work: RawImage) => Promise<PpePerson[]>): Promise<PpePerson[]> {
-  let work = img;
-  let scale = 1;
-  const longest = Math.max(img.width, img.height);
-  if (longest > DETECT_MAX_SIDE) {
-    const width = Math.max(1, Math.round((img.width * DETECT_MAX_SIDE) / longest));
-    const height = Math.max(1, Math.round((img.height * DETECT_MAX_SIDE) / longest));
-    const data = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
-      .resize({ width, height, fit: 'fill' })
-      .raw()
-      .toBuffer();
-    work = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
-    scale = img.width / width;
-  }
+  const { work, scale } = await workingCopy(img);
   return inImagePixels(await judge(work), scale);
+}
+
+/** `img` no larger than the detector's working size (itself when it is not larger), and the scale back (image pixels = working pixels × `scale`). */
+async function workingCopy(img: RawImage): Promise<{ work: RawImage; scale: number }> {
+  const longest = Math.max(img.width, img.height);
+  if (longest <= DETECT_MAX_SIDE) return { work: img, scale: 1 };
+  const width = Math.max(1, Math.round((img.width * DETECT_MAX_SIDE) / longest));
+  const height = Math.max(1, Math.round((img.height * DETECT_MAX_SIDE) / longest));
+  const data = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize({ width, height, fit: 'fill' })
+    .raw()
+    .toBuffer();
+  return { work: { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height }, scale: img.width / width };
 }
 
 /** Workers judged on a working copy, their boxes in pixels of the image (image pixels = working pixels × `scale`). */
@@ -661,18 +683,32 @@ function inImagePixels(persons: PpePerson[], scale: number): PpePerson[] {
  * `closeUp` is false (a job's composites ration that pass: offlineAnalyzer.ts).
  */
 export async function judgeFrame(img: RawImage, opts: { closeUp?: boolean } = {}): Promise<PpePerson[]> {
-  const workers = await analyzePersons(img, await detectPersonsRaw(img));
-  return workers.length > 0 || opts.closeUp === false ? workers : closeUpWorkers(img);
+  return (await judgeFrameAndFaces(img, opts)).persons;
+}
+
+/**
+ * {@link judgeFrame}, and the faces BlazeFace finds on the frame at its default score: one search,
+ * of which the judge takes those of {@link FACE_HEAD}.minScore (the same faces as a search at that
+ * score: a face below it never suppresses one above it, and the judge's frames hold far fewer than
+ * BlazeFace's 20).
+ */
+async function judgeFrameAndFaces(img: RawImage, opts: { closeUp?: boolean }): Promise<{ persons: PpePerson[]; faces: DetectedFace[] }> {
+  const faces = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
+  const sure = faces.filter((f) => f.score >= FACE_HEAD.minScore);
+  const workers = await analyzePersons(img, await detectPersonsRaw(img), undefined, sure);
+  const persons = workers.length > 0 || opts.closeUp === false ? workers : await closeUpWorkers(img, sure);
+  return { persons, faces };
 }
 
 /**
  * Close-ups cut by the frame's edges (ADR 0027): the persons {@link detectPersonsShrunk} finds on
  * the frame shrunk on a grey canvas — where a head and shoulders filling the picture are a whole
- * person — judged on the frame itself (working pixels). Two more person detections.
+ * person — judged on the frame itself (working pixels). Two more person detections. `faces`: the
+ * frame's, when already searched.
  */
-async function closeUpWorkers(img: RawImage): Promise<PpePerson[]> {
+async function closeUpWorkers(img: RawImage, faces?: readonly DetectedFace[]): Promise<PpePerson[]> {
   const closeUps = await detectPersonsShrunk(img);
-  return closeUps.length > 0 ? analyzePersons(img, closeUps) : [];
+  return closeUps.length > 0 ? analyzePersons(img, closeUps, undefined, faces) : [];
 }
 
 function scaleBox(box: PersonDetection['box'], s: number): PersonDetection['box'] {
