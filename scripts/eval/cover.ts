@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
 import { blurFaces, centreIn, coveredIn, sameFace, type FaceBlurResult } from '../../services/analysis/src/engine/faceBlur.js';
-import { analyzePpeRaw } from '../../services/analysis/src/engine/ppe.js';
+import { judgeFrameRaw } from '../../services/analysis/src/engine/ppe.js';
 import { parseYoloLabels } from '../yolo.js';
 import type { ClassIds } from './measure.js';
 
@@ -45,8 +45,9 @@ export async function coverAsJob(jpeg: Buffer, rule: CoverRule = 'people'): Prom
   if (rule === 'every face') return blurFaces(jpeg, { quality: 90 });
   const { data, info } = await sharp(jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const frame: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
-  const persons = await analyzePpeRaw(frame);
-  return blurFaces(jpeg, { quality: 90, people: { persons: persons.map((p) => p.box), heads: persons.flatMap((p) => (p.head ? [p.head] : [])) } });
+  // The judge's search of the frame gives the cover its whole-image faces, as in a job (pipeline.ts cover).
+  const { persons, faces } = await judgeFrameRaw(frame);
+  return blurFaces(jpeg, { quality: 90, people: { persons: persons.map((p) => p.box), heads: persons.flatMap((p) => (p.head ? [p.head] : [])) }, faces });
 }
 
 export async function measureCover(photos: ReadonlyArray<{ image: string; labelText: string }>, classes: ClassIds, rule: CoverRule = 'people', onProgress?: (done: number, total: number) => void): Promise<CoverFigures> {
