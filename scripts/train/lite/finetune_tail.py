@@ -155,6 +155,14 @@ def training_set(rows, labels, h, hm, mirror_index, exclude):
     return torch.cat([h[idx], hm[mirror_index[idx]]]), np.concatenate([labels[idx], labels[idx]]), train
 
 
+def recipe():
+    return {'tuneFrom': TUNE_FROM, 'frozenUpto': FROZEN_UPTO, 'warm': WARM, 'joint': JOINT, 'lrTail': LR_TAIL, 'lrHead': LR_HEAD, 'batch': BATCH, 'seed': SEED, 'dropout': DROPOUT}
+
+
+def state_path(d, k):
+    return os.path.join(d, f'tail-tuned-{"all" if k is None else f"fold-{k}"}.pt')
+
+
 def figures(p_hat, y):
     """'No hard hat' (bare or other) figures of p(no hard hat) = 1 - p(hat)."""
     from sklearn.metrics import roc_auc_score
@@ -187,7 +195,7 @@ def cv(args, net, log):
     log(f'middle blocks done: {tuple(h.shape)}, mirrored {tuple(hm.shape)}')
     base = Tail(net, np.zeros(1292), np.ones(1292))
     frozen = embed_all(base, h)
-    results = {'recipe': {'tuneFrom': TUNE_FROM, 'warm': WARM, 'joint': JOINT, 'lrTail': LR_TAIL, 'lrHead': LR_HEAD, 'batch': BATCH, 'seed': SEED, 'dropout': DROPOUT}, 'folds': []}
+    results = {'recipe': recipe(), 'folds': []}
     pooled = {'frozenLR': [], 'tuned': [], 'tunedLR': [], 'y': []}
     for k in args.folds:
         started = time.time()
@@ -197,6 +205,7 @@ def cv(args, net, log):
         y = labels[left]
         p_frozen = lr_fit(frozen[train], labels[train])(frozen[left])
         tail = tune(net, h_train, y_train, lambda s: log(f'fold {k}: {s}'))
+        torch.save({'recipe': recipe(), 'state': tail.state_dict()}, state_path(args.dir, k))
         with torch.no_grad():
             p_tuned = torch.softmax(tail(h[torch.from_numpy(np.nonzero(left)[0])]), 1).numpy()
         tuned_e = embed_all(tail, h)
@@ -239,8 +248,17 @@ def export(args, net, log):
     mirror_index[heads] = np.arange(len(heads))
     h = frozen_middle(net, act)
     hm = frozen_middle(net, actm)
-    h_train, y_train, _ = training_set(rows, labels, h, hm, mirror_index, args.exclude_cv_fold)
-    tail = tune(net, h_train, y_train, log)
+    saved = state_path(args.dir, args.exclude_cv_fold)
+    if os.path.exists(saved) and torch.load(saved)['recipe'] == recipe():
+        # The same recipe on the same crops (deterministic): the cv run's tuned blocks, not tuned again.
+        tail = Tail(net, np.zeros(1292), np.ones(1292))
+        tail.load_state_dict(torch.load(saved)['state'])
+        tail.eval()
+        log(f'tuned blocks from {saved}')
+    else:
+        h_train, y_train, _ = training_set(rows, labels, h, hm, mirror_index, args.exclude_cv_fold)
+        tail = tune(net, h_train, y_train, log)
+        torch.save({'recipe': recipe(), 'state': tail.state_dict()}, saved)
     whole = Whole(net).eval()  # net's blocks are the tuned ones (Tail holds the same modules)
     torch.manual_seed(0)
     dummy = torch.rand(2, 160, 160, 3) * 255
