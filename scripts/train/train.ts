@@ -207,12 +207,17 @@ interface EvalLine {
  * photos (heads/heads.ts; ~4–8 min a fold here), written to tmp/ppe-train/cv-train-detector
  * (BARET_CV_DIR names another folder; BARET_HEADS_REPEAT repeats the subset's photos per epoch).
  * BARET_TRAIN_REUSE_TUNED=1 takes a fold's earlier Lite2 fit and detector as they are.
+ * `--cv-finetune-lite` (issue 38, ADR 0028 addendum 3): per fold, EfficientNet-Lite2's last blocks
+ * fine-tuned on the head crops without that fold's photos (lite/finetune_tail.py, with the Python of
+ * BARET_EXPORT_PYTHON: torch), exported as that fold's ONNX file; the head classifier and head check
+ * are then fitted on its embedding by the usual recipe. Written to tmp/ppe-train/cv-finetune-lite.
  */
 async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCropsMeta): Promise<void> {
   const committedDetector = !process.argv.includes('--cv-train-detector');
   const foldsArg = process.argv.indexOf('--cv-folds');
   const only = foldsArg >= 0 ? new Set(process.argv[foldsArg + 1]!.split(',').map(Number)) : null;
-  const cvDir = path.join(CACHE_DIR, process.env.BARET_CV_DIR ?? (committedDetector ? 'cv' : 'cv-train-detector'));
+  const finetuneLite = process.argv.includes('--cv-finetune-lite');
+  const cvDir = path.join(CACHE_DIR, process.env.BARET_CV_DIR ?? (finetuneLite ? 'cv-finetune-lite' : committedDetector ? 'cv' : 'cv-train-detector'));
   const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
   const cls = SUBSETS[CV_SUBSET]!;
   const sums: EvalLine = { measures: {}, workers: {}, heads: emptyConfusion(), images: 0, ms_per_image: 0 };
@@ -233,7 +238,8 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
     await mkdir(path.join(dir, 'images'), { recursive: true });
     await mkdir(path.join(dir, 'labels'), { recursive: true });
     log(`fold ${k + 1}/${CV_FOLDS}: ${test.length} photos left out\n`);
-    const head = await trainLiteHead(run, py, meta, LITE_ONNX, path.join(dir, 'classifier-head.json'), log, k);
+    const onnx = finetuneLite ? await finetunedLite(dir, k) : LITE_ONNX;
+    const head = await trainLiteHead(run, py, meta, onnx, path.join(dir, 'classifier-head.json'), log, k);
     const file: PpeModelFile = {
       ...committed,
       version: MODEL_VERSION,
@@ -245,7 +251,7 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
       metrics: { crossValidationFold: k, notHead: head.notHead, holdout: { headAccuracy: head.holdout.accuracy, ...head.thresholds }, fit: head.report },
     };
     await writeFile(path.join(dir, 'ppe-classifier.json'), JSON.stringify(file));
-    await copyFile(LITE_ONNX, path.join(dir, LITE_ONNX_FILE));
+    await copyFile(onnx, path.join(dir, LITE_ONNX_FILE));
     await copyFile(backboneWeightsPath('torso'), path.join(dir, 'ppe-backbone-torso.bin'));
     // The head detector, found beside the model file: one trained without this fold's photos, or the committed one.
     const detectorStarted = performance.now();
@@ -297,6 +303,23 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
   log(`\n${CV_FOLDS}-fold cross-validation on ${CV_SUBSET}, folds ${report.folds.join(', ')} (${sums.images} photos, each judged by a model that never trained on it)\n`);
   log(formatConfusion(sums.heads!) + '\n');
   console.log(JSON.stringify({ crossValidation: { measures: report.measures, workers: report.workers, heads: report.heads, images: report.images } }));
+}
+
+/**
+ * `--cv-finetune-lite`: EfficientNet-Lite2 with its last blocks fine-tuned on every training head
+ * crop but fold `k`'s (lite/finetune_tail.py; the frozen blocks' activations cached once by
+ * lite/tail_cache.py), as `dir/lite-tuned.onnx`; it also writes the embeddings of every crop under
+ * that file's hash, where train_head.py finds them. BARET_TRAIN_REUSE_TUNED=1 keeps an earlier one.
+ */
+async function finetunedLite(dir: string, k: number): Promise<string> {
+  const py = process.env.BARET_EXPORT_PYTHON;
+  if (!py) throw new Error('--cv-finetune-lite needs BARET_EXPORT_PYTHON: a Python with scripts/train/lite/requirements-export.txt installed');
+  const out = path.join(dir, 'lite-tuned.onnx');
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && existsSync(out)) return out;
+  const env = { ...process.env, PYTHONHASHSEED: '0', OMP_NUM_THREADS: '2' };
+  await run(py, [path.join(HERE, 'lite', 'tail_cache.py'), '--dir', LITE_DIR], env);
+  await run(py, [path.join(HERE, 'lite', 'finetune_tail.py'), '--dir', LITE_DIR, 'export', '--exclude-cv-fold', String(k), '--onnx', out], env);
+  return out;
 }
 
 /** The head classifier's entries of the model file. */
