@@ -184,14 +184,19 @@ def figures(p_hat, y):
     return out
 
 
-def cv(args, net, log):
+def prepared(args, net):
+    """The crops' metadata, rows and labels, each head crop's index among the mirrored ones, and the
+    frozen middle blocks' activations of the crops and of their mirror images."""
     meta, rows, act, actm = load(args)
     labels = np.array([r['label'] for r in rows])
     heads = np.nonzero(labels < 3)[0]
     mirror_index = np.full(len(rows), -1)
     mirror_index[heads] = np.arange(len(heads))
-    h = frozen_middle(net, act)
-    hm = frozen_middle(net, actm)
+    return meta, rows, labels, mirror_index, frozen_middle(net, act), frozen_middle(net, actm)
+
+
+def cv(args, net, log):
+    _meta, rows, labels, mirror_index, h, hm = prepared(args, net)
     log(f'middle blocks done: {tuple(h.shape)}, mirrored {tuple(hm.shape)}')
     base = Tail(net, np.zeros(1292), np.ones(1292))
     frozen = embed_all(base, h)
@@ -241,13 +246,7 @@ class Whole(torch.nn.Module):
 def export(args, net, log):
     import onnxruntime as ort
 
-    meta, rows, act, actm = load(args)
-    labels = np.array([r['label'] for r in rows])
-    heads = np.nonzero(labels < 3)[0]
-    mirror_index = np.full(len(rows), -1)
-    mirror_index[heads] = np.arange(len(heads))
-    h = frozen_middle(net, act)
-    hm = frozen_middle(net, actm)
+    meta, rows, labels, mirror_index, h, hm = prepared(args, net)
     saved = state_path(args.dir, args.exclude_cv_fold)
     if os.path.exists(saved) and torch.load(saved)['recipe'] == recipe():
         # The same recipe on the same crops (deterministic): the cv run's tuned blocks, not tuned again.
