@@ -381,7 +381,7 @@ export async function cover(ctx: StepContext, sampled: Sampled, plain: () => Pro
   // of; a frame not judged (cover before a third-party model, a composite a paid model was not
   // asked): every face found.
   // The judge's search of the whole frame stands for the cover's own (the same frame at BlazeFace's
-  // input size); the zone tiles and the check of the stored JPEG are searched here.
+  // input size); the zone tiles are searched here, and the stored JPEG whenever anything was covered.
   const blurs = await Promise.all(
     frames.map((f) => {
       const here = people?.get(f.index);

@@ -53,7 +53,8 @@ export interface FaceBlurOptions {
   /**
    * The whole image's faces as BlazeFace already found them at its default score (the judge's
    * search of the frame, issue 39), in its pixels: the whole image is not searched again (its tiles
-   * are, and so is the JPEG handed back). Ignored below that score (`minScore`).
+   * are, and so is the JPEG handed back when anything was covered). Not taken when `minScore` is
+   * below that score.
    */
   faces?: ReadonlyArray<{ box: Box; score: number }>;
   /** Blur passes at most (default {@link MAX_PASSES}): search, blur, search again what the blur left. */
