@@ -6,8 +6,8 @@
  * not checked, never as present or missing.
  */
 import sharp from 'sharp';
-import { FACE_DEFAULT_MIN_SCORE, detectFacesRaw, type RawImage } from './detector.js';
-import { FACE_HEAD, analyzePersons, closeUpPpeRaw, judgeFrameRaw, noHardHat, type FoundFace, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
+import type { RawImage } from './detector.js';
+import { analyzePersons, closeUpPpeRaw, frameFaces, judgeFrameRaw, noHardHat, type FoundFace, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
   Classification,
   Composite,
@@ -221,8 +221,7 @@ export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[], 
 
 /** A cell judged on the sampler's persons, and its faces (one search, as {@link judgeFrameRaw}). */
 async function withSamplerPersons(crop: RawImage, persons: NonNullable<CompositeCell['persons']>): Promise<{ persons: PpePerson[]; faces: FoundFace[] }> {
-  const faces = await detectFacesRaw(crop, { minScore: FACE_DEFAULT_MIN_SCORE });
-  const sure = faces.filter((f) => f.score >= FACE_HEAD.minScore);
+  const { faces, sure } = await frameFaces(crop);
   return { persons: await analyzePersons(crop, persons, undefined, sure), faces: faces.map((f) => ({ box: f.box, score: f.score })) };
 }
 

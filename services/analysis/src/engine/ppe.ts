@@ -693,11 +693,19 @@ export async function judgeFrame(img: RawImage, opts: { closeUp?: boolean } = {}
  * BlazeFace's 20).
  */
 async function judgeFrameAndFaces(img: RawImage, opts: { closeUp?: boolean }): Promise<{ persons: PpePerson[]; faces: DetectedFace[] }> {
-  const faces = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
-  const sure = faces.filter((f) => f.score >= FACE_HEAD.minScore);
+  const { faces, sure } = await frameFaces(img);
   const workers = await analyzePersons(img, await detectPersonsRaw(img), undefined, sure);
   const persons = workers.length > 0 || opts.closeUp === false ? workers : await closeUpWorkers(img, sure);
   return { persons, faces };
+}
+
+/**
+ * The faces BlazeFace finds on the whole of `img` at its default score, and those of them the judge
+ * takes for face heads ({@link FACE_HEAD}.minScore): one search for the judge and the cover.
+ */
+export async function frameFaces(img: RawImage): Promise<{ faces: DetectedFace[]; sure: DetectedFace[] }> {
+  const faces = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
+  return { faces, sure: faces.filter((f) => f.score >= FACE_HEAD.minScore) };
 }
 
 /**
