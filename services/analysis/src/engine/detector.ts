@@ -1,10 +1,12 @@
 /**
- * Person detection and body keypoints for the offline analyzer.
+ * Person detection, body keypoints and faces for the offline analyzer.
  *
  * Runs `@vladmandic/human` on the tfjs WASM backend with the weights that ship inside its npm
- * package (`models/centernet.*` for objects, `models/movenet-lightning.*` for the body pose). Both
- * the weights and the `.wasm` binaries are read from the local `node_modules`; nothing is fetched
- * from the network.
+ * package (`models/movenet-lightning.*` for the body pose, the face mesh). Both the weights and the
+ * `.wasm` binaries are read from the local `node_modules`; nothing is fetched from the network.
+ * Human's CenterNet object detector and BlazeFace run as ONNX in `onnxruntime-node`
+ * (`onnxDetectors.ts`, ADR 0030): the same networks, about three times as fast as on the WASM
+ * backend, with what Human does around them.
  *
  * MoveNet Lightning is a single-pose model, so the pipeline is two-stage: CenterNet finds every
  * person in the whole image, then MoveNet runs once per (large enough) person crop.
@@ -16,6 +18,7 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import type { Config, Human, Result } from '@vladmandic/human';
 import sharp from 'sharp';
+import { COCO_PERSON, detectFaceBoxes, detectObjects } from './onnxDetectors.js';
 import type { Keypoint, PersonDetection } from './types.js';
 
 /** Longest side of the working copy the detector sees; larger images are downscaled first. */
@@ -149,17 +152,11 @@ function humanConfig(): Partial<Config> {
     gesture: { enabled: false },
     segmentation: { enabled: false },
     body: { enabled: true, modelPath: 'movenet-lightning.json', minConfidence: 0.1, maxDetected: 1, skipFrames: 0, skipTime: 0 },
-    object: {
-      enabled: true,
-      modelPath: 'centernet.json',
-      minConfidence: 0.2,
-      iouThreshold: 0.4,
-      maxDetected: 20,
-      skipFrames: 0,
-      skipTime: 0,
-    },
+    // CenterNet runs in onnxruntime ({@link detectObjects}): Human does not load it.
+    object: { enabled: false },
   };
 }
+
 
 let humanPromise: Promise<Human> | null = null;
 let initMs = 0;
@@ -174,7 +171,9 @@ async function createHuman(): Promise<Human> {
   // One tiny inference of each model compiles the kernels so the first real call is not slow.
   const blank = tf.zeros([1, 64, 64, 3], 'float32') as tf.Tensor4D;
   try {
-    await human.detect(blank, { object: { enabled: true }, body: { enabled: true } });
+    await human.detect(blank, { object: { enabled: false }, body: { enabled: true } });
+    await detectObjects(blank);
+    await detectFaceBoxes(blank, { maxDetected: 1, minConfidence: FACE_DEFAULT_MIN_SCORE, iouThreshold: 0.1, scale: 1 });
   } finally {
     tf.dispose(blank);
   }
@@ -359,10 +358,9 @@ export async function detectPersonsRaw(work: RawImage, opts: DetectOptions = {})
         const one = await prominentPerson(human, image, work);
         return one ? [one] : [];
       }
-      const result = await human.detect(image, { object: { enabled: true }, body: { enabled: false } });
       const boxes: Array<{ box: [number, number, number, number]; score: number }> = [];
-      for (const o of result.object) {
-        if (o.label !== 'person' || o.score < PERSON_WEAK_SCORE) continue;
+      for (const o of await detectObjects(image)) {
+        if (o.label !== COCO_PERSON || o.score < PERSON_WEAK_SCORE) continue;
         const x = clamp(o.box[0], 0, work.width);
         const y = clamp(o.box[1], 0, work.height);
         const w = clamp(o.box[2], 0, work.width - x);
@@ -485,11 +483,35 @@ export interface FaceOptions {
 }
 
 /**
- * The faces BlazeFace (the face detector shipped in `@vladmandic/human`, loaded on first use)
- * finds on a decoded image: detector only — no mesh, iris, emotion or description model runs.
- * Boxes in pixels of `img`.
+ * The faces BlazeFace (the face detector shipped in `@vladmandic/human`, run in onnxruntime: ADR
+ * 0030) finds on a decoded image: detector only — no mesh, iris, emotion or description model runs,
+ * unless `mesh` asks for Human's face mesh. Boxes in pixels of `img`.
  */
 export async function detectFacesRaw(img: RawImage, opts: FaceOptions = {}): Promise<DetectedFace[]> {
+  if (opts.mesh) return humanFaces(img, opts, true);
+  await getHuman();
+  return serialised(async () => {
+    const image = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
+    try {
+      // The tight box (scale 1): callers enlarge it as they need (the blur keeps the hard hat above the brow sharp).
+      const faces = await detectFaceBoxes(image, { maxDetected: opts.maxFaces ?? 20, minConfidence: opts.minScore ?? FACE_DEFAULT_MIN_SCORE, iouThreshold: 0.1, scale: 1 });
+      return faces.map((f) => ({ box: f.box, score: f.score, landmarks: f.landmarks }));
+    } finally {
+      tf.dispose(image);
+    }
+  });
+}
+
+/**
+ * {@link detectFacesRaw} without the mesh as Human itself computes it (BlazeFace on the WASM
+ * backend): the reference the onnxruntime path is checked against (`onnxDetectors.int.spec.ts`).
+ */
+export function detectFacesHumanRaw(img: RawImage, opts: Omit<FaceOptions, 'mesh'> = {}): Promise<DetectedFace[]> {
+  return humanFaces(img, opts, false);
+}
+
+/** Human's face pipeline: BlazeFace, and with `mesh` the face mesh's confidence (its box then BlazeFace's enlarged one). */
+async function humanFaces(img: RawImage, opts: FaceOptions, mesh: boolean): Promise<DetectedFace[]> {
   const human = await getHuman();
   return serialised(async () => {
     const image = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
@@ -507,12 +529,11 @@ export async function detectFacesRaw(img: RawImage, opts: FaceOptions = {}): Pro
             skipTime: 0,
             minConfidence: opts.minScore ?? FACE_DEFAULT_MIN_SCORE,
             iouThreshold: 0.1,
-            // The tight box: callers enlarge it as they need (the blur keeps the hard hat above the brow sharp).
-            // With the mesh: BlazeFace's own enlargement, the crop the mesh model expects (its box is then not the tight one).
-            scale: opts.mesh ? 1.4 : 1,
+            // The tight box; with the mesh, BlazeFace's own enlargement, the crop the mesh model expects.
+            scale: mesh ? 1.4 : 1,
             return: false,
           },
-          mesh: { enabled: opts.mesh === true, keepInvalid: true },
+          mesh: { enabled: mesh, keepInvalid: true },
           attention: { enabled: false },
           iris: { enabled: false },
           description: { enabled: false },
@@ -525,8 +546,8 @@ export async function detectFacesRaw(img: RawImage, opts: FaceOptions = {}): Pro
       return result.face.map((f) => ({
         box: [f.box[0], f.box[1], f.box[2], f.box[3]] as [number, number, number, number],
         score: f.boxScore,
-        landmarks: opts.mesh ? [] : (f.mesh ?? []).map((p) => [p[0], p[1]] as [number, number]),
-        ...(opts.mesh ? { meshScore: f.faceScore } : {}),
+        landmarks: mesh ? [] : (f.mesh ?? []).map((p) => [p[0], p[1]] as [number, number]),
+        ...(mesh ? { meshScore: f.faceScore } : {}),
       }));
     } finally {
       // Per-call settings stick to the instance: the person detector's calls must not run the face model.

@@ -6,9 +6,9 @@
  * MODEL_CARD.md there). The forward pass is plain TypeScript: synchronous, no tfjs backend, a
  * fraction of a millisecond per crop, usable in any thread.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { committedModelFile } from './modelFiles.js';
 
 /** One dense layer: `weights[out][in]`, `bias[out]`. */
 export interface DenseLayer {
@@ -78,20 +78,8 @@ export interface PpeModelFile {
   metrics?: Record<string, unknown>;
 }
 
-/**
- * The committed weights, found by walking up from this module: it runs from its source
- * (services/analysis/src/engine) and from the compiled bundles (services/<name>/dist, the
- * detector's thread included), which sit at other depths.
- */
-function findModel(): string {
-  const relative = ['models', 'ppe-classifier.json'];
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    for (const candidate of [path.join(dir, ...relative), path.join(dir, 'services', 'analysis', ...relative)]) if (existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`ppe-classifier.json not found above ${fileURLToPath(import.meta.url)}`);
-  }
-}
 /** The model file: the committed one, or `BARET_PPE_MODEL` (another run's, e.g. a cross-validation fold's: `npm run train -- --cv`). */
-export const MODEL_PATH = process.env.BARET_PPE_MODEL ?? findModel();
+export const MODEL_PATH = process.env.BARET_PPE_MODEL ?? committedModelFile('ppe-classifier.json');
 
 let cached: PpeModelFile | null = null;
 

@@ -1,0 +1,90 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as tf from '@tensorflow/tfjs-core';
+import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
+import sharp from 'sharp';
+import { sharedDataDir } from '@baret/platform';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { detectFacesHumanRaw, detectFacesRaw, localModelDir, warmUpDetector, type RawImage } from './detector.js';
+import { COCO_PERSON, detectObjects, type CenterNetRun } from './onnxDetectors.js';
+
+/**
+ * ADR 0030: CenterNet and BlazeFace run in onnxruntime, converted from `@vladmandic/human`'s files.
+ * These tests hold the converted networks and the code around them to Human's own on validation
+ * photographs (measurement only), so that a new Human or a new conversion that drifts is caught.
+ */
+const VEST_V4 = sharedDataDir('ppe-photos', 'safety-vest-v4');
+const PHOTOS = 10;
+
+let photos: RawImage[] = [];
+const sizes = [1024, 400];
+
+async function decode(file: string, side: number): Promise<RawImage> {
+  const { data, info } = await sharp(file).rotate().removeAlpha().toColourspace('srgb').resize(side, side, { fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+beforeAll(async () => {
+  await warmUpDetector();
+  const dir = path.join(VEST_V4, 'images');
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.jpg')).sort();
+  // Evenly spread over the set: crowds, close-ups and single workers.
+  const picked = Array.from({ length: PHOTOS }, (_, i) => names[Math.floor((i * names.length) / PHOTOS)]!);
+  photos = (await Promise.all(picked.map((n) => Promise.all(sizes.map((side) => decode(path.join(dir, n), side)))))).flat();
+}, 120_000);
+
+describe('BlazeFace in onnxruntime (ADR 0030)', () => {
+  it('finds the same faces as Human on the WASM backend: count, boxes and scores equal, landmarks within a hundredth of a pixel', async () => {
+    let faces = 0;
+    for (const img of photos) {
+      for (const minScore of [0.2, 0.15]) {
+        const human = await detectFacesHumanRaw(img, { minScore });
+        const onnx = await detectFacesRaw(img, { minScore });
+        expect(onnx.map((f) => [f.box, f.score])).toEqual(human.map((f) => [f.box, f.score]));
+        onnx.forEach((f, i) => f.landmarks.forEach(([x, y], k) => expect(Math.max(Math.abs(x - human[i]!.landmarks[k]![0]), Math.abs(y - human[i]!.landmarks[k]![1]))).toBeLessThan(0.01)));
+        faces += onnx.length;
+      }
+    }
+    // The photos show faces: the comparison was over real ones.
+    expect(faces).toBeGreaterThan(20);
+  }, 120_000);
+});
+
+describe('CenterNet in onnxruntime (ADR 0030)', () => {
+  let model: GraphModel;
+  beforeAll(async () => {
+    // Human's own files, read from node_modules (the detector registers tfjs' loader of file URLs).
+    model = await loadGraphModel(pathToFileURL(path.join(localModelDir(), 'centernet.json')).href);
+  }, 60_000);
+
+  it('finds the same boxes as the package\'s network on the WASM backend: labels and boxes equal within a pixel, scores within 0.01', async () => {
+    const tfjs: CenterNetRun = async (pixels) => {
+      const input = tf.tensor4d(pixels, [1, 512, 512, 3]);
+      const out = model.execute(input, ['tower_0/detections']) as tf.Tensor;
+      const data = (await out.data()) as Float32Array;
+      tf.dispose([input, out]);
+      return data;
+    };
+    let persons = 0;
+    for (const img of photos) {
+      const image = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
+      try {
+        const onnx = await detectObjects(image);
+        const reference = await detectObjects(image, tfjs);
+        // A box at the threshold may fall either side; every confident one is in both.
+        const confident = (list: typeof onnx) => list.filter((o) => o.score >= 0.25);
+        for (const o of confident(reference)) {
+          const same = onnx.find((p) => p.label === o.label && p.box.every((v, k) => Math.abs(v - o.box[k]!) <= 1));
+          expect(same, JSON.stringify(o)).toBeDefined();
+          expect(Math.abs(same!.score - o.score)).toBeLessThanOrEqual(0.01);
+        }
+        expect(confident(onnx).length).toBe(confident(reference).length);
+        persons += onnx.filter((o) => o.label === COCO_PERSON && o.score >= 0.3).length;
+      } finally {
+        tf.dispose(image);
+      }
+    }
+    expect(persons).toBeGreaterThan(10);
+  }, 180_000);
+});

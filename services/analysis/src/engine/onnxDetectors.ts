@@ -1,0 +1,239 @@
+/**
+ * Two of `@vladmandic/human`'s networks run in onnxruntime instead of on tfjs' WASM backend (ADR
+ * 0030): CenterNet (persons) and BlazeFace (faces), converted once to ONNX from the package's own
+ * files (`scripts/train/centernet/export_onnx.py`; `services/analysis/models/`). The networks are the
+ * same; what Human does around them — resizing, decoding, non-maximum suppression, the rounding of
+ * boxes and scores — is done here as Human does it (its `object/centernet.ts`, `face/blazeface.ts`,
+ * `face/facemesh.ts` and `face/facemeshutil.ts`, version 3.3), with tfjs ops where Human used them.
+ * One session per model and thread, one intra-op thread: the detector pool runs one detector per core.
+ */
+import { readFile } from 'node:fs/promises';
+import * as tf from '@tensorflow/tfjs-core';
+import * as ort from 'onnxruntime-node';
+import { committedModelFile } from './modelFiles.js';
+
+/** The ONNX file of Human's CenterNet. */
+export const CENTERNET_ONNX_FILE = 'person-centernet.onnx';
+/** The ONNX file of Human's BlazeFace (`blazeface.json`, the back-camera model: 256 × 256). */
+export const BLAZEFACE_ONNX_FILE = 'face-blazeface.onnx';
+
+const sessions = new Map<string, Promise<ort.InferenceSession>>();
+
+/** The session of a committed ONNX file, made once per thread. */
+function session(file: string): Promise<ort.InferenceSession> {
+  let s = sessions.get(file);
+  if (!s) {
+    s = readFile(committedModelFile(file))
+      .then((bytes) => ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' }))
+      .catch((err: unknown) => {
+        sessions.delete(file);
+        throw err;
+      });
+    sessions.set(file, s);
+  }
+  return s;
+}
+
+/** `image` (int32 or float32 pixels, 1 × h × w × 3) cast to float32 and resized bilinearly to `side` × `side`, as Human does. */
+async function resized(image: tf.Tensor4D, side: number, normalise?: (t: tf.Tensor4D) => tf.Tensor4D): Promise<Float32Array> {
+  const t = tf.tidy(() => {
+    const r = tf.image.resizeBilinear(tf.cast(image, 'float32'), [side, side]);
+    return normalise ? normalise(r) : r;
+  });
+  try {
+    return (await t.data()) as Float32Array;
+  } finally {
+    tf.dispose(t);
+  }
+}
+
+/** Indices kept by tfjs' non-maximum suppression (Human's call), boxes given as rows of four. */
+async function suppressed(boxes: Float32Array, scores: Float32Array, max: number, iou: number, minScore: number): Promise<Int32Array> {
+  const b = tf.tensor2d(boxes, [scores.length, 4]);
+  const s = tf.tensor1d(scores);
+  try {
+    const nms = await tf.image.nonMaxSuppressionAsync(b, s, max, iou, minScore);
+    const kept = (await nms.data()) as Int32Array;
+    tf.dispose(nms);
+    return kept;
+  } finally {
+    tf.dispose([b, s]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CenterNet
+
+/**
+ * Human's CenterNet settings (`object` of its config, as Baret used them before ADR 0030): input
+ * side, the score a box needs, the overlap above which the weaker of two boxes is dropped (every
+ * class together), boxes kept at most.
+ */
+const CENTERNET = { input: 512, minConfidence: 0.2, iouThreshold: 0.4, maxDetected: 20 } as const;
+/** CenterNet's class of a person (COCO's first). */
+export const COCO_PERSON = 0;
+
+/** A box CenterNet found: its COCO class (0: person), score (two decimals, as Human reports it) and box `[x, y, w, h]` in pixels of the image. */
+export interface FoundObject {
+  label: number;
+  score: number;
+  box: [number, number, number, number];
+}
+
+/** CenterNet's network: 512 × 512 × 3 pixels (float, 0..255) → 100 detections of six values. */
+export type CenterNetRun = (pixels: Float32Array) => Promise<Float32Array>;
+
+/** {@link CenterNetRun} in onnxruntime. */
+export const centernetOnnx: CenterNetRun = async (pixels) => {
+  const s = await session(CENTERNET_ONNX_FILE);
+  const out = await s.run({ [s.inputNames[0]!]: new ort.Tensor('float32', pixels, [1, CENTERNET.input, CENTERNET.input, 3]) });
+  return out[s.outputNames[0]!]!.data as Float32Array;
+};
+
+/**
+ * What Human's `object` detection answered, with the network run by onnxruntime: the image resized
+ * to 512 × 512, the network's 100 detections (x1, y1, x2, y2, score, class in input pixels),
+ * non-maximum suppression over every class, scores cut to two decimals and boxes to whole pixels.
+ * `network`: onnxruntime's, or another run of the same network (the test compares tfjs' with it).
+ */
+export async function detectObjects(image: tf.Tensor4D, network: CenterNetRun = centernetOnnx): Promise<FoundObject[]> {
+  const [, height, width] = image.shape;
+  const det = await network(await resized(image, CENTERNET.input));
+  const count = det.length / 6;
+  const boxes = new Float32Array(count * 4);
+  const scores = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    // tf.image's suppression takes y1, x1, y2, x2.
+    boxes.set([det[i * 6 + 1]!, det[i * 6]!, det[i * 6 + 3]!, det[i * 6 + 2]!], i * 4);
+    scores[i] = det[i * 6 + 4]!;
+  }
+  const found: FoundObject[] = [];
+  for (const id of await suppressed(boxes, scores, CENTERNET.maxDetected, CENTERNET.iouThreshold, CENTERNET.minConfidence)) {
+    const [x1, y1, x2, y2, score, label] = det.subarray(id * 6, id * 6 + 6);
+    if (Number.isNaN(label)) continue;
+    const x = x1! / CENTERNET.input;
+    const y = y1! / CENTERNET.input;
+    found.push({
+      label: label!,
+      score: Math.trunc(100 * score!) / 100,
+      box: [Math.trunc(x * width!), Math.trunc(y * height!), Math.trunc((x2! / CENTERNET.input - x) * width!), Math.trunc((y2! / CENTERNET.input - y) * height!)],
+    });
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// BlazeFace
+
+/** BlazeFace's input side. */
+const BLAZEFACE_INPUT = 256;
+
+/** BlazeFace's anchors (Human's `generateAnchors(256)`): strides 16 and 32, two and six anchors a cell; `[x, y]` each. */
+const BLAZEFACE_ANCHORS: ReadonlyArray<readonly [number, number]> = (() => {
+  const anchors: Array<[number, number]> = [];
+  for (const [stride, perCell] of [
+    [BLAZEFACE_INPUT / 16, 2],
+    [BLAZEFACE_INPUT / 8, 6],
+  ] as const) {
+    const cells = Math.floor((BLAZEFACE_INPUT + stride - 1) / stride);
+    for (let gy = 0; gy < cells; gy++) for (let gx = 0; gx < cells; gx++) for (let n = 0; n < perCell; n++) anchors.push([stride * (gx + 0.5), stride * (gy + 0.5)]);
+  }
+  return anchors;
+})();
+
+/** A face as Human reports it with the mesh off: box `[x, y, w, h]` (whole pixels, inside the image), score (two decimals), six landmarks. */
+export interface FoundFaceBox {
+  box: [number, number, number, number];
+  score: number;
+  landmarks: Array<[number, number]>;
+}
+
+/** What {@link detectFaceBoxes} is asked: faces at most, the score a face needs (strictly above), the overlap that suppresses, the box's enlargement. */
+export interface FaceBoxOptions {
+  maxDetected: number;
+  minConfidence: number;
+  iouThreshold: number;
+  scale: number;
+}
+
+const f32 = Math.fround;
+
+/**
+ * What Human's face detection answered with the mesh, rotation and every other face model off,
+ * with BlazeFace run by onnxruntime: the image resized to 256 × 256 and scaled to −1..1, the 896
+ * anchors' boxes and scores decoded (in float32, as tfjs computes them), non-maximum suppression,
+ * then each kept box scaled to the image, enlarged by `scale`, made square and rounded, and clamped
+ * to the image; a face whose score, rounded to two decimals, is not above `minConfidence` is dropped.
+ */
+export async function detectFaceBoxes(image: tf.Tensor4D, opts: FaceBoxOptions): Promise<FoundFaceBox[]> {
+  const s = await session(BLAZEFACE_ONNX_FILE);
+  const [, height, width] = image.shape;
+  const input = await resized(image, BLAZEFACE_INPUT, (t) => tf.sub(tf.div(t, 127.5), 1));
+  const out = await s.run({ [s.inputNames[0]!]: new ort.Tensor('float32', input, [1, BLAZEFACE_INPUT, BLAZEFACE_INPUT, 3]) });
+  // Four outputs: scores and boxes of the 512 anchors of stride 16, then of the 384 of stride 32.
+  const byShape = (rows: number, cols: number) => Object.values(out).find((t) => t.dims[1] === rows && t.dims[2] === cols)!.data as Float32Array;
+  const parts = [
+    { scores: byShape(512, 1), rows: byShape(512, 16), count: 512 },
+    { scores: byShape(384, 1), rows: byShape(384, 16), count: 384 },
+  ];
+  const total = BLAZEFACE_ANCHORS.length;
+  const logits = new Float32Array(total);
+  const raw = new Float32Array(total * 16);
+  let at = 0;
+  for (const p of parts) {
+    logits.set(p.scores, at);
+    raw.set(p.rows, at * 16);
+    at += p.count;
+  }
+  const boxes = new Float32Array(total * 4);
+  for (let i = 0; i < total; i++) {
+    const [ax, ay] = BLAZEFACE_ANCHORS[i]!;
+    const r = raw.subarray(i * 16, i * 16 + 16);
+    const cx = f32(f32(r[0]! + ax) / BLAZEFACE_INPUT);
+    const cy = f32(f32(r[1]! + ay) / BLAZEFACE_INPUT);
+    const hw = f32(f32(r[2]! / BLAZEFACE_INPUT) / 2);
+    const hh = f32(f32(r[3]! / BLAZEFACE_INPUT) / 2);
+    boxes.set([f32(f32(cx - hw) * BLAZEFACE_INPUT), f32(f32(cy - hh) * BLAZEFACE_INPUT), f32(f32(cx + hw) * BLAZEFACE_INPUT), f32(f32(cy + hh) * BLAZEFACE_INPUT)], i * 4);
+  }
+  const sig = tf.sigmoid(tf.tensor1d(logits));
+  const scores = (await sig.data()) as Float32Array;
+  tf.dispose(sig);
+  const fx = width! / BLAZEFACE_INPUT;
+  const fy = height! / BLAZEFACE_INPUT;
+  const found: FoundFaceBox[] = [];
+  for (const i of await suppressed(boxes, scores, opts.maxDetected, opts.iouThreshold, opts.minConfidence)) {
+    const confidence = scores[i]!;
+    if (!(confidence > opts.minConfidence)) continue;
+    const [ax, ay] = BLAZEFACE_ANCHORS[i]!;
+    const b = boxes.subarray(i * 4, i * 4 + 4);
+    // Human's scaleBoxCoordinates, enlargeBox and squarifyBox.
+    const sx = b[0]! * fx;
+    const sy = b[1]! * fy;
+    const ex = b[2]! * fx;
+    const ey = b[3]! * fy;
+    const landmarks = Array.from({ length: 6 }, (_, k): [number, number] => [(raw[i * 16 + 4 + 2 * k]! + ax) * fx, (raw[i * 16 + 5 + 2 * k]! + ay) * fy]);
+    const cx = sx + (ex - sx) / 2;
+    const cy = sy + (ey - sy) / 2;
+    const w = Math.abs(ex - sx);
+    const h = Math.abs(ey - sy);
+    const es = [cx - (opts.scale * w) / 2, cy - (opts.scale * h) / 2, cx + (opts.scale * w) / 2, cy + (opts.scale * h) / 2] as const;
+    const qcx = es[0] + (es[2] - es[0]) / 2;
+    const qcy = es[1] + (es[3] - es[1]) / 2;
+    const half = Math.max(Math.abs(es[2] - es[0]), Math.abs(es[3] - es[1])) / 2;
+    const start = [Math.round(qcx - half), Math.round(qcy - half)] as const;
+    const end = [Math.round(qcx + half), Math.round(qcy + half)] as const;
+    if (!(Math.round(Math.abs(es[2] - es[0])) > 0 && Math.round(Math.abs(es[3] - es[1])) > 0)) continue;
+    // Human's clampBox.
+    const box: [number, number, number, number] = [
+      Math.trunc(Math.max(0, start[0])),
+      Math.trunc(Math.max(0, start[1])),
+      Math.trunc(Math.min(width!, end[0]) - Math.max(0, start[0])),
+      Math.trunc(Math.min(height!, end[1]) - Math.max(0, start[1])),
+    ];
+    // Human keeps a face whose rounded score is above the threshold (facemesh.ts).
+    const score = Math.round(100 * confidence) / 100;
+    if (!(score > (opts.minConfidence || 1))) continue;
+    found.push({ box, score, landmarks });
+  }
+  return found;
+}
