@@ -53,6 +53,7 @@ def complete(model: dict) -> dict:
 MODELS = [
     ("centernet", "person-centernet.onnx", "tower_0/detections"),
     ("blazeface", "face-blazeface.onnx", None),
+    ("movenet-lightning", "pose-movenet-lightning.onnx", None),
 ]
 
 

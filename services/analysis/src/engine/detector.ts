@@ -1,12 +1,12 @@
 /**
  * Person detection, body keypoints and faces for the offline analyzer.
  *
- * Runs `@vladmandic/human` on the tfjs WASM backend with the weights that ship inside its npm
- * package (`models/movenet-lightning.*` for the body pose, the face mesh). Both the weights and the
- * `.wasm` binaries are read from the local `node_modules`; nothing is fetched from the network.
- * Human's CenterNet object detector and BlazeFace run as ONNX in `onnxruntime-node`
- * (`onnxDetectors.ts`, ADR 0030): the same networks, about three times as fast as on the WASM
- * backend, with what Human does around them.
+ * Human's (`@vladmandic/human`) CenterNet, MoveNet Lightning and BlazeFace run as ONNX in
+ * `onnxruntime-node` (`onnxDetectors.ts`, ADR 0030): the package's networks, converted once, about
+ * three times as fast as on tfjs' WASM backend, with what Human does around them. Human itself sets
+ * up the WASM backend (the tensor work around the networks) and runs the face mesh where asked. Its
+ * weights and `.wasm` binaries are read from the local `node_modules`; nothing is fetched from the
+ * network.
  *
  * MoveNet Lightning is a single-pose model, so the pipeline is two-stage: CenterNet finds every
  * person in the whole image, then MoveNet runs once per (large enough) person crop.
@@ -16,9 +16,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
-import type { Config, Human, Result } from '@vladmandic/human';
+import type { Config, Human } from '@vladmandic/human';
 import sharp from 'sharp';
-import { COCO_PERSON, detectFaceBoxes, detectObjects } from './onnxDetectors.js';
+import { COCO_PERSON, detectFaceBoxes, detectObjects, detectPose, type PoseKeypoint } from './onnxDetectors.js';
 import type { Keypoint, PersonDetection } from './types.js';
 
 /** Longest side of the working copy the detector sees; larger images are downscaled first. */
@@ -29,6 +29,8 @@ export const SCORE_MAX_SIDE = 384;
 export const PERSON_MIN_SCORE = 0.3;
 /** Weaker `person` boxes (down to this score) count when MoveNet finds a body in them. */
 const PERSON_WEAK_SCORE = 0.2;
+/** Score a body part needs to be reported at all (Human's `body.minConfidence` as Baret set it). */
+const MOVENET_MIN_SCORE = 0.1;
 /** Keypoint score that counts as a confident body part. */
 const KEYPOINT_SCORE = 0.3;
 /** Persons whose box is shorter than this (in working pixels) get no pose run. */
@@ -151,8 +153,8 @@ function humanConfig(): Partial<Config> {
     hand: { enabled: false },
     gesture: { enabled: false },
     segmentation: { enabled: false },
-    body: { enabled: true, modelPath: 'movenet-lightning.json', minConfidence: 0.1, maxDetected: 1, skipFrames: 0, skipTime: 0 },
-    // CenterNet runs in onnxruntime ({@link detectObjects}): Human does not load it.
+    // MoveNet and CenterNet run in onnxruntime (onnxDetectors.ts): Human does not load them.
+    body: { enabled: false },
     object: { enabled: false },
   };
 }
@@ -171,7 +173,7 @@ async function createHuman(): Promise<Human> {
   // One tiny inference of each model compiles the kernels so the first real call is not slow.
   const blank = tf.zeros([1, 64, 64, 3], 'float32') as tf.Tensor4D;
   try {
-    await human.detect(blank, { object: { enabled: false }, body: { enabled: true } });
+    await detectPose(blank, MOVENET_MIN_SCORE, undefined, { keypoints: [] });
     await detectObjects(blank);
     await detectFaceBoxes(blank, { maxDetected: 1, minConfidence: FACE_DEFAULT_MIN_SCORE, iouThreshold: 0.1, scale: 1 });
   } finally {
@@ -256,7 +258,6 @@ export function overlapOfSmaller(a: readonly number[], b: readonly number[]): nu
 }
 
 async function poseForBox(
-  human: Human,
   image: tf.Tensor4D,
   work: RawImage,
   box: [number, number, number, number],
@@ -268,15 +269,13 @@ async function poseForBox(
   const x1 = Math.ceil(clamp(bx + bw * 1.08, x0 + 1, work.width));
   const y1 = Math.ceil(clamp(by + bh * 1.05, y0 + 1, work.height));
   const crop = tf.slice4d(image, [0, y0, x0, 0], [1, y1 - y0, x1 - x0, 3]);
-  let result: Result;
+  let keypoints: PoseKeypoint[];
   try {
-    result = await human.detect(crop, { object: { enabled: false }, body: { enabled: true } });
+    keypoints = await detectPose(crop, MOVENET_MIN_SCORE);
   } finally {
     tf.dispose(crop);
   }
-  const body = result.body[0];
-  if (!body) return [];
-  return body.keypoints.map((k) => ({
+  return keypoints.map((k) => ({
     part: k.part,
     x: x0 + k.position[0],
     y: y0 + k.position[1],
@@ -331,8 +330,8 @@ export interface DetectOptions {
 }
 
 /** The most prominent person of the image by one MoveNet pass (working pixels); none if the body is not clear. */
-async function prominentPerson(human: Human, image: tf.Tensor4D, work: RawImage): Promise<PersonDetection | undefined> {
-  const whole = await poseForBox(human, image, work, [0, 0, work.width, work.height]);
+async function prominentPerson(image: tf.Tensor4D, work: RawImage): Promise<PersonDetection | undefined> {
+  const whole = await poseForBox(image, work, [0, 0, work.width, work.height]);
   const strong = whole.filter((k) => k.score >= 0.4);
   if (strong.length < 6) return undefined;
   const xs = strong.map((k) => k.x);
@@ -350,12 +349,13 @@ async function prominentPerson(human: Human, image: tf.Tensor4D, work: RawImage)
 /** Person detection on an already decoded working copy; boxes and keypoints in working pixels. */
 export async function detectPersonsRaw(work: RawImage, opts: DetectOptions = {}): Promise<PersonDetection[]> {
   const withPoses = opts.poses ?? true;
-  const human = await getHuman();
+  // The WASM backend (set up with Human) runs the tensor work around the networks.
+  await getHuman();
   return serialised(async () => {
     const image = tf.tensor4d(work.data, [1, work.height, work.width, 3], 'int32');
     try {
       if (opts.mode === 'score') {
-        const one = await prominentPerson(human, image, work);
+        const one = await prominentPerson(image, work);
         return one ? [one] : [];
       }
       const boxes: Array<{ box: [number, number, number, number]; score: number }> = [];
@@ -379,7 +379,7 @@ export async function detectPersonsRaw(work: RawImage, opts: DetectOptions = {})
         let keypoints: Keypoint[] = [];
         if (canPose) {
           poses++;
-          keypoints = keepIfInside(await poseForBox(human, image, work, b.box), b.box);
+          keypoints = keepIfInside(await poseForBox(image, work, b.box), b.box);
         }
         const confident = keypoints.filter((k) => k.score >= KEYPOINT_SCORE).length;
         if (b.score < PERSON_MIN_SCORE && confident < 5) continue;
@@ -388,7 +388,7 @@ export async function detectPersonsRaw(work: RawImage, opts: DetectOptions = {})
       // CenterNet misses some close-ups and partly visible workers: a confident MoveNet body on the
       // whole image that no box explains is added as a person of its own.
       if (withPoses && persons.length < MAX_PERSONS) {
-        const whole = await prominentPerson(human, image, work);
+        const whole = await prominentPerson(image, work);
         if (whole) {
           const strong = whole.keypoints.filter((k) => k.score >= 0.4);
           const explained = persons.some(

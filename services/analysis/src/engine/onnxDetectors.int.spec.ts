@@ -7,10 +7,10 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { detectFacesHumanRaw, detectFacesRaw, localModelDir, warmUpDetector, type RawImage } from './detector.js';
-import { COCO_PERSON, detectObjects, type CenterNetRun } from './onnxDetectors.js';
+import { COCO_PERSON, detectObjects, detectPose, type CenterNetRun, type MoveNetRun } from './onnxDetectors.js';
 
 /**
- * ADR 0030: CenterNet and BlazeFace run in onnxruntime, converted from `@vladmandic/human`'s files.
+ * ADR 0030: CenterNet, BlazeFace and MoveNet run in onnxruntime, converted from `@vladmandic/human`'s files.
  * These tests hold the converted networks and the code around them to Human's own on validation
  * photographs (measurement only), so that a new Human or a new conversion that drifts is caught.
  */
@@ -86,5 +86,53 @@ describe('CenterNet in onnxruntime (ADR 0030)', () => {
       }
     }
     expect(persons).toBeGreaterThan(10);
+  }, 180_000);
+});
+
+describe('MoveNet in onnxruntime (ADR 0030)', () => {
+  let model: GraphModel;
+  beforeAll(async () => {
+    model = await loadGraphModel(pathToFileURL(path.join(localModelDir(), 'movenet-lightning.json')).href);
+  }, 60_000);
+
+  it("finds the same body parts as the package's network on the WASM backend, on whole photos and on crops: parts equal, places within a pixel, scores within 0.01", async () => {
+    const tfjs: MoveNetRun = async (pixels) => {
+      const input = tf.tensor4d(pixels, [1, 192, 192, 3], 'int32');
+      const out = model.execute(input) as tf.Tensor;
+      const data = (await out.data()) as Float32Array;
+      tf.dispose([input, out]);
+      return data;
+    };
+    let parts = 0;
+    for (const img of photos) {
+      const image = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
+      const { width: w, height: h } = img;
+      // The whole photo (the sampler's look), and crops the way a person's box is cut (tall, wide, off-centre).
+      for (const [x, y, cw, ch] of [
+        [0, 0, w, h],
+        [0, 0, Math.round(w / 2), h],
+        [Math.round(w / 3), Math.round(h / 4), Math.round(w / 3), Math.round(h / 2)],
+      ] as const) {
+        const crop = tf.slice4d(image, [0, y, x, 0], [1, ch, cw, 3]);
+        try {
+          // A fresh history each: the jitter filter would otherwise hide small differences.
+          const onnx = await detectPose(crop, 0.1, undefined, { keypoints: [] });
+          const reference = await detectPose(crop, 0.1, tfjs, { keypoints: [] });
+          // A part at the threshold may fall either side; the confident ones are in both, at the same place.
+          const confident = (list: typeof onnx) => list.filter((k) => k.score >= 0.15);
+          for (const k of confident(reference)) {
+            const same = onnx.find((o) => o.part === k.part);
+            expect(same, k.part).toBeDefined();
+            expect(Math.abs(same!.score - k.score)).toBeLessThanOrEqual(0.01);
+            expect(Math.max(Math.abs(same!.position[0] - k.position[0]), Math.abs(same!.position[1] - k.position[1]))).toBeLessThanOrEqual(1);
+          }
+          parts += confident(onnx).length;
+        } finally {
+          tf.dispose(crop);
+        }
+      }
+      tf.dispose(image);
+    }
+    expect(parts).toBeGreaterThan(100);
   }, 180_000);
 });

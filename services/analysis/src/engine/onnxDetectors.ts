@@ -1,10 +1,11 @@
 /**
- * Two of `@vladmandic/human`'s networks run in onnxruntime instead of on tfjs' WASM backend (ADR
- * 0030): CenterNet (persons) and BlazeFace (faces), converted once to ONNX from the package's own
- * files (`scripts/train/centernet/export_onnx.py`; `services/analysis/models/`). The networks are the
- * same; what Human does around them — resizing, decoding, non-maximum suppression, the rounding of
- * boxes and scores — is done here as Human does it (its `object/centernet.ts`, `face/blazeface.ts`,
- * `face/facemesh.ts` and `face/facemeshutil.ts`, version 3.3), with tfjs ops where Human used them.
+ * Three of `@vladmandic/human`'s networks run in onnxruntime instead of on tfjs' WASM backend (ADR
+ * 0030): CenterNet (persons), BlazeFace (faces) and MoveNet Lightning (body poses), converted once
+ * to ONNX from the package's own files (`scripts/train/human-onnx/export_onnx.py`;
+ * `services/analysis/models/`). The networks are the same; what Human does around them — resizing,
+ * decoding, non-maximum suppression, the rounding of boxes and scores — is done here as Human does
+ * it (its `object/centernet.ts`, `face/blazeface.ts`, `face/facemesh.ts`, `face/facemeshutil.ts`,
+ * `body/movenet.ts` and `body/movenetfix.ts`, version 3.3), with tfjs ops where Human used them.
  * One session per model and thread, one intra-op thread: the detector pool runs one detector per core.
  */
 import { readFile } from 'node:fs/promises';
@@ -236,4 +237,133 @@ export async function detectFaceBoxes(image: tf.Tensor4D, opts: FaceBoxOptions):
     found.push({ box, score, landmarks });
   }
   return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// MoveNet
+
+/** MoveNet Lightning's input side. */
+const MOVENET_INPUT = 192;
+/** The ONNX file of Human's MoveNet Lightning (`movenet-lightning.json`, one pose). */
+export const MOVENET_ONNX_FILE = 'pose-movenet-lightning.onnx';
+/** MoveNet's 17 parts, in its output's order (COCO's). */
+const MOVENET_PARTS = [
+  'nose', 'leftEye', 'rightEye', 'leftEar', 'rightEar', 'leftShoulder', 'rightShoulder', 'leftElbow', 'rightElbow',
+  'leftWrist', 'rightWrist', 'leftHip', 'rightHip', 'leftKnee', 'rightKnee', 'leftAnkle', 'rightAnkle',
+] as const;
+/** Human's `movenetcoords`: pairs fixed left against right, parts dropped when below the other, pairs rearranged by their neighbours. */
+const HORIZONTAL = [['leftEye', 'rightEye'], ['leftEar', 'rightEar'], ['leftShoulder', 'rightShoulder'], ['leftElbow', 'rightElbow'], ['leftWrist', 'rightWrist'], ['leftHip', 'rightHip'], ['leftKnee', 'rightKnee'], ['leftAnkle', 'rightAnkle']] as const;
+const VERTICAL = [['leftKnee', 'leftShoulder'], ['rightKnee', 'rightShoulder'], ['leftAnkle', 'leftKnee'], ['rightAnkle', 'rightKnee']] as const;
+const RELATIVE = [
+  [['leftHip', 'rightHip'], ['leftShoulder', 'rightShoulder']],
+  [['leftElbow', 'rightElbow'], ['leftShoulder', 'rightShoulder']],
+] as const;
+/** Human's `maxJitter`: a part that moved less than this (a fraction of the image) since the last pose keeps its last place. */
+const MAX_JITTER = 0.005;
+
+/** A body part MoveNet found: its score (two decimals), its place in pixels of the image and as a fraction of it. */
+export interface PoseKeypoint {
+  part: string;
+  score: number;
+  position: [number, number];
+  positionRaw: [number, number];
+}
+
+/** MoveNet's network: 192 × 192 × 3 pixels (int32) → 17 × (y, x, score). */
+export type MoveNetRun = (pixels: Int32Array) => Promise<Float32Array>;
+
+/** {@link MoveNetRun} in onnxruntime. */
+export const movenetOnnx: MoveNetRun = async (pixels) => {
+  const s = await session(MOVENET_ONNX_FILE);
+  const out = await s.run({ [s.inputNames[0]!]: new ort.Tensor('int32', pixels, [1, MOVENET_INPUT, MOVENET_INPUT, 3]) });
+  return out[s.outputNames[0]!]!.data as Float32Array;
+};
+
+/**
+ * Human's jitter filter keeps the last pose's parts, place by place in the list, across calls of a
+ * thread: a pose depends on the one before it, exactly as it did with Human (`movenetfix.ts`).
+ */
+export interface PoseHistory {
+  keypoints: PoseKeypoint[];
+}
+const history: PoseHistory = { keypoints: [] };
+
+/**
+ * What Human's body detection (MoveNet Lightning, one pose) answered, with the network run by
+ * onnxruntime (`movenet.ts` and `movenetfix.ts` of Human 3.3): the image padded to a square,
+ * resized to 192 × 192 and cut to integers; parts above `minConfidence`; left and right fixed, an
+ * improbable knee or ankle dropped; places back in pixels of the image; then the jitter filter
+ * against `past`. `network`: onnxruntime's, or another run of the same network (the test compares tfjs' with it).
+ */
+export async function detectPose(image: tf.Tensor4D, minConfidence: number, network: MoveNetRun = movenetOnnx, past: PoseHistory = history): Promise<PoseKeypoint[]> {
+  const [, height, width] = image.shape as [number, number, number, number];
+  const padY = width > height ? Math.trunc((width - height) / 2) : 0;
+  const padX = height > width ? Math.trunc((height - width) / 2) : 0;
+  const t = tf.tidy(() =>
+    tf.cast(
+      tf.image.resizeBilinear(
+        tf.pad(tf.cast(image, 'float32'), [
+          [0, 0],
+          [padY, padY],
+          [padX, padX],
+          [0, 0],
+        ]),
+        [MOVENET_INPUT, MOVENET_INPUT],
+      ),
+      'int32',
+    ),
+  );
+  let pixels: Int32Array;
+  try {
+    pixels = (await t.data()) as Int32Array;
+  } finally {
+    tf.dispose(t);
+  }
+  const out = await network(pixels);
+  let keypoints: PoseKeypoint[] = [];
+  MOVENET_PARTS.forEach((part, id) => {
+    const [y, x, score] = [out[id * 3]!, out[id * 3 + 1]!, out[id * 3 + 2]!];
+    if (score > minConfidence) keypoints.push({ score: Math.round(100 * score) / 100, part, positionRaw: [x, y], position: [Math.round(width * x), Math.round(height * y)] });
+  });
+  fixBodyParts(keypoints);
+  keypoints = keypoints.filter((k) => k?.position);
+  for (const k of keypoints) {
+    k.position = [(k.position[0] * (width + 2 * padX)) / width - padX, (k.position[1] * (height + 2 * padY)) / height - padY];
+    k.positionRaw = [k.position[0] / width, k.position[1] / height];
+  }
+  for (let i = 0; i < keypoints.length; i++) {
+    const last = past.keypoints[i];
+    if (last && Math.abs(keypoints[i]!.positionRaw[0] - last.positionRaw[0]) < MAX_JITTER && Math.abs(keypoints[i]!.positionRaw[1] - last.positionRaw[1]) < MAX_JITTER) keypoints[i] = last;
+    else past.keypoints[i] = keypoints[i]!;
+  }
+  return keypoints;
+}
+
+/**
+ * Human's `bodyParts` fix, step for step (its quirks included: a pair rearranged when one of its
+ * parts is missing moves the other out of the list, as Human's does).
+ */
+function fixBodyParts(kp: PoseKeypoint[]): void {
+  const at = (part: string) => kp.findIndex((k) => k && k.part === part);
+  const list = kp as Array<PoseKeypoint | undefined> & Record<number, PoseKeypoint | undefined>;
+  for (const [l, r] of HORIZONTAL) {
+    const left = at(l);
+    const right = at(r);
+    if (list[left] && list[right] && list[left].position[0] < list[right].position[0]) [list[left], list[right]] = [list[right], list[left]];
+  }
+  for (const [lo, hi] of VERTICAL) {
+    const lower = at(lo);
+    const higher = at(hi);
+    if (list[lower] && list[higher] && list[lower].position[1] < list[higher].position[1]) kp.splice(lower, 1);
+  }
+  for (const [[l, r], [lt, rt]] of RELATIVE) {
+    const left = at(l);
+    const right = at(r);
+    const leftTo = at(lt);
+    const rightTo = at(rt);
+    if (!list[leftTo] || !list[rightTo]) continue;
+    const dl = list[left] ? [Math.abs(list[leftTo].position[0] - list[left].position[0]), Math.abs(list[rightTo].position[0] - list[left].position[0])] : [0, 0];
+    const dr = list[right] ? [Math.abs(list[rightTo].position[0] - list[right].position[0]), Math.abs(list[leftTo].position[0] - list[right].position[0])] : [0, 0];
+    if (dl[0]! > dl[1]! || dr[0]! > dr[1]!) [list[left], list[right]] = [list[right], list[left]];
+  }
 }
