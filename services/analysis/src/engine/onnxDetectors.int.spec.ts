@@ -34,6 +34,22 @@ beforeAll(async () => {
   photos = (await Promise.all(picked.map((n) => Promise.all(sizes.map((side) => decode(path.join(dir, n), side)))))).flat();
 }, 120_000);
 
+/**
+ * One of the package's networks as tfjs runs it on the WASM backend (Human's own files, read from
+ * node_modules: the detector registers tfjs' loader of file URLs), loaded on first use.
+ */
+function packageNetwork(file: string, side: number, dtype: 'float32' | 'int32', outputs?: string[]): (pixels: Float32Array | Int32Array) => Promise<Float32Array> {
+  let model: Promise<GraphModel> | undefined;
+  return async (pixels) => {
+    model ??= loadGraphModel(pathToFileURL(path.join(localModelDir(), file)).href);
+    const input = tf.tensor4d(pixels, [1, side, side, 3], dtype);
+    const out = (await model).execute(input, outputs) as tf.Tensor;
+    const data = (await out.data()) as Float32Array;
+    tf.dispose([input, out]);
+    return data;
+  };
+}
+
 describe('BlazeFace in onnxruntime (ADR 0030)', () => {
   it('finds the same faces as Human on the WASM backend: count, boxes and scores equal, landmarks within a hundredth of a pixel', async () => {
     let faces = 0;
@@ -52,20 +68,8 @@ describe('BlazeFace in onnxruntime (ADR 0030)', () => {
 });
 
 describe('CenterNet in onnxruntime (ADR 0030)', () => {
-  let model: GraphModel;
-  beforeAll(async () => {
-    // Human's own files, read from node_modules (the detector registers tfjs' loader of file URLs).
-    model = await loadGraphModel(pathToFileURL(path.join(localModelDir(), 'centernet.json')).href);
-  }, 60_000);
-
   it('finds the same boxes as the package\'s network on the WASM backend: labels and boxes equal within a pixel, scores within 0.01', async () => {
-    const tfjs: CenterNetRun = async (pixels) => {
-      const input = tf.tensor4d(pixels, [1, 512, 512, 3]);
-      const out = model.execute(input, ['tower_0/detections']) as tf.Tensor;
-      const data = (await out.data()) as Float32Array;
-      tf.dispose([input, out]);
-      return data;
-    };
+    const tfjs: CenterNetRun = packageNetwork('centernet.json', 512, 'float32', ['tower_0/detections']);
     let persons = 0;
     for (const img of photos) {
       const image = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
@@ -90,19 +94,8 @@ describe('CenterNet in onnxruntime (ADR 0030)', () => {
 });
 
 describe('MoveNet in onnxruntime (ADR 0030)', () => {
-  let model: GraphModel;
-  beforeAll(async () => {
-    model = await loadGraphModel(pathToFileURL(path.join(localModelDir(), 'movenet-lightning.json')).href);
-  }, 60_000);
-
   it("finds the same body parts as the package's network on the WASM backend, on whole photos and on crops: parts equal, places within a pixel, scores within 0.01", async () => {
-    const tfjs: MoveNetRun = async (pixels) => {
-      const input = tf.tensor4d(pixels, [1, 192, 192, 3], 'int32');
-      const out = model.execute(input) as tf.Tensor;
-      const data = (await out.data()) as Float32Array;
-      tf.dispose([input, out]);
-      return data;
-    };
+    const tfjs: MoveNetRun = packageNetwork('movenet-lightning.json', 192, 'int32');
     let parts = 0;
     for (const img of photos) {
       const image = tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
