@@ -159,7 +159,6 @@ function humanConfig(): Partial<Config> {
   };
 }
 
-
 let humanPromise: Promise<Human> | null = null;
 let initMs = 0;
 
@@ -170,7 +169,8 @@ async function createHuman(): Promise<Human> {
   const human = new mod.Human(humanConfig());
   await human.init();
   await human.load();
-  // One tiny inference of each model compiles the kernels so the first real call is not slow.
+  // One tiny inference of each network compiles the kernels and makes the sessions, so the first real
+  // call is not slow (the pose's own history: the jitter filter is not fed a blank picture).
   const blank = tf.zeros([1, 64, 64, 3], 'float32') as tf.Tensor4D;
   try {
     await detectPose(blank, MOVENET_MIN_SCORE, undefined, { keypoints: [] });
