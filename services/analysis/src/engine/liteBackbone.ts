@@ -11,9 +11,9 @@
  * the pool already runs one detector per core.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import type { RawImage } from './detector.js';
+import { onnxSession } from './modelFiles.js';
 import { resampleCrop, type Rect } from './ppeFeatures.js';
 
 /** Side of the square crop the backbone reads (pixels). */
@@ -40,24 +40,12 @@ export interface LiteBackboneFile {
 /** The ONNX file's name in the models folder. */
 export const LITE_ONNX_FILE = 'efficientnet-lite2.onnx';
 
-const sessions = new Map<string, Promise<ort.InferenceSession>>();
-
 /** The session for `backbone` (made once per file and thread), its bytes checked against the hash the model names. */
 export function liteSession(backbone: LiteBackboneFile): Promise<ort.InferenceSession> {
-  let session = sessions.get(backbone.file);
-  if (!session) {
-    session = (async () => {
-      const bytes = await readFile(backbone.file);
-      const actual = createHash('sha256').update(bytes).digest('hex');
-      if (actual !== backbone.sha256) throw new Error(`${backbone.file} (sha256 ${actual}) is not the backbone the PPE model was trained with (${backbone.sha256}): run npm run train`);
-      return ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-    })().catch((err: unknown) => {
-      sessions.delete(backbone.file);
-      throw err;
-    });
-    sessions.set(backbone.file, session);
-  }
-  return session;
+  return onnxSession(backbone.file, (bytes) => {
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== backbone.sha256) throw new Error(`${backbone.file} (sha256 ${actual}) is not the backbone the PPE model was trained with (${backbone.sha256}): run npm run train`);
+  });
 }
 
 /** Embeddings ({@link LITE_EMBEDDING_SIZE}) of `count` crops given as pixels (0..255, NHWC, {@link LITE_INPUT} square). */

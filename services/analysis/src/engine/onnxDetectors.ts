@@ -8,32 +8,24 @@
  * `body/movenet.ts` and `body/movenetfix.ts`, version 3.3), with tfjs ops where Human used them.
  * One session per model and thread, one intra-op thread: the detector pool runs one detector per core.
  */
-import { readFile } from 'node:fs/promises';
 import * as tf from '@tensorflow/tfjs-core';
 import * as ort from 'onnxruntime-node';
-import { committedModelFile } from './modelFiles.js';
+import { committedModelFile, onnxSession } from './modelFiles.js';
 
 /** The ONNX file of Human's CenterNet. */
 export const CENTERNET_ONNX_FILE = 'person-centernet.onnx';
 /** The ONNX file of Human's BlazeFace (`blazeface.json`, the back-camera model: 256 × 256). */
 export const BLAZEFACE_ONNX_FILE = 'face-blazeface.onnx';
 
-const sessions = new Map<string, Promise<ort.InferenceSession>>();
-
-/** The session of a committed ONNX file, made once per thread. */
-function session(file: string): Promise<ort.InferenceSession> {
-  let s = sessions.get(file);
-  if (!s) {
-    s = readFile(committedModelFile(file))
-      .then((bytes) => ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' }))
-      .catch((err: unknown) => {
-        sessions.delete(file);
-        throw err;
-      });
-    sessions.set(file, s);
-  }
-  return s;
+/** Runs a committed network on one square picture (`side` × `side` × 3, NHWC): its outputs by name. */
+async function runSquare(file: string, pixels: Float32Array | Int32Array, side: number): Promise<ort.InferenceSession.OnnxValueMapType> {
+  const s = await onnxSession(committedModelFile(file));
+  const type = pixels instanceof Int32Array ? 'int32' : 'float32';
+  return s.run({ [s.inputNames[0]!]: new ort.Tensor(type, pixels, [1, side, side, 3]) });
 }
+
+/** The first output of {@link runSquare}'s network, as floats. */
+const firstOutput = (out: ort.InferenceSession.OnnxValueMapType): Float32Array => Object.values(out)[0]!.data as Float32Array;
 
 /** `image` (int32 or float32 pixels, 1 × h × w × 3) cast to float32 and resized bilinearly to `side` × `side`, as Human does. */
 async function resized(image: tf.Tensor4D, side: number, normalise?: (t: tf.Tensor4D) => tf.Tensor4D): Promise<Float32Array> {
@@ -85,11 +77,7 @@ export interface FoundObject {
 export type CenterNetRun = (pixels: Float32Array) => Promise<Float32Array>;
 
 /** {@link CenterNetRun} in onnxruntime. */
-export const centernetOnnx: CenterNetRun = async (pixels) => {
-  const s = await session(CENTERNET_ONNX_FILE);
-  const out = await s.run({ [s.inputNames[0]!]: new ort.Tensor('float32', pixels, [1, CENTERNET.input, CENTERNET.input, 3]) });
-  return out[s.outputNames[0]!]!.data as Float32Array;
-};
+export const centernetOnnx: CenterNetRun = async (pixels) => firstOutput(await runSquare(CENTERNET_ONNX_FILE, pixels, CENTERNET.input));
 
 /**
  * What Human's `object` detection answered, with the network run by onnxruntime: the image resized
@@ -167,10 +155,8 @@ const f32 = Math.fround;
  * to the image; a face whose score, rounded to two decimals, is not above `minConfidence` is dropped.
  */
 export async function detectFaceBoxes(image: tf.Tensor4D, opts: FaceBoxOptions): Promise<FoundFaceBox[]> {
-  const s = await session(BLAZEFACE_ONNX_FILE);
   const [, height, width] = image.shape;
-  const input = await resized(image, BLAZEFACE_INPUT, (t) => tf.sub(tf.div(t, 127.5), 1));
-  const out = await s.run({ [s.inputNames[0]!]: new ort.Tensor('float32', input, [1, BLAZEFACE_INPUT, BLAZEFACE_INPUT, 3]) });
+  const out = await runSquare(BLAZEFACE_ONNX_FILE, await resized(image, BLAZEFACE_INPUT, (t) => tf.sub(tf.div(t, 127.5), 1)), BLAZEFACE_INPUT);
   // Four outputs: scores and boxes of the 512 anchors of stride 16, then of the 384 of stride 32.
   const byShape = (rows: number, cols: number) => Object.values(out).find((t) => t.dims[1] === rows && t.dims[2] === cols)!.data as Float32Array;
   const parts = [
@@ -196,7 +182,7 @@ export async function detectFaceBoxes(image: tf.Tensor4D, opts: FaceBoxOptions):
     const hh = f32(f32(r[3]! / BLAZEFACE_INPUT) / 2);
     boxes.set([f32(f32(cx - hw) * BLAZEFACE_INPUT), f32(f32(cy - hh) * BLAZEFACE_INPUT), f32(f32(cx + hw) * BLAZEFACE_INPUT), f32(f32(cy + hh) * BLAZEFACE_INPUT)], i * 4);
   }
-  const sig = tf.sigmoid(tf.tensor1d(logits));
+  const sig = tf.tidy(() => tf.sigmoid(tf.tensor1d(logits)));
   const scores = (await sig.data()) as Float32Array;
   tf.dispose(sig);
   const fx = width! / BLAZEFACE_INPUT;
@@ -204,7 +190,9 @@ export async function detectFaceBoxes(image: tf.Tensor4D, opts: FaceBoxOptions):
   const found: FoundFaceBox[] = [];
   for (const i of await suppressed(boxes, scores, opts.maxDetected, opts.iouThreshold, opts.minConfidence)) {
     const confidence = scores[i]!;
-    if (!(confidence > opts.minConfidence)) continue;
+    // Human keeps a face above the threshold whose score, rounded, is above it too (blazeface.ts, facemesh.ts).
+    const score = Math.round(100 * confidence) / 100;
+    if (!(confidence > opts.minConfidence) || !(score > (opts.minConfidence || 1))) continue;
     const [ax, ay] = BLAZEFACE_ANCHORS[i]!;
     const b = boxes.subarray(i * 4, i * 4 + 4);
     // Human's scaleBoxCoordinates, enlargeBox and squarifyBox.
@@ -231,9 +219,6 @@ export async function detectFaceBoxes(image: tf.Tensor4D, opts: FaceBoxOptions):
       Math.trunc(Math.min(width!, end[0]) - Math.max(0, start[0])),
       Math.trunc(Math.min(height!, end[1]) - Math.max(0, start[1])),
     ];
-    // Human keeps a face whose rounded score is above the threshold (facemesh.ts).
-    const score = Math.round(100 * confidence) / 100;
-    if (!(score > (opts.minConfidence || 1))) continue;
     found.push({ box, score, landmarks });
   }
   return found;
@@ -273,11 +258,7 @@ export interface PoseKeypoint {
 export type MoveNetRun = (pixels: Int32Array) => Promise<Float32Array>;
 
 /** {@link MoveNetRun} in onnxruntime. */
-export const movenetOnnx: MoveNetRun = async (pixels) => {
-  const s = await session(MOVENET_ONNX_FILE);
-  const out = await s.run({ [s.inputNames[0]!]: new ort.Tensor('int32', pixels, [1, MOVENET_INPUT, MOVENET_INPUT, 3]) });
-  return out[s.outputNames[0]!]!.data as Float32Array;
-};
+export const movenetOnnx: MoveNetRun = async (pixels) => firstOutput(await runSquare(MOVENET_ONNX_FILE, pixels, MOVENET_INPUT));
 
 /**
  * Human's jitter filter keeps the last pose's parts, place by place in the list, across calls of a
