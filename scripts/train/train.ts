@@ -32,7 +32,7 @@ import { addConfusion, emptyConfusion, formatConfusion, type HeadConfusion } fro
 import { CACHE_DIR, CV_FOLDS, CV_SUBSET, listTrainingPhotos, readJsonCache, SUBSETS, TRAINING_DIR, type TrainingPhoto } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
-import { boxGeometry, trainHeadDetector } from './heads/heads.js';
+import { boxGeometry, trainHeadDetector, trainLiteHeadDetector } from './heads/heads.js';
 import { dumpLiteCrops, LITE_DIR, type LiteCropsMeta } from './lite/crops.js';
 import { rounded, trainLiteHead, type LiteHead } from './lite/head.js';
 import { dumpPatternCrops } from './lite/patterns.js';
@@ -207,17 +207,21 @@ interface EvalLine {
  * photos (heads/heads.ts; ~4–8 min a fold here), written to tmp/ppe-train/cv-train-detector
  * (BARET_CV_DIR names another folder; BARET_HEADS_REPEAT repeats the subset's photos per epoch).
  * BARET_TRAIN_REUSE_TUNED=1 takes a fold's earlier Lite2 fit and detector as they are.
+ * `--cv-lite-detector` (issue 38, ADR 0031, measured and not shipped): per fold, the head detector
+ * on EfficientNet-Lite2 (heads/lite_heads.py with BARET_EXPORT_PYTHON: torch; ~9 min a fold here),
+ * trained on every subset but that fold's photos; written to tmp/ppe-train/cv-lite-detector.
  * `--cv-finetune-lite` (issue 38, ADR 0028 addendum 3): per fold, EfficientNet-Lite2's last blocks
  * fine-tuned on the head crops without that fold's photos (lite/finetune_tail.py, with the Python of
  * BARET_EXPORT_PYTHON: torch), exported as that fold's ONNX file; the head classifier and head check
  * are then fitted on its embedding by the usual recipe. Written to tmp/ppe-train/cv-finetune-lite.
  */
 async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCropsMeta): Promise<void> {
-  const committedDetector = !process.argv.includes('--cv-train-detector');
+  const liteDetector = process.argv.includes('--cv-lite-detector');
+  const committedDetector = !process.argv.includes('--cv-train-detector') && !liteDetector;
   const foldsArg = process.argv.indexOf('--cv-folds');
   const only = foldsArg >= 0 ? new Set(process.argv[foldsArg + 1]!.split(',').map(Number)) : null;
   const finetuneLite = process.argv.includes('--cv-finetune-lite');
-  const cvDir = path.join(CACHE_DIR, process.env.BARET_CV_DIR ?? (finetuneLite ? 'cv-finetune-lite' : committedDetector ? 'cv' : 'cv-train-detector'));
+  const cvDir = path.join(CACHE_DIR, process.env.BARET_CV_DIR ?? (finetuneLite ? 'cv-finetune-lite' : liteDetector ? 'cv-lite-detector' : committedDetector ? 'cv' : 'cv-train-detector'));
   const committed = JSON.parse(await readFile(MODEL_PATH, 'utf8')) as PpeModelFile;
   const cls = SUBSETS[CV_SUBSET]!;
   const sums: EvalLine = { measures: {}, workers: {}, heads: emptyConfusion(), images: 0, ms_per_image: 0 };
@@ -260,7 +264,9 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
       await copyFile(HEAD_DETECTOR_PATH, path.join(dir, path.basename(HEAD_DETECTOR_PATH)));
       await copyFile(path.join(path.dirname(HEAD_DETECTOR_PATH), detector.weights.file), path.join(dir, detector.weights.file));
     } else {
-      const heads = await trainHeadDetector(py, run, photos, await committedCrop(), log, k);
+      const heads = liteDetector
+        ? await trainLiteHeadDetector(exportPython('--cv-lite-detector'), run, photos, await committedCrop(), log, k)
+        : await trainHeadDetector(py, run, photos, await committedCrop(), log, k);
       await writeFile(path.join(dir, heads.file.weights.file), heads.weights);
       await writeFile(path.join(dir, path.basename(HEAD_DETECTOR_PATH)), JSON.stringify(heads.file) + '\n');
     }
@@ -280,7 +286,7 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
     if (line.heads) addConfusion(sums.heads!, line.heads);
     sums.ms_per_image += line.ms_per_image * line.images;
     sums.images += line.images;
-    folds.push({ fold: k, photos: test.length, thresholds: file.thresholds, measures: line.measures, workers: line.workers, heads: line.heads, ms_per_image: line.ms_per_image, detector: committedDetector ? 'committed' : `trained without fold ${k}`, detectorSeconds, seconds: Math.round((performance.now() - foldStarted) / 1000) });
+    folds.push({ fold: k, photos: test.length, thresholds: file.thresholds, measures: line.measures, workers: line.workers, heads: line.heads, ms_per_image: line.ms_per_image, detector: committedDetector ? 'committed' : `${liteDetector ? 'Lite2, ' : ''}trained without fold ${k}`, detectorSeconds, seconds: Math.round((performance.now() - foldStarted) / 1000) });
     log(`fold ${k + 1}/${CV_FOLDS}: ${JSON.stringify(folds.at(-1)!.workers)} (${folds.at(-1)!.seconds} s)\n`);
   }
   const figures = (f: { tp: number; fp: number; fn: number }) => ({
@@ -305,6 +311,13 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
   console.log(JSON.stringify({ crossValidation: { measures: report.measures, workers: report.workers, heads: report.heads, images: report.images } }));
 }
 
+/** The Python with torch (scripts/train/lite/requirements-export.txt) that BARET_EXPORT_PYTHON names, for `what`. */
+function exportPython(what: string): string {
+  const py = process.env.BARET_EXPORT_PYTHON;
+  if (!py) throw new Error(`${what} needs BARET_EXPORT_PYTHON: a Python with scripts/train/lite/requirements-export.txt installed`);
+  return py;
+}
+
 /**
  * `--cv-finetune-lite`: EfficientNet-Lite2 with its last blocks fine-tuned on every training head
  * crop but fold `k`'s (lite/finetune_tail.py; the frozen blocks' activations cached once by
@@ -312,8 +325,7 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
  * that file's hash, where train_head.py finds them. BARET_TRAIN_REUSE_TUNED=1 keeps an earlier one.
  */
 async function finetunedLite(dir: string, k: number): Promise<string> {
-  const py = process.env.BARET_EXPORT_PYTHON;
-  if (!py) throw new Error('--cv-finetune-lite needs BARET_EXPORT_PYTHON: a Python with scripts/train/lite/requirements-export.txt installed');
+  const py = exportPython('--cv-finetune-lite');
   const out = path.join(dir, 'lite-tuned.onnx');
   if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && existsSync(out)) return out;
   const env = { ...process.env, PYTHONHASHSEED: '0', OMP_NUM_THREADS: '2' };
@@ -341,8 +353,7 @@ const headMetrics = (head: LiteHead, lite: LiteCropsMeta) => ({
  * 6 GB) and checks that it writes the committed file's bytes (ADR 0028).
  */
 async function exportOnnx(): Promise<void> {
-  const py = process.env.BARET_EXPORT_PYTHON;
-  if (!py) throw new Error('--export-onnx needs BARET_EXPORT_PYTHON: a Python with scripts/train/lite/requirements-export.txt installed');
+  const py = exportPython('--export-onnx');
   const out = path.join(LITE_DIR, LITE_ONNX_FILE);
   await mkdir(LITE_DIR, { recursive: true });
   await run(py, [path.join(HERE, 'lite', 'export_onnx.py'), out]);

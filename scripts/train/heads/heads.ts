@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   HEAD_DETECTOR_FEATURES,
+  HEAD_DETECTOR_LITE2_VERSION,
   HEAD_DETECTOR_INPUT,
   HEAD_DETECTOR_STRIDE,
   HEAD_DETECTOR_VERSION,
@@ -182,8 +183,47 @@ async function parity(file: HeadDetectorFile, weights: Buffer, trained: Trained)
     }
   } finally {
     await photos.close();
-    det.backbone.dispose();
+    det.backbone!.dispose();
     Object.values(det.tensors).forEach((t) => t.dispose());
   }
   return worst;
+}
+
+/**
+ * The head detector on EfficientNet-Lite2 (issue 38, ADR 0031; measured, not shipped): trained by
+ * `lite_heads.py` with `exportPy` (torch: scripts/train/lite/requirements-export.txt) on every
+ * training photo, the cross-validated subset's too, except fold `excludeCvFold`'s; the output in
+ * tmp/ppe-train/heads/cv-fold-K-lite2 (BARET_TRAIN_REUSE_TUNED=1 keeps an earlier one). Returns the
+ * format-2 model file and its ONNX bytes.
+ */
+export async function trainLiteHeadDetector(
+  exportPy: string,
+  run: (cmd: string, args: string[], env?: NodeJS.ProcessEnv) => Promise<void>,
+  photos: TrainingPhoto[],
+  crop: HeadBoxGeometry,
+  log: (s: string) => void,
+  excludeCvFold: number,
+): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
+  const meta = await dumpPhotos(photos, log);
+  const outDir = path.join(HEADS_DIR, `cv-fold-${excludeCvFold}-lite2`);
+  const onnxFile = path.join(outDir, 'head-detector-lite2.onnx');
+  const trainedFile = path.join(outDir, 'head-detector-lite2.json');
+  if (process.env.BARET_TRAIN_REUSE_TUNED === '1' && existsSync(onnxFile) && existsSync(trainedFile)) {
+    log(`head detector from ${outDir}\n`);
+  } else {
+    const args = [path.join(HERE, 'lite_heads.py'), '--dir', HEADS_DIR, '--out', outDir, '--epochs', String(HEAD_EPOCHS), '--seed', String(SEED), '--exclude-cv-fold', String(excludeCvFold)];
+    await run(exportPy, args, { ...process.env, PYTHONHASHSEED: '0' });
+  }
+  const trained = JSON.parse(await readFile(trainedFile, 'utf8')) as { minScore: number; report: Record<string, unknown> };
+  const weights = await readFile(onnxFile);
+  const file = {
+    version: HEAD_DETECTOR_LITE2_VERSION,
+    input: HEAD_DETECTOR_INPUT,
+    stride: HEAD_DETECTOR_STRIDE,
+    weights: { file: 'ppe-head-detector-lite2.onnx', sha256: createHash('sha256').update(weights).digest('hex') },
+    minScore: trained.minScore,
+    crop,
+    metrics: { seed: SEED, epochs: HEAD_EPOCHS, photos: meta.photos.length, ...trained.report },
+  } as unknown as HeadDetectorFile;
+  return { file, weights };
 }

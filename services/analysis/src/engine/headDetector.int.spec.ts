@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
@@ -58,6 +59,23 @@ describe('the head detector', () => {
     expect(headDetectorInputSize(1080, 1920)).toEqual({ width: 224, height: 384 });
     expect(headDetectorInputSize(416, 416)).toEqual({ width: 384, height: 384 });
     expect(headDetectorInputSize(4000, 100)).toEqual({ width: 384, height: 32 });
+    // A format-2 detector (EfficientNet-Lite2, ADR 0031): the short side a multiple of 32.
+    expect(headDetectorInputSize(1280, 800, 32)).toEqual({ width: 384, height: 256 });
+    expect(headDetectorInputSize(1280, 800)).toEqual({ width: 384, height: 240 });
+  });
+
+  it('reads a format-2 model file (the measured Lite2 detector) and refuses a format it does not know, saying what to do', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'baret-heads-'));
+    try {
+      const file = path.join(dir, 'ppe-head-detector.json');
+      const lite2 = { version: 2, input: 384, stride: 8, weights: { file: 'ppe-head-detector-lite2.onnx', sha256: 'x' }, minScore: 0.3, crop: readHeadDetectorFile().crop };
+      await writeFile(file, JSON.stringify(lite2));
+      expect(readHeadDetectorFile(file)).toMatchObject({ version: 2, minScore: 0.3 });
+      await writeFile(file, JSON.stringify({ ...lite2, version: 7 }));
+      expect(() => readHeadDetectorFile(file)).toThrow(/version 7, this build reads version 1: run npm run train/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads heads off its maps: local maxima from the minimum score, boxes in image pixels, most confident first', () => {

@@ -27,10 +27,18 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import { iou, type RawImage } from './detector.js';
 import { loadBackbone } from './ppeEmbedding.js';
 import { resampleCrop, type HeadBoxGeometry } from './ppeFeatures.js';
+import { onnxSession } from './modelFiles.js';
 import { MODEL_PATH } from './ppeModel.js';
+import * as ort from 'onnxruntime-node';
 
 /** The model file format this build reads. */
 export const HEAD_DETECTOR_VERSION = 1;
+/**
+ * The format of a head detector on EfficientNet-Lite2 in one ONNX file (issue 38, ADR 0031:
+ * measured by `npm run train -- --cv --cv-lite-detector`, not shipped): `weights` names the ONNX
+ * file (input `pixels` NHWC 0..255, short side a multiple of 32; outputs `heat`, `size` NHWC).
+ */
+export const HEAD_DETECTOR_LITE2_VERSION = 2;
 /** Long side the image is resampled to. */
 export const HEAD_DETECTOR_INPUT = 384;
 /** Pixels of the input per heatmap cell. */
@@ -74,6 +82,7 @@ export const HEAD_DETECTOR_PATH = path.join(path.dirname(MODEL_PATH), 'ppe-head-
 /** Reads and checks a head detector model file (not its weights). */
 export function readHeadDetectorFile(file = HEAD_DETECTOR_PATH): HeadDetectorFile {
   const model = JSON.parse(readFileSync(file, 'utf8')) as HeadDetectorFile;
+  if ((model.version as number) === HEAD_DETECTOR_LITE2_VERSION) return model;
   if (model.version !== HEAD_DETECTOR_VERSION) throw new Error(`head detector ${file} has version ${String(model.version)}, this build reads version ${HEAD_DETECTOR_VERSION}: run npm run train`);
   if (model.input !== HEAD_DETECTOR_INPUT || model.stride !== HEAD_DETECTOR_STRIDE || JSON.stringify(model.features) !== JSON.stringify(HEAD_DETECTOR_FEATURES)) {
     throw new Error(`head detector ${file} reads other inputs than this build computes: run npm run train`);
@@ -90,8 +99,10 @@ export function verifyHeadDetectorWeights(model: HeadDetectorFile, weights: Uint
 /** A loaded head detector: the frozen backbone and the head's tensors. */
 export interface HeadDetector {
   model: HeadDetectorFile;
-  backbone: tfconv.GraphModel;
+  backbone: tfconv.GraphModel | null;
   tensors: Record<string, tf.Tensor>;
+  /** A format-2 detector's ONNX file (then no backbone and no tensors). */
+  onnx?: string;
 }
 
 /** Builds a detector from a model file and its weights (float16, in {@link HEAD_DETECTOR_LAYERS} order). */
@@ -121,6 +132,10 @@ export function loadHeadDetector(): Promise<HeadDetector> {
   committed ??= (async () => {
     const model = readHeadDetectorFile();
     const file = path.join(path.dirname(HEAD_DETECTOR_PATH), model.weights.file);
+    if ((model.version as number) === HEAD_DETECTOR_LITE2_VERSION) {
+      await onnxSession(file, (bytes) => verifyHeadDetectorWeights(model, bytes, file));
+      return { model, backbone: null, tensors: {}, onnx: file };
+    }
     const weights = new Uint8Array(await readFile(file));
     verifyHeadDetectorWeights(model, weights, file);
     return makeHeadDetector(model, weights);
@@ -132,9 +147,9 @@ export function loadHeadDetector(): Promise<HeadDetector> {
 }
 
 /** The detector's input size for a `width` × `height` image: 384 on the long side, the short side a multiple of 16 (the deeper map's stride). */
-export function headDetectorInputSize(width: number, height: number): { width: number; height: number } {
+export function headDetectorInputSize(width: number, height: number, multiple = 16): { width: number; height: number } {
   const S = HEAD_DETECTOR_INPUT;
-  const short = (a: number, b: number): number => Math.max(32, Math.round((S * a) / b / 16) * 16);
+  const short = (a: number, b: number): number => Math.max(32, Math.round((S * a) / b / multiple) * multiple);
   return width >= height ? { width: S, height: Math.min(S, short(height, width)) } : { width: Math.min(S, short(width, height)), height: S };
 }
 
@@ -155,9 +170,14 @@ export interface HeadMaps {
 export async function headDetectorMaps(det: HeadDetector, pixels: Float32Array, count: number, width: number, height: number): Promise<HeadMaps> {
   const gridW = width / HEAD_DETECTOR_STRIDE;
   const gridH = height / HEAD_DETECTOR_STRIDE;
+  if (det.onnx) {
+    const session = await onnxSession(det.onnx);
+    const out = await session.run({ pixels: new ort.Tensor('float32', pixels, [count, height, width, 3]) });
+    return { heat: out['heat']!.data as Float32Array, size: out['size']!.data as Float32Array, gridW, gridH };
+  }
   const t = det.tensors;
   const [heat, size] = tf.tidy(() => {
-    const feats = det.backbone.execute(tf.tensor4d(pixels, [count, height, width, 3]), [...HEAD_DETECTOR_FEATURES]) as tf.Tensor4D[];
+    const feats = det.backbone!.execute(tf.tensor4d(pixels, [count, height, width, 3]), [...HEAD_DETECTOR_FEATURES]) as tf.Tensor4D[];
     const std = feats.map((f, i) => tf.div(tf.sub(f, t[`mean${i}`]!), t[`std${i}`]!) as tf.Tensor4D);
     const x0 = tf.concat([std[0]!, tf.image.resizeBilinear(std[1]!, [gridH, gridW], false, true)], 3);
     const conv = (x: tf.Tensor4D, name: string): tf.Tensor4D => tf.add(tf.conv2d(x, t[`${name}/kernel`] as tf.Tensor4D, 1, 'same'), t[`${name}/bias`]!);
@@ -218,7 +238,8 @@ function samePeakHead(head: DetectedHead, other: DetectedHead): boolean {
 /** Heads on an image (boxes in its pixels), most confident first. */
 export async function detectHeads(img: RawImage, det?: HeadDetector): Promise<DetectedHead[]> {
   const d = det ?? (await loadHeadDetector());
-  const input = headDetectorInput(img);
+  // A format-2 detector's short side is a multiple of 32 (Lite2's deepest stride).
+  const input = headDetectorInput(img, headDetectorInputSize(img.width, img.height, d.onnx ? 32 : 16));
   const maps = await headDetectorMaps(d, input.data, 1, input.width, input.height);
   return decodeHeads(maps, d.model.minScore, img.width / input.width, img.height / input.height);
 }
