@@ -37,6 +37,8 @@ import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'lite'))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from head_targets import targets  # noqa: E402
 from lite2 import load_lite2, normalise  # noqa: E402
 
 S, STRIDE = 384, 8
@@ -81,23 +83,6 @@ def cached_features(net, images, directory):
         tmp[name].rename(paths[name])
     return {name: np.load(p, mmap_mode='r') for name, p in paths.items()}, False
 
-
-def targets(heads):
-    """Gaussian heatmap per class, and at each head's centre cell its log size and a mask (CHW)."""
-    t = np.zeros((5, G, G), np.float32)
-    yy, xx = np.mgrid[0:G, 0:G] + 0.5
-    for h in heads:
-        x, y, w, hh = h['box']
-        if w < 4:
-            continue
-        cx, cy = (x + w / 2) / STRIDE, (y + hh / 2) / STRIDE
-        sigma = max(0.5, min(w, hh) / STRIDE / 4)
-        c = h['label']
-        t[c] = np.maximum(t[c], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma * sigma)))
-        ix, iy = min(G - 1, int(cx)), min(G - 1, int(cy))
-        t[c, iy, ix] = 1.0
-        t[2:5, iy, ix] = [np.log(w / STRIDE), np.log(hh / STRIDE), 1.0]
-    return t
 
 
 class Head(nn.Module):
@@ -193,7 +178,7 @@ def main():
     def batch(idx):
         return [(torch.from_numpy(np.asarray(feats[name][idx], dtype=np.float32)) - stats[name][0]) / stats[name][1] for name in CHANNELS]
 
-    T = np.stack([targets(r['heads']) for r in rows])
+    T = np.stack([targets(r['heads'], G, STRIDE).transpose(2, 0, 1) for r in rows])
     head = Head()
     opt = torch.optim.Adam(head.parameters(), 1e-3)
     losses = []

@@ -28,7 +28,9 @@ import numpy as np
 import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'finetune'))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from backbone import Backbone  # noqa: E402
+from head_targets import targets  # noqa: E402
 
 S, STRIDE = 384, 8
 G = S // STRIDE
@@ -76,23 +78,6 @@ def standardise(f, train):
         f[s:s + 64] = ((f[s:s + 64].astype(np.float32) - mean) / std).astype(np.float16)
     return mean, std
 
-
-def targets(heads):
-    """Gaussian heatmap per class, and at each head's centre cell its log size and a mask."""
-    t = np.zeros((G, G, 5), np.float32)
-    yy, xx = np.mgrid[0:G, 0:G] + 0.5
-    for h in heads:
-        x, y, w, hh = h['box']
-        if w < 4:
-            continue
-        cx, cy = (x + w / 2) / STRIDE, (y + hh / 2) / STRIDE
-        sigma = max(0.5, min(w, hh) / STRIDE / 4)
-        c = h['label']
-        t[:, :, c] = np.maximum(t[:, :, c], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma * sigma)))
-        ix, iy = min(G - 1, int(cx)), min(G - 1, int(cy))
-        t[iy, ix, c] = 1.0
-        t[iy, ix, 2:5] = [np.log(w / STRIDE), np.log(hh / STRIDE), 1.0]
-    return t
 
 
 def build(c8, c16):
@@ -162,7 +147,7 @@ def main():
     print(f'head detector: backbone activations of {len(rows)} photos{" (cached)" if hit else ""}, {time.time() - started:.0f} s; training on {len(train)}', flush=True)
     m8, s8 = standardise(f8, train)
     m16, s16 = standardise(f16, train)
-    T = np.stack([targets(r['heads']) for r in rows])
+    T = np.stack([targets(r['heads'], G, STRIDE) for r in rows])
     model = build(f8.shape[-1], f16.shape[-1])
     opt = tf.keras.optimizers.Adam(1e-3)
 
