@@ -83,7 +83,7 @@ export const HEAD_DETECTOR_PATH = path.join(path.dirname(MODEL_PATH), 'ppe-head-
 export function readHeadDetectorFile(file = HEAD_DETECTOR_PATH): HeadDetectorFile {
   const model = JSON.parse(readFileSync(file, 'utf8')) as HeadDetectorFile;
   if ((model.version as number) === HEAD_DETECTOR_LITE2_VERSION) return model;
-  if (model.version !== HEAD_DETECTOR_VERSION) throw new Error(`head detector ${file} has version ${String(model.version)}, this build reads version ${HEAD_DETECTOR_VERSION}: run npm run train`);
+  if (model.version !== HEAD_DETECTOR_VERSION) throw new Error(`head detector ${file} has version ${String(model.version)}, this build reads version ${HEAD_DETECTOR_VERSION} (or ${HEAD_DETECTOR_LITE2_VERSION}, the measured Lite2 detector): run npm run train`);
   if (model.input !== HEAD_DETECTOR_INPUT || model.stride !== HEAD_DETECTOR_STRIDE || JSON.stringify(model.features) !== JSON.stringify(HEAD_DETECTOR_FEATURES)) {
     throw new Error(`head detector ${file} reads other inputs than this build computes: run npm run train`);
   }
