@@ -18,6 +18,7 @@ import {
   HEAD_DETECTOR_STRIDE,
   HEAD_DETECTOR_VERSION,
   headDetectorInput,
+  type HeadDetectorLite2File,
   headDetectorMaps,
   makeHeadDetector,
   type HeadDetectorFile,
@@ -203,7 +204,7 @@ export async function trainLiteHeadDetector(
   crop: HeadBoxGeometry,
   log: (s: string) => void,
   excludeCvFold: number,
-): Promise<{ file: HeadDetectorFile; weights: Buffer }> {
+): Promise<{ file: HeadDetectorLite2File; weights: Buffer }> {
   const meta = await dumpPhotos(photos, log);
   const outDir = path.join(HEADS_DIR, `cv-fold-${excludeCvFold}-lite2`);
   const onnxFile = path.join(outDir, 'head-detector-lite2.onnx');
@@ -216,7 +217,7 @@ export async function trainLiteHeadDetector(
   }
   const trained = JSON.parse(await readFile(trainedFile, 'utf8')) as { minScore: number; report: Record<string, unknown> };
   const weights = await readFile(onnxFile);
-  const file = {
+  const file: HeadDetectorLite2File = {
     version: HEAD_DETECTOR_LITE2_VERSION,
     input: HEAD_DETECTOR_INPUT,
     stride: HEAD_DETECTOR_STRIDE,
@@ -224,6 +225,6 @@ export async function trainLiteHeadDetector(
     minScore: trained.minScore,
     crop,
     metrics: { seed: SEED, epochs: HEAD_EPOCHS, photos: meta.photos.length, ...trained.report },
-  } as unknown as HeadDetectorFile;
+  };
   return { file, weights };
 }

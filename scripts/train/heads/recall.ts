@@ -9,7 +9,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { decodeHeads, headDetectorInput, headDetectorMaps, loadHeadDetector } from '../../../services/analysis/src/engine/headDetector.js';
+import { decodeHeads, detectorInput, headDetectorMaps, loadHeadDetector } from '../../../services/analysis/src/engine/headDetector.js';
 import { parseYoloLabels } from '../../yolo.js';
 import { loadRaw } from '../samples.js';
 
@@ -28,7 +28,7 @@ const missed: Array<{ file: string; cls: number; box: Box; best: number }> = [];
 for (const file of files) {
   const img = await loadRaw(path.join(values.images!, file));
   const text = await readFile(path.join(values.labels!, file.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
-  const input = headDetectorInput(img);
+  const input = detectorInput(det, img);
   const maps = await headDetectorMaps(det, input.data, 1, input.width, input.height);
   const peaks = decodeHeads(maps, 0.1, img.width / input.width, img.height / input.height);
   for (const o of parseYoloLabels(text)) {

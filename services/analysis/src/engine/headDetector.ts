@@ -69,6 +69,14 @@ export interface HeadDetectorFile {
   metrics?: Record<string, unknown>;
 }
 
+/** A format-2 model file: the head detector on EfficientNet-Lite2, one ONNX file named by `weights` (ADR 0031). */
+export interface HeadDetectorLite2File extends Pick<HeadDetectorFile, 'input' | 'stride' | 'weights' | 'minScore' | 'crop' | 'metrics'> {
+  version: typeof HEAD_DETECTOR_LITE2_VERSION;
+}
+
+/** A model file of either format this build reads. */
+export type AnyHeadDetectorFile = HeadDetectorFile | HeadDetectorLite2File;
+
 /** A detected head: `[x, y, width, height]` in pixels of the image it was found on. */
 export interface DetectedHead {
   box: [number, number, number, number];
@@ -80,10 +88,10 @@ export interface DetectedHead {
 export const HEAD_DETECTOR_PATH = path.join(path.dirname(MODEL_PATH), 'ppe-head-detector.json');
 
 /** Reads and checks a head detector model file (not its weights). */
-export function readHeadDetectorFile(file = HEAD_DETECTOR_PATH): HeadDetectorFile {
-  const model = JSON.parse(readFileSync(file, 'utf8')) as HeadDetectorFile;
-  if ((model.version as number) === HEAD_DETECTOR_LITE2_VERSION) return model;
-  if (model.version !== HEAD_DETECTOR_VERSION) throw new Error(`head detector ${file} has version ${String(model.version)}, this build reads version ${HEAD_DETECTOR_VERSION} (or ${HEAD_DETECTOR_LITE2_VERSION}, the measured Lite2 detector): run npm run train`);
+export function readHeadDetectorFile(file = HEAD_DETECTOR_PATH): AnyHeadDetectorFile {
+  const model = JSON.parse(readFileSync(file, 'utf8')) as AnyHeadDetectorFile;
+  if (model.version === HEAD_DETECTOR_LITE2_VERSION) return model;
+  if (model.version !== HEAD_DETECTOR_VERSION) throw new Error(`head detector ${file} has version ${String((model as { version: unknown }).version)}, this build reads version ${HEAD_DETECTOR_VERSION} (or ${HEAD_DETECTOR_LITE2_VERSION}, the measured Lite2 detector): run npm run train`);
   if (model.input !== HEAD_DETECTOR_INPUT || model.stride !== HEAD_DETECTOR_STRIDE || JSON.stringify(model.features) !== JSON.stringify(HEAD_DETECTOR_FEATURES)) {
     throw new Error(`head detector ${file} reads other inputs than this build computes: run npm run train`);
   }
@@ -91,18 +99,20 @@ export function readHeadDetectorFile(file = HEAD_DETECTOR_PATH): HeadDetectorFil
 }
 
 /** Throws unless `weights` are the ones `model` names (a changed file would detect at random). */
-export function verifyHeadDetectorWeights(model: HeadDetectorFile, weights: Uint8Array, file: string): void {
+export function verifyHeadDetectorWeights(model: AnyHeadDetectorFile, weights: Uint8Array, file: string): void {
   const actual = createHash('sha256').update(weights).digest('hex');
   if (actual !== model.weights.sha256) throw new Error(`${file} (sha256 ${actual}) is not the head detector weights ${model.weights.file} names (${model.weights.sha256}): run npm run train`);
 }
 
 /** A loaded head detector: the frozen backbone and the head's tensors. */
 export interface HeadDetector {
-  model: HeadDetectorFile;
+  model: AnyHeadDetectorFile;
   backbone: tfconv.GraphModel | null;
   tensors: Record<string, tf.Tensor>;
   /** A format-2 detector's ONNX file (then no backbone and no tensors). */
   onnx?: string;
+  /** The input's short side is a multiple of this: the deepest map's stride (16; a format-2 detector's 32). */
+  inputMultiple: number;
 }
 
 /** Builds a detector from a model file and its weights (float16, in {@link HEAD_DETECTOR_LAYERS} order). */
@@ -122,7 +132,7 @@ export async function makeHeadDetector(model: HeadDetectorFile, weights: Uint8Ar
     tensors[`mean${i}`] = tf.tensor1d(m);
     tensors[`std${i}`] = tf.tensor1d(model.featureStd[i]!);
   });
-  return { model, backbone, tensors };
+  return { model, backbone, tensors, inputMultiple: 16 };
 }
 
 let committed: Promise<HeadDetector> | null = null;
@@ -132,9 +142,9 @@ export function loadHeadDetector(): Promise<HeadDetector> {
   committed ??= (async () => {
     const model = readHeadDetectorFile();
     const file = path.join(path.dirname(HEAD_DETECTOR_PATH), model.weights.file);
-    if ((model.version as number) === HEAD_DETECTOR_LITE2_VERSION) {
+    if (model.version === HEAD_DETECTOR_LITE2_VERSION) {
       await onnxSession(file, (bytes) => verifyHeadDetectorWeights(model, bytes, file));
-      return { model, backbone: null, tensors: {}, onnx: file };
+      return { model, backbone: null, tensors: {}, onnx: file, inputMultiple: 32 };
     }
     const weights = new Uint8Array(await readFile(file));
     verifyHeadDetectorWeights(model, weights, file);
@@ -153,9 +163,14 @@ export function headDetectorInputSize(width: number, height: number, multiple = 
   return width >= height ? { width: S, height: Math.min(S, short(height, width)) } : { width: Math.min(S, short(width, height)), height: S };
 }
 
-/** The image resampled to the detector's input (`size`, else {@link headDetectorInputSize}): RGB 0..255, row-major. */
+/** The image resampled to the detector's input (`size`, else {@link headDetectorInputSize}; {@link detectorInput} for a loaded detector's): RGB 0..255, row-major. */
 export function headDetectorInput(img: RawImage, size = headDetectorInputSize(img.width, img.height)): { data: Float32Array; width: number; height: number } {
   return resampleCrop(img, { x0: 0, y0: 0, x1: img.width, y1: img.height }, size.width, size.height);
+}
+
+/** `img` resampled to the input `det` reads (its short side a multiple of {@link HeadDetector.inputMultiple}). */
+export function detectorInput(det: HeadDetector, img: RawImage): { data: Float32Array; width: number; height: number } {
+  return headDetectorInput(img, headDetectorInputSize(img.width, img.height, det.inputMultiple));
 }
 
 /** The maps of one input size: heatmap (sigmoid, 2 channels) and log box size, NHWC, `gridW` × `gridH` cells. */
@@ -238,8 +253,7 @@ function samePeakHead(head: DetectedHead, other: DetectedHead): boolean {
 /** Heads on an image (boxes in its pixels), most confident first. */
 export async function detectHeads(img: RawImage, det?: HeadDetector): Promise<DetectedHead[]> {
   const d = det ?? (await loadHeadDetector());
-  // A format-2 detector's short side is a multiple of 32 (Lite2's deepest stride).
-  const input = headDetectorInput(img, headDetectorInputSize(img.width, img.height, d.onnx ? 32 : 16));
+  const input = detectorInput(d, img);
   const maps = await headDetectorMaps(d, input.data, 1, input.width, input.height);
   return decodeHeads(maps, d.model.minScore, img.width / input.width, img.height / input.height);
 }
