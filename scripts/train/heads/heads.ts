@@ -30,12 +30,12 @@ import { loadRaw, type Calibration } from '../samples.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const HEADS_DIR = path.join(CACHE_DIR, 'heads');
-/** Bump when the written inputs change: a cached dump of another version is rebuilt. */
 /**
  * BARET_HEADWEAR_BOXES=head (issue 38, ADR 0031 addendum; measured, not the default): the detectors'
- * targets for hard-hat-or-headwear's boxes are moved to the head they cover (dump format 3).
+ * targets for hard-hat-or-headwear's boxes are moved to the head they cover.
  */
 const HEADWEAR_AS_HEAD = process.env.BARET_HEADWEAR_BOXES === 'head';
+/** Bump when the written inputs change: a cached dump of another version is rebuilt (3: headwear boxes moved to heads). */
 const DUMP_VERSION = HEADWEAR_AS_HEAD ? 3 : 2;
 
 /**
@@ -50,12 +50,12 @@ const HEADWEAR_BOX: Record<'hat' | 'other' | 'bare', { dx: number; eye: number; 
   other: { dx: 0.017, eye: 0.696, width: 0.652 },
   bare: { dx: 0.003, eye: 0.957, width: 0.934 },
 };
-/** The head box of the other subsets' convention (the committed crop geometry; height 1.2 widths) around a headwear box's head. */
-function headBoxOfHeadwear([x, y, w, h]: readonly number[], label: 'hat' | 'other' | 'bare', crop: { dx: number; eye: number; width: number }): [number, number, number, number] {
+/** The head box, in the convention `crop` (the detector's box → head geometry) reads, height 1.2 widths, around the head under a headwear box. */
+function headBoxOfHeadwear([x, y, w, h]: readonly [number, number, number, number], label: 'hat' | 'other' | 'bare', crop: HeadBoxGeometry): [number, number, number, number] {
   const g = HEADWEAR_BOX[label];
-  const cx = x! + w! / 2 + g.dx * w!;
-  const eyeY = y! + g.eye * h!;
-  const width = g.width * w!;
+  const cx = x + w / 2 + g.dx * w;
+  const eyeY = y + g.eye * h;
+  const width = g.width * w;
   const bw = width / crop.width;
   const bh = 1.2 * bw;
   return [cx - crop.dx * bw - bw / 2, eyeY - crop.eye * bh, bw, bh];
@@ -106,7 +106,7 @@ async function cached(photos: TrainingPhoto[]): Promise<PhotosMeta | null> {
 }
 
 /** Writes (or finds) every photo at the detector's input size, with its head boxes. */
-async function dumpPhotos(photos: TrainingPhoto[], log: (s: string) => void): Promise<PhotosMeta> {
+async function dumpPhotos(photos: TrainingPhoto[], crop: HeadBoxGeometry, log: (s: string) => void): Promise<PhotosMeta> {
   const found = await cached(photos);
   if (found) {
     log(`head detector inputs from ${HEADS_DIR}\n`);
@@ -126,8 +126,8 @@ async function dumpPhotos(photos: TrainingPhoto[], log: (s: string) => void): Pr
       const heads = photo.boxes
         .filter((b) => b.kind === 'head')
         .map((b) => {
-          const box = HEADWEAR_AS_HEAD && photo.subset === CV_SUBSET ? headBoxOfHeadwear(b.box, b.label as 'hat' | 'other' | 'bare', { dx: -0.00188672, eye: 0.561559, width: 0.75127 }) : b.box;
-          return { label: b.label === 'hat' ? 0 : 1, box: [box[0]! * sx, box[1]! * sy, box[2]! * sx, box[3]! * sy] } as PhotoRow['heads'][number];
+          const box = HEADWEAR_AS_HEAD && photo.subset === CV_SUBSET ? headBoxOfHeadwear(b.box, b.label as 'hat' | 'other' | 'bare', crop) : b.box;
+          return { label: b.label === 'hat' ? 0 : 1, box: [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy] } as PhotoRow['heads'][number];
         });
       meta.photos.push({ photo: photoKey(photo), fold: photo.fold, ...(photo.cvFold !== undefined ? { cvFold: photo.cvFold } : {}), heads });
       if ((i + 1) % 100 === 0 || i + 1 === photos.length) log(`\rhead detector inputs ${i + 1}/${photos.length}`);
@@ -166,7 +166,7 @@ export async function trainHeadDetector(
   // Subsets kept out of the head detector (data.ts, `headDetector`): the cross-validated one, so a
   // fold's photos are judged by a detector that never saw them without a detector per fold.
   const photos = allPhotos.filter((p) => p.headDetector || (excludeCvFold !== undefined && p.cvFold !== undefined));
-  const meta = await dumpPhotos(photos, log);
+  const meta = await dumpPhotos(photos, crop, log);
   const outDir = excludeCvFold === undefined ? HEADS_DIR : path.join(HEADS_DIR, `cv-fold-${excludeCvFold}`);
   const trainedFile = path.join(outDir, 'head-detector.json');
   const weightsFile = path.join(outDir, 'head-detector.bin');
@@ -224,8 +224,9 @@ async function parity(file: HeadDetectorFile, weights: Buffer, trained: Trained)
 /**
  * The head detector on EfficientNet-Lite2 (issue 38, ADR 0031; measured, not shipped): trained by
  * `lite_heads.py` with `exportPy` (torch: scripts/train/lite/requirements-export.txt) on every
- * training photo, the cross-validated subset's too, except fold `excludeCvFold`'s; the output in
- * tmp/ppe-train/heads/cv-fold-K-lite2 (BARET_TRAIN_REUSE_TUNED=1 keeps an earlier one). Returns the
+ * training photo, the cross-validated subset's too, except fold `excludeCvFold`'s (every photo when
+ * none is given); the output in tmp/ppe-train/heads/cv-fold-K-lite2, or heads/lite2
+ * (BARET_TRAIN_REUSE_TUNED=1 keeps an earlier one). Returns the
  * format-2 model file and its ONNX bytes.
  */
 export async function trainLiteHeadDetector(
@@ -236,7 +237,7 @@ export async function trainLiteHeadDetector(
   log: (s: string) => void,
   excludeCvFold?: number,
 ): Promise<{ file: HeadDetectorLite2File; weights: Buffer }> {
-  const meta = await dumpPhotos(photos, log);
+  const meta = await dumpPhotos(photos, crop, log);
   const outDir = path.join(HEADS_DIR, excludeCvFold === undefined ? 'lite2' : `cv-fold-${excludeCvFold}-lite2`);
   const onnxFile = path.join(outDir, 'head-detector-lite2.onnx');
   const trainedFile = path.join(outDir, 'head-detector-lite2.json');
