@@ -21,7 +21,8 @@ import { photoKey } from './detect.js';
 /** Deterministic PRNG (mulberry32), shared with the demo seed (services/platform/src/random.ts). */
 export const rng = seededRandom;
 
-function median(v: number[]): number {
+/** The median of `v` (the upper one of an even count; NaN when empty). */
+export function median(v: number[]): number {
   const s = [...v].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)]! : Number.NaN;
 }

@@ -23,8 +23,8 @@ import {
   makeHeadDetector,
   type HeadDetectorFile,
 } from '../../../services/analysis/src/engine/headDetector.js';
-import type { HeadBoxGeometry } from '../../../services/analysis/src/engine/ppeFeatures.js';
-import { CACHE_DIR, CV_SUBSET, type TrainingPhoto } from '../data.js';
+import { headBoxPlace, type HeadBoxGeometry } from '../../../services/analysis/src/engine/ppeFeatures.js';
+import { CACHE_DIR, CV_SUBSET, type HeadLabel, type TrainingPhoto } from '../data.js';
 import { photoKey } from '../detect.js';
 import { loadRaw, type Calibration } from '../samples.js';
 
@@ -45,17 +45,14 @@ const DUMP_VERSION = HEADWEAR_AS_HEAD ? 3 : 2;
  * 2026-11-28 on this subset's 203 photos: 31 hard hats, 106 other headgear, 82 bare heads): its
  * centre's offset and the head's width in box widths, the eye line in box heights.
  */
-const HEADWEAR_BOX: Record<'hat' | 'other' | 'bare', { dx: number; eye: number; width: number }> = {
+const HEADWEAR_BOX: Record<HeadLabel, HeadBoxGeometry> = {
   hat: { dx: 0.012, eye: 1.031, width: 0.797 },
   other: { dx: 0.017, eye: 0.696, width: 0.652 },
   bare: { dx: 0.003, eye: 0.957, width: 0.934 },
 };
 /** The head box, in the convention `crop` (the detector's box → head geometry) reads, height 1.2 widths, around the head under a headwear box. */
-function headBoxOfHeadwear([x, y, w, h]: readonly [number, number, number, number], label: 'hat' | 'other' | 'bare', crop: HeadBoxGeometry): [number, number, number, number] {
-  const g = HEADWEAR_BOX[label];
-  const cx = x + w / 2 + g.dx * w;
-  const eyeY = y + g.eye * h;
-  const width = g.width * w;
+function headBoxOfHeadwear(box: readonly [number, number, number, number], label: HeadLabel, crop: HeadBoxGeometry): [number, number, number, number] {
+  const { cx, eyeY, width } = headBoxPlace(box, HEADWEAR_BOX[label]);
   const bw = width / crop.width;
   const bh = 1.2 * bw;
   return [cx - crop.dx * bw - bw / 2, eyeY - crop.eye * bh, bw, bh];
@@ -126,7 +123,7 @@ async function dumpPhotos(photos: TrainingPhoto[], crop: HeadBoxGeometry, log: (
       const heads = photo.boxes
         .filter((b) => b.kind === 'head')
         .map((b) => {
-          const box = HEADWEAR_AS_HEAD && photo.subset === CV_SUBSET ? headBoxOfHeadwear(b.box, b.label as 'hat' | 'other' | 'bare', crop) : b.box;
+          const box = HEADWEAR_AS_HEAD && photo.subset === CV_SUBSET ? headBoxOfHeadwear(b.box, b.label as HeadLabel, crop) : b.box;
           return { label: b.label === 'hat' ? 0 : 1, box: [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy] } as PhotoRow['heads'][number];
         });
       meta.photos.push({ photo: photoKey(photo), fold: photo.fold, ...(photo.cvFold !== undefined ? { cvFold: photo.cvFold } : {}), heads });

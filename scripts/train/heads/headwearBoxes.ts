@@ -7,13 +7,13 @@
  */
 import { CV_SUBSET, listTrainingPhotos } from '../data.js';
 import { detectAll, photoKey, sizeOf } from '../detect.js';
+import { median } from '../samples.js';
 import { headGeometry } from '../../../services/analysis/src/engine/ppe.js';
 
 const subset = process.argv[2] ?? CV_SUBSET;
 const photos = (await listTrainingPhotos(sizeOf)).filter((p) => p.subset === subset);
 const detections = await detectAll(photos);
 const acc: Record<string, { dx: number[]; eye: number[]; width: number[]; aspect: number[] }> = {};
-const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 for (const photo of photos) {
   for (const person of detections[photoKey(photo)] ?? []) {
     const g = headGeometry(person);
