@@ -1,7 +1,7 @@
 /**
- * `npx tsx scripts/eval/headRules.ts --images DIR --labels DIR --helmet N --bare-head N[,N…]
- * [--other-headgear N] [--relabel FILE] [--hat 0.5,0.8,… ] [--no-hat 0.5,…] [--margin 0,0.3,…]
- * [--save FILE | --load FILE,FILE…]`
+ * `npx tsx scripts/eval/headRules.ts [--images DIR --labels DIR --helmet N --bare-head N[,N…]
+ * [--other-headgear N] [--relabel FILE] | --training-holdout] [--hat 0.5,0.8,… ] [--no-hat 0.5,…]
+ * [--margin 0,0.3,…] [--save FILE | --load FILE,FILE…]`
  *
  * How the hard-hat verdict rule moves the figures (issue 26): runs the offline analyzer once per
  * photo (as `npm run eval` does, `BARET_PPE_MODEL` for another model file) and keeps each worker's
@@ -12,12 +12,20 @@
  * photos with no hard hat. `--save` writes the workers (one folder of photos); `--load` adds up
  * saved runs (the five cross-validation folds, each judged by its own fold model) without running
  * the analyzer. The model's own rule is checked to give back the analyzer's verdicts.
+ *
+ * `--training-holdout` (instead of `--images` … `--other-headgear`): the training hold-out photos of
+ * the worksite subsets (`npm run train`'s 15 % by name hash, which no classifier or detector trains
+ * on), each subset with its own class ids, saved together. Worksite hard hats are what
+ * hard-hat-or-headwear's cross-validation cannot show, so a rule can be judged on both without
+ * touching the validation photos (issue 38).
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../../services/analysis/src/engine/detector.js';
 import { analyzePpeRaw, type PpePerson } from '../../services/analysis/src/engine/ppe.js';
 import { loadPpeModel } from '../../services/analysis/src/engine/ppeModel.js';
+import { CV_SUBSET, listTrainingPhotos, SUBSETS, TRAINING_DIR } from '../train/data.js';
 import { parseYoloLabels } from '../yolo.js';
 import {
   addConfusion,
@@ -63,22 +71,52 @@ const { values } = parseArgs({
     'other-scale': { type: 'string', default: '1' },
     save: { type: 'string' },
     load: { type: 'string' },
+    'training-holdout': { type: 'boolean', default: false },
   },
 });
 const nums = (s: string): number[] => (s ? s.split(',').map(Number) : []);
 
 const verdict = headVerdictUnder;
 
+/** The photo sets to judge: the given folder, or each worksite subset's training hold-out photos. */
+async function photoSets(): Promise<Array<{ classes: ClassIds; files: Array<{ file: string; image: string; labelText: string }> }>> {
+  if (!values['training-holdout']) {
+    const classes: ClassIds = {
+      helmet: Number(values.helmet),
+      bareHead: nums(values['bare-head'] ?? ''),
+      ...(values['other-headgear'] !== undefined ? { otherHeadgear: Number(values['other-headgear']) } : {}),
+    };
+    const relabel = values.relabel ? await readRelabel(values.relabel) : undefined;
+    return [{ classes, files: await labelledPhotos(values.images!, values.labels!, relabel) }];
+  }
+  const holdout = (await listTrainingPhotos(async () => ({ width: 1, height: 1 }))).filter((p) => p.fold === 'holdout' && p.subset !== CV_SUBSET);
+  return Promise.all(
+    Object.entries(SUBSETS)
+      .filter(([subset]) => subset !== CV_SUBSET)
+      .map(async ([subset, cls]) => ({
+        classes: { helmet: cls.helmet, bareHead: [cls.bare] },
+        files: await Promise.all(
+          holdout
+            .filter((p) => p.subset === subset)
+            .map(async (p) => ({ file: `${subset}/${p.file}`, image: p.imagePath, labelText: await readFile(path.join(TRAINING_DIR, subset, 'labels', p.file.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '') })),
+        ),
+      })),
+  );
+}
+
 async function run(): Promise<Saved[]> {
-  if (values.load) return Promise.all(values.load.split(',').map(async (f) => JSON.parse(await readFile(f, 'utf8')) as Saved));
-  const classes: ClassIds = {
-    helmet: Number(values.helmet),
-    bareHead: nums(values['bare-head'] ?? ''),
-    ...(values['other-headgear'] !== undefined ? { otherHeadgear: Number(values['other-headgear']) } : {}),
-  };
-  const relabel = values.relabel ? await readRelabel(values.relabel) : undefined;
+  // A saved file holds one run or several (--training-holdout: one per subset).
+  if (values.load) return (await Promise.all(values.load.split(',').map(async (f) => [JSON.parse(await readFile(f, 'utf8')) as Saved | Saved[]].flat()))).flat();
   await warmUpDetector();
-  const files = await labelledPhotos(values.images!, values.labels!, relabel);
+  const { hatSeen, noHatSeen } = loadPpeModel().thresholds;
+  const saved: Saved[] = [];
+  for (const { classes, files } of await photoSets()) saved.push({ classes, thresholds: { hatSeen, noHatSeen }, photos: await judged(files) });
+  if (values.save) await writeFile(values.save, JSON.stringify(saved.length === 1 ? saved[0] : saved));
+  return saved;
+}
+
+/** Each photo's workers as the analyzer judges them, with their head probabilities. */
+async function judged(files: Array<{ file: string; image: string; labelText: string }>): Promise<Photo[]> {
   const photos: Photo[] = [];
   for (const [i, { file, image, labelText }] of files.entries()) {
     const frame = await asJobFrame(image);
@@ -99,10 +137,7 @@ async function run(): Promise<Saved[]> {
     process.stderr.write(`\r${i + 1}/${files.length}`);
   }
   process.stderr.write('\n');
-  const { hatSeen, noHatSeen } = loadPpeModel().thresholds;
-  const saved: Saved = { classes, thresholds: { hatSeen, noHatSeen }, photos };
-  if (values.save) await writeFile(values.save, JSON.stringify(saved));
-  return [saved];
+  return photos;
 }
 
 const runs = await run();
@@ -152,6 +187,6 @@ for (let r = 0; r < nRules; r++) {
   const m = tally(outcomes, measuresFor(runs[0]!.classes));
   const wk = tallyWorkers(outcomes)['no hard hat']!;
   const f = (k: 'hard hat worn' | 'hard hat not worn'): string => `${pct(m[k]!.precision)} / ${pct(m[k]!.recall)} (${m[k]!.tp}/${m[k]!.fp}/${m[k]!.fn})`;
-  console.log(`${label}: worn ${f('hard hat worn')}; not worn ${f('hard hat not worn')}; per worker no hat ${pct(wk.precision)} / ${pct(wk.recall)} (${wk.confirmed}/${wk.falseAlarms}/${wk.labelled - wk.confirmed}); caps→hat ${heads['other headgear']['hard hat']}, bare→hat ${heads.bare['hard hat']}, hats seen ${heads['hard hat']['hard hat']}/${Object.values(heads['hard hat']).reduce((a, b) => a + b, 0)}`);
+  console.log(`${label}: worn ${f('hard hat worn')}; not worn ${f('hard hat not worn')}; per worker no hat ${pct(wk.precision)} / ${pct(wk.recall)} (${wk.confirmed}/${wk.falseAlarms}/${wk.labelled - wk.confirmed}); caps→hat ${heads['other headgear']['hard hat']}, bare→hat ${heads.bare['hard hat']}, hats seen ${heads['hard hat']['hard hat']}/${Object.values(heads['hard hat']).reduce((a, b) => a + b, 0)}; heads without a hard hat not found ${heads['other headgear']['not found'] + heads.bare['not found']}, cannot tell ${heads['other headgear']['cannot tell'] + heads.bare['cannot tell']}`);
   if (process.env.SHOW_FALSE_HATS === '1') for (const l of falseHats) console.log(`   false "worn": ${l}`);
 }
