@@ -179,7 +179,7 @@ for (let r = 0; r < nRules; r++) {
         const headClasses = [s.classes.helmet, ...(s.classes.bareHead ?? [])];
         const objects = parseYoloLabels(ph.labelText).filter((o) => headClasses.includes(o.cls)).map((o) => ({ cls: o.cls, box: [o.box[0] * ph.width, o.box[1] * ph.height, o.box[2] * ph.width, o.box[3] * ph.height] as [number, number, number, number] }));
         const match = matchLabels(workers.map((w) => w.box), objects.map((o) => o.box), 'head', workers.map((w) => w.head));
-        const called = workers.flatMap((w, i) => (w.hardHat === 'seen' ? [`${match[i] === undefined ? 'unlabelled' : `class ${objects[match[i]!]!.cls}`} p=${w.p!.map((v) => v.toFixed(2)).join('/')}`] : []));
+        const called = workers.flatMap((w, i) => (w.hardHat === 'seen' ? [`${match[i] === undefined ? 'unlabelled' : `class ${objects[match[i]!]!.cls}`}${w.p ? ` p=${w.p.map((v) => v.toFixed(2)).join('/')}` : ''}`] : []));
         falseHats.push(`${ph.file.slice(0, 40)}: ${called.join('; ')}`);
       }
     }
