@@ -140,6 +140,13 @@ async function judged(files: Array<{ file: string; image: string; labelText: str
   return photos;
 }
 
+/** The heads without a hard hat no worker took and those judged "cannot tell" (only the photo sets labelled with other headgear have a head table). */
+function headsWithoutHat(heads: ReturnType<typeof emptyConfusion>): string {
+  const rows = [heads['other headgear'], heads.bare];
+  if (!rows.some((r) => Object.values(r).some((n) => n > 0))) return '';
+  return `; heads without a hard hat not found ${rows.reduce((n, r) => n + r['not found'], 0)}, cannot tell ${rows.reduce((n, r) => n + r['cannot tell'], 0)}`;
+}
+
 const runs = await run();
 const pct = (v: number | null): string => (v === null ? '  –  ' : (100 * v).toFixed(1).padStart(5));
 const hatGrid = nums(values.hat);
@@ -187,6 +194,6 @@ for (let r = 0; r < nRules; r++) {
   const m = tally(outcomes, measuresFor(runs[0]!.classes));
   const wk = tallyWorkers(outcomes)['no hard hat']!;
   const f = (k: 'hard hat worn' | 'hard hat not worn'): string => `${pct(m[k]!.precision)} / ${pct(m[k]!.recall)} (${m[k]!.tp}/${m[k]!.fp}/${m[k]!.fn})`;
-  console.log(`${label}: worn ${f('hard hat worn')}; not worn ${f('hard hat not worn')}; per worker no hat ${pct(wk.precision)} / ${pct(wk.recall)} (${wk.confirmed}/${wk.falseAlarms}/${wk.labelled - wk.confirmed}); caps→hat ${heads['other headgear']['hard hat']}, bare→hat ${heads.bare['hard hat']}, hats seen ${heads['hard hat']['hard hat']}/${Object.values(heads['hard hat']).reduce((a, b) => a + b, 0)}; heads without a hard hat not found ${heads['other headgear']['not found'] + heads.bare['not found']}, cannot tell ${heads['other headgear']['cannot tell'] + heads.bare['cannot tell']}`);
+  console.log(`${label}: worn ${f('hard hat worn')}; not worn ${f('hard hat not worn')}; per worker no hat ${pct(wk.precision)} / ${pct(wk.recall)} (${wk.confirmed}/${wk.falseAlarms}/${wk.labelled - wk.confirmed}); caps→hat ${heads['other headgear']['hard hat']}, bare→hat ${heads.bare['hard hat']}, hats seen ${heads['hard hat']['hard hat']}/${Object.values(heads['hard hat']).reduce((a, b) => a + b, 0)}${headsWithoutHat(heads)}`);
   if (process.env.SHOW_FALSE_HATS === '1') for (const l of falseHats) console.log(`   false "worn": ${l}`);
 }

@@ -36,6 +36,8 @@ from lite2 import FROZEN_UPTO, load_lite2, normalise
 
 # BARET_TUNE_FROM=17 tunes blocks 17–20 (the cache starts at FROZEN_UPTO = 17): measured, not the recipe.
 TUNE_FROM = int(os.environ.get('BARET_TUNE_FROM', '19'))
+if not FROZEN_UPTO <= TUNE_FROM <= 20:
+    sys.exit(f'BARET_TUNE_FROM must be between {FROZEN_UPTO} (where the cached activations start) and 20, not {TUNE_FROM}')
 IMAGENET = [808, 515, 518, 715, 560, 452, 793, 667, 433, 652, 610, 643]
 SEED = 11
 BATCH = 64
