@@ -34,6 +34,7 @@ import {
   headVerdictUnder,
   headConfusion,
   labelledPhotos,
+  labelTextFor,
   matchLabels,
   measuresFor,
   photoSetOptions,
@@ -44,6 +45,7 @@ import {
   truthOf,
   workerOutcome,
   type ClassIds,
+  type HeadConfusion,
   type HeadRule,
 } from './measure.js';
 
@@ -89,7 +91,8 @@ async function photoSets(): Promise<Array<{ classes: ClassIds; files: Array<{ fi
     const relabel = values.relabel ? await readRelabel(values.relabel) : undefined;
     return [{ classes, files: await labelledPhotos(values.images!, values.labels!, relabel) }];
   }
-  const holdout = (await listTrainingPhotos(async () => ({ width: 1, height: 1 }))).filter((p) => p.fold === 'holdout' && p.subset !== CV_SUBSET);
+  // Sizes are not needed here (only the fold): no image is read to list them.
+  const holdout = (await listTrainingPhotos(async () => ({ width: 1, height: 1 }))).filter((p) => p.fold === 'holdout');
   return Promise.all(
     Object.entries(SUBSETS)
       .filter(([subset]) => subset !== CV_SUBSET)
@@ -98,7 +101,7 @@ async function photoSets(): Promise<Array<{ classes: ClassIds; files: Array<{ fi
         files: await Promise.all(
           holdout
             .filter((p) => p.subset === subset)
-            .map(async (p) => ({ file: `${subset}/${p.file}`, image: p.imagePath, labelText: await readFile(path.join(TRAINING_DIR, subset, 'labels', p.file.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '') })),
+            .map(async (p) => ({ file: `${subset}/${p.file}`, image: p.imagePath, labelText: await labelTextFor(path.join(TRAINING_DIR, subset, 'labels'), p.file) })),
         ),
       })),
   );
@@ -141,7 +144,7 @@ async function judged(files: Array<{ file: string; image: string; labelText: str
 }
 
 /** The heads without a hard hat no worker took and those judged "cannot tell" (only the photo sets labelled with other headgear have a head table). */
-function headsWithoutHat(heads: ReturnType<typeof emptyConfusion>): string {
+function headsWithoutHat(heads: HeadConfusion): string {
   const rows = [heads['other headgear'], heads.bare];
   if (!rows.some((r) => Object.values(r).some((n) => n > 0))) return '';
   return `; heads without a hard hat not found ${rows.reduce((n, r) => n + r['not found'], 0)}, cannot tell ${rows.reduce((n, r) => n + r['cannot tell'], 0)}`;
