@@ -25,13 +25,20 @@
  * `"blurred": {measures, workers, faces: {faceRegions, headRegions, remaining, imagesWithRemaining}},
  * "blur_drop": {"job": 0, "blurred_input": {"worst": points, "drops": {…}}}`.
  */
-import { stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sharedDataDir } from '@baret/platform';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
 import { formatCover, measureCover, type CoverFigures, type CoverRule } from './eval/cover.js';
+import { writeMadeVideos } from './eval/motionVideos.js';
+import { clipsIn, evaluateClips, formatClips, isFile, readTruth, summarise, type ClipFigures, type ClipTruth } from './eval/videos.js';
 import { blurDrop, formatConfusion, formatTable, formatWorkerTable, labelledPhotos, measureFolder, measuresFor, photoSetOptions, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
 
-const USAGE = 'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur]';
+const USAGE =
+  'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur]\n' +
+  '       npm run eval -- --videos DIR [--truth FILE] [--made] [--out DIR]   (or --made alone)';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -55,7 +62,54 @@ async function isDir(p: string): Promise<boolean> {
   return (await stat(p).catch(() => null))?.isDirectory() ?? false;
 }
 
+/** `--videos` / `--made`: the video evaluation (see the top of this file). */
+async function videos(args: { videos?: string; truth?: string; made?: boolean; out?: string }): Promise<void> {
+  const clips: Array<{ path: string; truth: ClipTruth; set: string }> = [];
+  if (args.videos) {
+    if (!(await isDir(args.videos))) fail('--videos must be a folder of video clips');
+    const truthFile = args.truth ?? join(args.videos, 'truth.json');
+    if (!(await isFile(truthFile))) fail(`--truth: no truth file at ${truthFile}`);
+    const truth = await readTruth(truthFile).catch((err: unknown) => fail(`--truth: ${(err as Error).message}`));
+    for (const f of await clipsIn(args.videos, truth).catch((err: unknown) => fail((err as Error).message))) clips.push({ path: join(args.videos, f), truth: truth[f]!, set: args.videos });
+  }
+  const scratch = await mkdtemp(join(tmpdir(), 'baret-made-videos-'));
+  try {
+    if (args.made) {
+      const truth = await writeMadeVideos(sharedDataDir('ppe-photos', 'safety-vest-v4'), scratch, (name) => process.stderr.write(`making ${name}…\n`));
+      for (const [f, t] of Object.entries(truth)) clips.push({ path: join(scratch, f), truth: t, set: 'made' });
+    }
+    process.stderr.write(`${clips.length} clips through a Baret process (embedded, offline analyzer, default options)…\n`);
+    const figures = await evaluateClips(clips, { out: args.out, onClip: (f) => process.stderr.write(`  ${f.clip}: ${f.workers ?? '—'} workers, ${f.seconds.toFixed(1)} s\n`) });
+    const bySet = (set: string) => figures.filter((_, i) => clips[i]!.set === set);
+    const sets = [...new Set(clips.map((c) => c.set))];
+    const tables = sets.map((set) => {
+      const rows: ClipFigures[] = bySet(set);
+      return { set, rows, summary: summarise(rows) };
+    });
+    for (const t of tables) {
+      process.stderr.write(`\n${formatClips(t.rows, t.set === 'made' ? 'videos made of validation photos, with camera motion' : t.set)}\n`);
+      const s = t.summary;
+      process.stderr.write(
+        `\nworkers counted inside the truth's range: ${s.in_range} of ${s.clips}; workers flagged for an item every worker wears: hard hat ${s.false_flags.hard_hat}, hi-vis ${s.false_flags.hi_vis}; ` +
+          `workers missed: hard hat ${s.missed.hard_hat}, hi-vis ${s.missed.hi_vis}; jobs slower than their clip: ${s.slower_than_clip}. Load average ${s.load_average.join(' ')}.\n`,
+      );
+    }
+    process.stdout.write(JSON.stringify({ clips: figures, summary: summarise(figures), sets: Object.fromEntries(tables.map((t) => [t.set, t.summary])) }) + '\n');
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--videos') || process.argv.includes('--made')) {
+    let v;
+    try {
+      v = parseArgs({ options: { videos: { type: 'string' }, truth: { type: 'string' }, made: { type: 'boolean' }, out: { type: 'string' } }, strict: true }).values;
+    } catch (err) {
+      fail((err as Error).message);
+    }
+    return videos(v);
+  }
   let values;
   try {
     ({ values } = parseArgs({

@@ -12,27 +12,62 @@ export interface Evidence {
 }
 
 /**
- * A worker seen without a required group's equipment: one run of sampled frames in which the same
- * worker (followed from frame to frame, see tracking.ts) went without it. The evidence is the run's
- * first frame.
+ * A worker seen without a required group's equipment (issue 51): one per worker and group, decided
+ * from every frame of the worker's track (see {@link Findings}). Its time range is the track's; its
+ * evidence is the clearest frame of the track that showed the worker without it.
  */
 export interface Violation {
   group: string[];
-  /** 1-based number of the worker over the whole video, in order of first appearance. */
+  /** 1-based number of the worker over the whole video, in order of first appearance (see `workers`). */
   worker: number;
-  /** Time of the run's first frame (the evidence). */
+  /** When the worker was first seen (the track's start). */
   time_sec: number;
-  /** Time of the run's last frame that showed the worker without it (equals `time_sec` for one frame). */
+  /** When the worker was last seen (the track's end; equals `time_sec` for one frame). */
   end_sec: number;
-  /** Sampled frames of the run that showed the worker without it. */
+  /** Sampled frames of the track that showed the worker without it. */
   frames: number;
+  /** Time of the evidence frame: the clearest frame of the track without it (large, confident). */
+  evidence_sec: number;
   frame_index: number;
   composite_index: number;
   /** The worker's box in the evidence frame, 0..1 of that frame. */
   box: RelBox;
   /** What the worker had instead in the evidence frame (a cap or hat, a bare head), when the analyzer can tell. */
   reason: NotWornReason | null;
+  /** How sure the verdict is, 0..1: the frames without it, each weighed by the analyzer's confidence, as a share of the frames judged. */
+  confidence: number;
 }
+
+/** A worker's verdict on one group over their whole track: seen wearing it, seen without it, or not decidable from what was seen. */
+export type ItemVerdict = 'worn' | 'missing' | 'cannot_tell';
+
+/** One worker followed through the video, with one verdict per required group the analyzer judges. */
+export interface WorkerReport {
+  worker: number;
+  first_sec: number;
+  last_sec: number;
+  /** Sampled frames that showed the worker. */
+  frames: number;
+  /** By group (its codes joined by commas): the verdict, and the frames that showed the group worn and without it. */
+  items: Record<string, { verdict: ItemVerdict; frames_worn: number; frames_without: number; confidence: number | null }>;
+}
+
+/**
+ * How a worker's track becomes verdicts (issue 51). A violation needs the item missing in at least
+ * `minFramesWithout` frames of the track and in at least `minShareWithout` of the frames where it
+ * was judged, each frame weighed by the analyzer's confidence: one blurred, turned or bent frame
+ * never decides. The item is worn when the frames that showed it worn weigh at least as much as
+ * those without; otherwise the worker is *cannot tell*. A track seen in fewer than `minFrames`
+ * frames, or never judged for anything (too small, too far), is not counted as a worker — a
+ * glimpse, a reflection, a false detection. A job that sampled `fewFrames` frames or fewer (a very
+ * short video) decides from a single frame.
+ */
+export const TRACK_RULES = {
+  minFramesWithout: 2,
+  minShareWithout: 0.6,
+  minFrames: 2,
+  fewFrames: 2,
+} as const;
 
 /** The words for a violation's reason, in the report's languages. */
 export const REASON_NAMES: Record<NotWornReason, Record<Lang, string>> = {
@@ -71,21 +106,32 @@ const groupKey = (group: readonly string[]): string => group.join(',');
 const reasonFor = (reasons: Record<string, NotWornReason> | undefined, group: readonly string[]): NotWornReason | null =>
   group.map((c) => reasons?.[c]).find((r) => r !== undefined) ?? null;
 
+/** One sighting of a worker, kept for the verdicts over the worker's whole track. */
+interface TrackSighting {
+  frameIndex: number;
+  timeSec: number;
+  compositeIndex: number;
+  box: RelBox;
+  verdicts: Record<string, WearVerdict>;
+  reasons?: Record<string, NotWornReason>;
+  confidence?: Record<string, number>;
+}
+
 /**
  * What the analysis has learned so far, composite after composite: which equipment was seen
- * (first sighting kept as evidence), which worker went without a required group and when
- * (violations), which codes the analyzer cannot check.
+ * (first sighting kept as evidence), which worker went without a required group (violations),
+ * which codes the analyzer cannot check.
  *
  * The rule (docs/adr/0003-analysis.md): a group with a violation is missing, never satisfied; a
- * group is satisfied when its equipment was seen and no sampled worker went without it. Dedupe
- * stops asking about groups already settled as violated (or that the analyzer cannot check) but
- * keeps asking about satisfied groups, since a later worker can still go without them; early stop
- * comes only when every group is violated or uncheckable.
+ * group is satisfied when its equipment was seen and no worker went without it. Dedupe stops
+ * asking about groups already settled as violated (or that the analyzer cannot check) but keeps
+ * asking about satisfied groups, since a later worker can still go without them; early stop comes
+ * only when every group is violated or uncheckable.
  *
- * Workers are followed across frames ({@link WorkerTracker}): the sightings of one worker without
- * a group in frames after one another make one violation, from its first to its last frame. A
- * sighting with the group worn ends the run; one where it was not judged (cannot tell, or not
- * asked) does not.
+ * Workers are followed across frames ({@link WorkerTracker}: position with the camera's movement
+ * taken out, the colours of their clothes, cuts between shots), and each worker gets one verdict
+ * per group from the whole track ({@link TRACK_RULES}): a violation per worker and group, with the
+ * track's time range and its clearest frame without the item as evidence.
  *
  * No worker, no verdict: a group is missing only when a worker was seen without it (or the model
  * said so of what it saw); a group that no worker could be judged for — no worker in the video, or
@@ -95,15 +141,17 @@ export class Findings {
   readonly evidence = new Map<string, Evidence>();
   readonly notCheckable = new Set<string>();
   readonly seenMissing = new Set<string>();
-  readonly violations: Violation[] = [];
-  private readonly violatedGroups = new Set<string>();
-  /** Groups a worker was judged for (worn or not), or that the model said were missing. */
+  /** Groups the model said were missing, for a composite whose workers it did not list. */
   private readonly judgedGroups = new Set<string>();
   /** The most persons one composite reported (null: the analyzer never said). */
   private mostPersons: number | null = null;
+  /** An analyzer that lists workers: the verdicts come from their tracks. */
+  private workerLevel = false;
   private readonly tracker = new WorkerTracker();
-  /** The violation a worker's current run extends, by `worker|group`. */
-  private readonly openRuns = new Map<string, Violation>();
+  /** Every sighting of each track, by the tracker's number. */
+  private readonly tracks = new Map<number, TrackSighting[]>();
+  private readonly framesSeen = new Set<number>();
+  private decided: { workers: Array<{ report: WorkerReport; sightings: TrackSighting[] }>; violations: Violation[] } | undefined;
   analyzed = 0;
 
   constructor(readonly requiredGroups: readonly string[][]) {}
@@ -111,69 +159,127 @@ export class Findings {
   /**
    * Adds one composite's analysis (composites in order). `cells` tell which part of the video
    * frame each cell shows, so workers are followed in the coordinates of the whole frame. Returns
-   * the groups a worker went without in this composite.
+   * the groups a worker was seen without in this composite (a frame's word, not yet the verdict).
    */
   add(compositeIndex: number, analysis: CompositeAnalysis, cells: readonly CompositeCell[] = []): string[][] {
     this.analyzed += 1;
+    this.decided = undefined;
     for (const s of analysis.seen) if (!this.evidence.has(s.code)) this.evidence.set(s.code, toEvidence(compositeIndex, s));
     for (const code of analysis.notChecked) this.notCheckable.add(code);
     for (const code of analysis.missing) this.seenMissing.add(code);
     if (analysis.persons !== undefined || analysis.workers !== undefined) this.mostPersons = Math.max(this.mostPersons ?? 0, analysis.persons ?? 0);
-    for (const group of this.requiredGroups) {
-      const judged = group.some((c) => analysis.missing.includes(c)) || (analysis.workers ?? []).some((w) => group.some((c) => w.verdicts[c] === 'worn' || w.verdicts[c] === 'not_worn'));
-      if (judged) this.judgedGroups.add(groupKey(group));
+    if (!analysis.workers) {
+      for (const group of this.requiredGroups) if (group.some((c) => analysis.missing.includes(c))) this.judgedGroups.add(groupKey(group));
+      return this.requiredGroups.filter((g) => g.some((c) => analysis.missing.includes(c))).map((g) => [...g]);
     }
+    this.workerLevel = true;
     const violatedHere = new Map<string, string[]>();
-    const sightings = analysis.workers ?? [];
-    const frames = [...new Set(sightings.map((w) => w.frameIndex))].sort((a, b) => a - b);
+    const sightings = analysis.workers;
+    const frames = [...new Set([...cells.map((c) => c.frameIndex), ...sightings.map((w) => w.frameIndex)])].sort((a, b) => a - b);
     for (const frameIndex of frames) {
+      this.framesSeen.add(frameIndex);
       const inFrame = sightings.filter((w) => w.frameIndex === frameIndex);
       const region = cells.find((c) => c.frameIndex === frameIndex)?.region;
-      const ids = this.tracker.assign(frameIndex, inFrame.map((w) => toVideoBox(w.box, region)));
+      const look = analysis.frameLooks?.find((f) => f.frameIndex === frameIndex)?.look;
+      const ids = this.tracker.assign(
+        frameIndex,
+        inFrame.map((w) => ({ box: toVideoBox(w.box, region), ...(w.look ? { look: w.look } : {}) })),
+        look,
+      );
       for (const [i, w] of inFrame.entries()) {
-        const worker = ids[i]!;
-        for (const group of this.requiredGroups) {
-          const key = groupKey(group);
-          const run = `${worker}|${key}`;
-          if (!violates(w.verdicts, group)) {
-            if (wears(w.verdicts, group)) this.openRuns.delete(run);
-            continue;
-          }
-          this.violatedGroups.add(key);
-          violatedHere.set(key, [...group]);
-          const open = this.openRuns.get(run);
-          if (open) {
-            open.end_sec = Math.max(open.end_sec, w.timeSec);
-            open.frames += 1;
-            continue;
-          }
-          if (this.violations.filter((v) => groupKey(v.group) === key).length >= MAX_VIOLATIONS_PER_GROUP) continue;
-          const v: Violation = {
-            group: [...group],
-            worker,
-            time_sec: w.timeSec,
-            end_sec: w.timeSec,
-            frames: 1,
-            frame_index: w.frameIndex,
-            composite_index: compositeIndex,
-            box: w.box,
-            reason: reasonFor(w.reasons, group),
-          };
-          this.violations.push(v);
-          this.openRuns.set(run, v);
-        }
+        const track = this.tracks.get(ids[i]!) ?? [];
+        this.tracks.set(ids[i]!, track);
+        track.push({
+          frameIndex: w.frameIndex,
+          timeSec: w.timeSec,
+          compositeIndex,
+          box: w.box,
+          verdicts: w.verdicts,
+          ...(w.reasons ? { reasons: w.reasons } : {}),
+          ...(w.confidence ? { confidence: w.confidence } : {}),
+        });
+        for (const group of this.requiredGroups) if (violates(w.verdicts, group)) violatedHere.set(groupKey(group), [...group]);
       }
     }
     return [...violatedHere.values()];
   }
 
-  isViolated = (group: readonly string[]): boolean => this.violatedGroups.has(groupKey(group));
-  /** A worker was judged for the group (or the model said it was missing). */
-  isJudged = (group: readonly string[]): boolean => this.judgedGroups.has(groupKey(group));
+  /** The workers and their verdicts, from every track so far (see {@link TRACK_RULES}). */
+  private decide(): NonNullable<Findings['decided']> {
+    if (this.decided) return this.decided;
+    const few = this.framesSeen.size <= TRACK_RULES.fewFrames;
+    const minFrames = few ? 1 : TRACK_RULES.minFrames;
+    const minWithout = few ? 1 : TRACK_RULES.minFramesWithout;
+    const judgedAnything = (t: TrackSighting[]) => t.some((s) => Object.values(s.verdicts).some((v) => v !== 'unknown'));
+    const asksAnything = [...this.tracks.values()].some((t) => t.some((s) => Object.keys(s.verdicts).length > 0));
+    const counted = [...this.tracks.entries()]
+      .filter(([, t]) => t.length >= minFrames && (judgedAnything(t) || !asksAnything))
+      .sort(([a], [b]) => a - b)
+      .map(([, t]) => t);
+    const workers: Array<{ report: WorkerReport; sightings: TrackSighting[] }> = [];
+    const violations: Violation[] = [];
+    for (const [n, track] of counted.entries()) {
+      const worker = n + 1;
+      const items: WorkerReport['items'] = {};
+      for (const group of this.requiredGroups) {
+        const weight = (s: TrackSighting) => Math.max(0.05, ...group.map((c) => s.confidence?.[c] ?? (s.verdicts[c] && s.verdicts[c] !== 'unknown' ? 1 : 0)));
+        const without = track.filter((s) => violates(s.verdicts, group));
+        const worn = track.filter((s) => wears(s.verdicts, group));
+        if (without.length === 0 && worn.length === 0) {
+          if (group.some((c) => track.some((s) => s.verdicts[c] !== undefined))) items[groupKey(group)] = { verdict: 'cannot_tell', frames_worn: 0, frames_without: 0, confidence: null };
+          continue;
+        }
+        const wWithout = without.reduce((sum, s) => sum + weight(s), 0);
+        const wWorn = worn.reduce((sum, s) => sum + weight(s), 0);
+        const share = wWithout / (wWithout + wWorn);
+        const verdict: ItemVerdict = without.length >= minWithout && share >= TRACK_RULES.minShareWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
+        const confidence = Math.round((verdict === 'worn' ? 1 - share : share) * 100) / 100;
+        items[groupKey(group)] = { verdict, frames_worn: worn.length, frames_without: without.length, confidence };
+        if (verdict !== 'missing' || violations.filter((v) => groupKey(v.group) === groupKey(group)).length >= MAX_VIOLATIONS_PER_GROUP) continue;
+        // The clearest frame without it: the analyzer's surest, the worker largest.
+        const clarity = (s: TrackSighting) => weight(s) * Math.sqrt(s.box.w * s.box.h);
+        const best = without.reduce((a, b) => (clarity(b) > clarity(a) ? b : a));
+        violations.push({
+          group: [...group],
+          worker,
+          time_sec: track[0]!.timeSec,
+          end_sec: track.at(-1)!.timeSec,
+          frames: without.length,
+          evidence_sec: best.timeSec,
+          frame_index: best.frameIndex,
+          composite_index: best.compositeIndex,
+          box: best.box,
+          reason: reasonFor(best.reasons, group),
+          confidence,
+        });
+      }
+      workers.push({ report: { worker, first_sec: track[0]!.timeSec, last_sec: track.at(-1)!.timeSec, frames: track.length, items }, sightings: track });
+    }
+    // In the order a reader follows the video: by the evidence's time, then the worker.
+    violations.sort((a, b) => a.time_sec - b.time_sec || a.worker - b.worker);
+    this.decided = { workers, violations };
+    return this.decided;
+  }
 
-  /** Workers seen: those followed across frames, or the most one composite reported (null: the analyzer never said). */
+  /** Each worker seen without a required group (one per worker and group), decided from the whole track. */
+  get violations(): Violation[] {
+    return this.decide().violations;
+  }
+
+  /** The workers counted, each with a verdict per group. */
+  get workers(): WorkerReport[] {
+    return this.decide().workers.map((w) => w.report);
+  }
+
+  isViolated = (group: readonly string[]): boolean => this.violations.some((v) => groupKey(v.group) === groupKey(group));
+  /** A worker was judged for the group (worn or missing over their track), or the model said it was missing. */
+  isJudged = (group: readonly string[]): boolean =>
+    this.judgedGroups.has(groupKey(group)) || this.decide().workers.some((w) => ['worn', 'missing'].includes(w.report.items[groupKey(group)]?.verdict ?? ''));
+
+  /** Workers seen: those followed across frames and counted (see {@link TRACK_RULES}), or the most one composite reported (null: the analyzer never said). */
   get workersSeen(): number | null {
-    return this.mostPersons === null && this.tracker.count === 0 ? null : Math.max(this.tracker.count, this.mostPersons ?? 0);
+    if (this.workerLevel) return this.decide().workers.length;
+    return this.mostPersons;
   }
   isSatisfied = (group: readonly string[]): boolean => !this.isViolated(group) && group.some((c) => this.evidence.has(c));
   /** A group the analyzer cannot judge at all: every code of it is beyond what it checks. */
@@ -268,6 +374,8 @@ export class Findings {
       },
       evidence: satisfied.map((c) => this.evidence.get(c)!),
       violations: this.violations.map((v) => ({ ...v, group: [...v.group], box: { ...v.box } })),
+      // One verdict per worker and group over the worker's whole track (issue 51), "cannot tell" included.
+      workers: this.workers,
       missing_evidence: missingEvidence,
       names: { tr: names('tr'), en: names('en') },
     };

@@ -19,26 +19,51 @@ const analysis = (workers: WorkerSighting[]): CompositeAnalysis => ({ seen: [], 
 const bare = { pic1: 'not_worn', pic23: 'worn', pic24: 'worn' } as const;
 const hat = { pic1: 'worn', pic23: 'worn', pic24: 'worn' } as const;
 
-describe('Findings: violations per worker over frames', () => {
-  it('one worker bare-headed in three frames in a row is one violation from the first to the last frame, with the first as evidence', () => {
+describe('Findings: one verdict per worker and item, from the whole track (issue 51)', () => {
+  it('a worker bare-headed in three of four frames is one violation over the track, with the clearest frame without the hard hat as evidence', () => {
     const f = new Findings([HAT, VEST]);
     f.add(0, analysis([sighting(0, 0.1, hat), sighting(0, 0.6, hat), sighting(1, 0.1, hat), sighting(1, 0.61, bare)]));
-    f.add(1, analysis([sighting(2, 0.62, bare), sighting(2, 0.1, hat), sighting(3, 0.6, bare)]));
+    f.add(1, analysis([sighting(2, 0.62, bare), sighting(2, 0.1, hat), { ...sighting(3, 0.6, bare), box: { x: 0.6, y: 0.3, w: 0.12, h: 0.45 } }]));
     expect(f.violations).toEqual([
-      { group: HAT, worker: 2, time_sec: 0.5, end_sec: 1.5, frames: 3, frame_index: 1, composite_index: 0, box: at(0.61), reason: null },
+      { group: HAT, worker: 2, time_sec: 0, end_sec: 1.5, frames: 3, evidence_sec: 1.5, frame_index: 3, composite_index: 1, box: { x: 0.6, y: 0.3, w: 0.12, h: 0.45 }, reason: null, confidence: 0.75 },
     ]);
     expect(f.isViolated(HAT)).toBe(true);
     expect(f.isViolated(VEST)).toBe(false);
+    expect(f.workers.map((w) => [w.worker, w.first_sec, w.last_sec, w.frames, w.items['pic1']!.verdict])).toEqual([
+      [1, 0, 1, 3, 'worn'],
+      [2, 0, 1.5, 4, 'missing'],
+    ]);
   });
 
-  it('a worker who puts the hard hat on and takes it off again has two violations; "cannot tell" in between does not split a run', () => {
+  it('one blurred, turned or bent frame never raises a violation: a worker seen with the hard hat in four frames and bare in one wears it', () => {
     const f = new Findings([HAT]);
-    f.add(0, analysis([sighting(0, 0.3, bare), sighting(1, 0.3, { pic1: 'unknown' }), sighting(2, 0.3, bare), sighting(3, 0.3, hat)]));
-    f.add(1, analysis([sighting(4, 0.3, bare)]));
-    expect(f.violations.map((v) => [v.worker, v.time_sec, v.end_sec, v.frames])).toEqual([
-      [1, 0, 1, 2],
-      [1, 2, 2, 1],
-    ]);
+    f.add(0, analysis([sighting(0, 0.3, hat), sighting(1, 0.3, hat), sighting(2, 0.31, bare), sighting(3, 0.3, hat), sighting(4, 0.3, hat)]));
+    expect(f.violations).toEqual([]);
+    expect(f.workers[0]!.items['pic1']).toEqual({ verdict: 'worn', frames_worn: 4, frames_without: 1, confidence: 0.8 });
+  });
+
+  it('a worker seen without the item in a single frame (the rest: cannot tell) is "cannot tell", not a violation', () => {
+    const f = new Findings([HAT]);
+    f.add(0, analysis([sighting(0, 0.3, bare), sighting(1, 0.3, { pic1: 'unknown' }), sighting(2, 0.3, { pic1: 'unknown' })]));
+    expect(f.violations).toEqual([]);
+    expect(f.workers[0]!.items['pic1']!.verdict).toBe('cannot_tell');
+    // Nobody judged for the hard hat: not judged, never missing.
+    expect(f.result(RESULT_ARGS).not_judged).toEqual([HAT]);
+  });
+
+  it('weighs each frame by how sure the analyzer was: two unsure frames without the hard hat do not outweigh two sure ones with it', () => {
+    const f = new Findings([HAT]);
+    const sure = (frame: number, verdicts: Record<string, WearVerdict>, p: number) => ({ ...sighting(frame, 0.3, verdicts), confidence: { pic1: p } });
+    f.add(0, analysis([sure(0, bare, 0.55), sure(1, hat, 0.99), sure(2, bare, 0.6), sure(3, hat, 0.98)]));
+    expect(f.violations).toEqual([]);
+    expect(f.workers[0]!.items['pic1']!.verdict).toBe('worn');
+  });
+
+  it('a glimpse (a track of one frame in a video of many) is not counted as a worker, and raises nothing', () => {
+    const f = new Findings([HAT]);
+    f.add(0, analysis([sighting(0, 0.1, hat), sighting(1, 0.1, hat), sighting(2, 0.1, hat), sighting(2, 0.8, bare)]));
+    expect(f.workersSeen).toBe(1);
+    expect(f.violations).toEqual([]);
   });
 
   it('two workers without a hard hat in the same frames are two violations, each with its own number', () => {
@@ -61,13 +86,14 @@ describe('Findings: violations per worker over frames', () => {
     ];
     const cropped = (x: number): WorkerSighting => ({ ...sighting(1, 0, bare), box: { x, y: 0.3, w: 0.2, h: 0.4 } });
     f.add(0, analysis([sighting(0, 0.1, hat), sighting(0, 0.6, bare), cropped(0.2)]), cells);
-    expect(f.violations.map((v) => [v.worker, v.frames, v.box.x])).toEqual([[2, 2, 0.6]]);
+    // Evidence: the larger sighting, in the cropped frame (its box in that frame's fractions).
+    expect(f.violations.map((v) => [v.worker, v.frames, v.frame_index, v.box.x])).toEqual([[2, 2, 1, 0.2]]);
   });
 
   it(`keeps at most ${MAX_VIOLATIONS_PER_GROUP} violations per group, and the group stays violated`, () => {
     const f = new Findings([HAT]);
-    // A new bare-headed worker every frame, each far from the last one seen.
-    const workers = Array.from({ length: MAX_VIOLATIONS_PER_GROUP + 3 }, (_, i) => sighting(i * 10, (i % 8) * 0.12, bare));
+    // A new bare-headed worker every two frames, each far from the last one seen.
+    const workers = Array.from({ length: MAX_VIOLATIONS_PER_GROUP + 3 }, (_, i) => [sighting(i * 10, (i % 8) * 0.12, bare), sighting(i * 10 + 1, (i % 8) * 0.12, bare)]).flat();
     f.add(0, analysis(workers));
     expect(f.violations).toHaveLength(MAX_VIOLATIONS_PER_GROUP);
     expect(f.result({ jobType: 'x', jobTypeSource: 'manual', jobTypeConfidence: null, modelUsed: 'm', usage: ZERO, estimatedCost: 0, currency: 'USD' }).missing_groups).toEqual([HAT]);

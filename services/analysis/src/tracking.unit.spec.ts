@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { RelBox } from './engine/types.js';
-import { similarity, toVideoBox, WorkerTracker } from './tracking.js';
+import { cameraShift, similarity, toVideoBox, WorkerTracker } from './tracking.js';
 
 const box = (x: number, y: number, w = 0.1, h = 0.4): RelBox => ({ x, y, w, h });
 
@@ -54,5 +54,29 @@ describe('WorkerTracker', () => {
     const region = { x: 0.5, y: 0.25, w: 0.5, h: 0.5 };
     expect(toVideoBox({ x: 0.2, y: 0.4, w: 0.2, h: 0.4 }, region)).toEqual({ x: 0.6, y: 0.45, w: 0.1, h: 0.2 });
     expect(toVideoBox(box(0.2, 0.2), undefined)).toEqual(box(0.2, 0.2));
+  });
+
+  it('follows a crew through a pan: every worker moves the same way, and the numbers stay', () => {
+    const t = new WorkerTracker();
+    expect(t.assign(0, [box(0.1, 0.3), box(0.3, 0.3), box(0.5, 0.3)])).toEqual([1, 2, 3]);
+    // The camera pans: everyone is 0.17 further left (more than a box height's worth of closeness lost without the shift).
+    expect(t.assign(1, [box(0.13, 0.3), box(0.33, 0.3), box(-0.07, 0.3)])).toEqual([2, 3, 1]);
+    expect(cameraShift([box(0.1, 0.3), box(0.3, 0.3)], [box(0.13, 0.3), box(-0.07, 0.3)]).dx).toBeCloseTo(-0.17, 6);
+    // One pair alone moves nothing: it cannot tell a pan from two different workers.
+    expect(cameraShift([box(0.1, 0.3)], [box(0.6, 0.3)])).toEqual({ dx: 0, dy: 0 });
+  });
+
+  it('tells two workers apart by their clothes, and starts new workers after a cut between shots', () => {
+    const red = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    const blue = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+    const site = [0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.5, 0, 0];
+    const street = [0, 0, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0.5, 0, 0, 0];
+    const t = new WorkerTracker();
+    expect(t.assign(0, [{ box: box(0.4, 0.3), look: red }], site)).toEqual([1]);
+    // The same place, other clothes: someone else.
+    expect(t.assign(1, [{ box: box(0.41, 0.3), look: blue }], site)).toEqual([2]);
+    expect(t.assign(2, [{ box: box(0.42, 0.3), look: blue }], site)).toEqual([2]);
+    // A cut: the next shot looks nothing like this one, so the worker in blue there is new too.
+    expect(t.assign(3, [{ box: box(0.42, 0.3), look: blue }], street)).toEqual([3]);
   });
 });

@@ -63,10 +63,12 @@ const Group = Type.Array(Str, { description: 'An equipment group: any one of its
 const ViolationSchema = Type.Object({
   group: Group,
   group_name: Str,
-  worker: Type.Integer({ minimum: 1, description: 'Number of the worker over the whole video, in order of first appearance (followed from frame to frame by position)' }),
-  time_sec: Type.Number({ description: 'Time of the first frame that showed the worker without the group (the evidence frame)' }),
-  end_sec: Type.Optional(Type.Number({ description: 'Time of the last frame of the same run that showed the worker without it (equals time_sec for a single frame)' })),
-  frames: Type.Optional(Type.Integer({ minimum: 1, description: 'Sampled frames of the run that showed the worker without it' })),
+  worker: Type.Integer({ minimum: 1, description: 'Number of the worker over the whole video, in order of first appearance (followed from frame to frame by position, camera movement and look; see workers)' }),
+  time_sec: Type.Number({ description: "When the worker was first seen: the start of the worker's track (one violation per worker and group, decided from the whole track)" }),
+  end_sec: Type.Optional(Type.Number({ description: "When the worker was last seen: the end of the worker's track (equals time_sec for a single frame)" })),
+  frames: Type.Optional(Type.Integer({ minimum: 1, description: 'Sampled frames of the track that showed the worker without it' })),
+  evidence_sec: Type.Optional(Type.Number({ description: 'Time of the evidence frame: the clearest frame of the track without it (large, confident)' })),
+  confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "How sure the verdict is: the frames without it, weighed by the analyzer's confidence, as a share of the frames judged" })),
   box: Type.Object(
     { x: Type.Number(), y: Type.Number(), w: Type.Number(), h: Type.Number() },
     { description: "The worker's box as fractions (0..1) of the evidence frame" },
@@ -104,7 +106,28 @@ const ResultSchema = Type.Object(
       }),
     ),
     satisfied_equipment: Type.Array(Str, { description: 'One item per group seen worn and never violated' }),
-    violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group: one item per run of sampled frames, at most 12 per group' })),
+    violations: Type.Optional(Type.Array(ViolationSchema, { description: 'Each worker seen without a required group: one item per worker and group, decided from the whole track, at most 12 per group' })),
+    workers: Type.Optional(
+      Type.Array(
+        Type.Object({
+          worker: Type.Integer({ minimum: 1 }),
+          first_sec: Type.Number({ description: 'When the worker was first seen' }),
+          last_sec: Type.Number({ description: 'When the worker was last seen' }),
+          frames: Type.Integer({ minimum: 1, description: 'Sampled frames that showed the worker' }),
+          items: Type.Record(
+            Str,
+            Type.Object({
+              verdict: Type.Union([Type.Literal('worn'), Type.Literal('missing'), Type.Literal('cannot_tell')]),
+              frames_worn: Type.Integer({ minimum: 0 }),
+              frames_without: Type.Integer({ minimum: 0 }),
+              confidence: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()]),
+            }),
+            { description: 'By required group (its codes joined by commas): worn, missing, or cannot_tell (seen too briefly, too small or too unclear to decide)' },
+          ),
+        }),
+        { description: 'Every worker followed through the video, with one verdict per required group the analyzer judges (the built-in analyzer: hard hat and hi-vis)' },
+      ),
+    ),
     missing_evidence: Type.Optional(
       Type.Array(
         Type.Object({

@@ -6,6 +6,7 @@
  * not checked, never as present or missing.
  */
 import sharp from 'sharp';
+import { frameLook, workerLook } from './appearance.js';
 import type { RawImage } from './detector.js';
 import { analyzePersons, closeUpPpeRaw, frameFaces, judgeFrameRaw, noHardHat, type FoundFace, type HardHatVerdict, type HiVisVerdict, type PpePerson, type PpeScores } from './ppe.js';
 import type {
@@ -73,6 +74,9 @@ function confidence(score: number, threshold: number, top: number): number {
   return Math.round((0.5 + 0.45 * t) * 100) / 100;
 }
 
+/** A verdict's probability, rounded for the journal (undefined stays undefined). */
+const verdictConfidence = (p: number | undefined): number | undefined => (p === undefined ? undefined : Math.round(p * 1000) / 1000);
+
 /** The offline {@link VisionAnalyzer}: hard hat and hi-vis only, by image heuristics. */
 export class OfflineAnalyzer implements VisionAnalyzer {
   readonly modelName = 'baret-offline (human centernet+movenet, learned PPE classifier)';
@@ -129,6 +133,7 @@ export class OfflineAnalyzer implements VisionAnalyzer {
       const crop = judged[c];
       if (!crop) continue;
       if (crop.faces) (result.frameFaces ??= []).push({ frameIndex: cell.frameIndex, faces: crop.faces });
+      if (crop.look) (result.frameLooks ??= []).push({ frameIndex: cell.frameIndex, look: crop.look });
       const found = crop.persons;
       persons = Math.max(persons, found.length);
       const ordered = [...found].sort((a, b) => a.box[0] - b.box[0]);
@@ -136,12 +141,19 @@ export class OfflineAnalyzer implements VisionAnalyzer {
         result.findings.push({ frameIndex: cell.frameIndex, timeSec: cell.timeSec, box: p.box, ...(p.head ? { head: p.head } : {}), hardHat: p.hardHat, hiVis: p.hiVis, scores: p.scores });
         const verdicts: Record<string, WearVerdict> = {};
         const reasons: Record<string, NotWornReason> = {};
+        const sure: Record<string, number> = {};
         const reason = HAT_REASON[p.hardHat];
+        const hatSure = verdictConfidence(p.hardHat === 'seen' ? p.scores.hatProbability : noHardHat(p.hardHat) ? (p.scores.bareProbability ?? 0) + (p.scores.otherHeadgearProbability ?? 0) : undefined);
+        const vestSure = verdictConfidence(p.hiVis === 'seen' ? p.scores.hiVisProbability : p.hiVis === 'absent' && p.scores.hiVisProbability !== undefined ? 1 - p.scores.hiVisProbability : undefined);
         for (const code of hatAsked) {
           verdicts[code] = HAT_VERDICT[p.hardHat];
           if (reason) reasons[code] = reason;
+          if (hatSure !== undefined) sure[code] = hatSure;
         }
-        for (const code of hiVisAsked) verdicts[code] = HI_VIS_VERDICT[p.hiVis];
+        for (const code of hiVisAsked) {
+          verdicts[code] = HI_VIS_VERDICT[p.hiVis];
+          if (vestSure !== undefined) sure[code] = vestSure;
+        }
         const [x, y, w, h] = p.box;
         result.workers!.push({
           frameIndex: cell.frameIndex,
@@ -150,6 +162,8 @@ export class OfflineAnalyzer implements VisionAnalyzer {
           box: { x: x / crop.width, y: y / crop.height, w: w / crop.width, h: h / crop.height },
           verdicts,
           ...(reason && hatAsked.length > 0 ? { reasons } : {}),
+          ...(Object.keys(sure).length > 0 ? { confidence: sure } : {}),
+          ...(p.look ? { look: p.look } : {}),
         });
       }
     }
@@ -179,7 +193,7 @@ export class OfflineAnalyzer implements VisionAnalyzer {
  * Each cell's size and PPE verdicts (null for a cell too small to judge), and the faces found on it
  * at BlazeFace's default score (`faces`; not in a close-up pass).
  */
-export type CellVerdicts = Array<{ width: number; height: number; persons: PpePerson[]; faces?: FoundFace[] } | null>;
+export type CellVerdicts = Array<{ width: number; height: number; persons: PpePerson[]; faces?: FoundFace[]; look?: number[] } | null>;
 
 /** How a {@link CellJudge} looks at the cells. */
 export interface CellJudgeOptions {
@@ -209,12 +223,14 @@ export async function judgeCells(compositeJpeg: Buffer, cells: CompositeCell[], 
       out.push(null);
       continue;
     }
+    // What the frame and each worker look like (appearance.ts): the tracker follows workers by it and sees cuts.
+    const looked = (persons: PpePerson[]) => persons.map((p) => ({ ...p, look: workerLook(crop, p.box) }));
     if (opts.pass === 'closeUp') {
-      out.push({ width: crop.width, height: crop.height, persons: await closeUpPpeRaw(crop) });
+      out.push({ width: crop.width, height: crop.height, persons: looked(await closeUpPpeRaw(crop)), look: frameLook(crop) });
       continue;
     }
     const judged = cell.persons ? await withSamplerPersons(crop, cell.persons) : await judgeFrameRaw(crop, { closeUp: false });
-    out.push({ width: crop.width, height: crop.height, ...judged });
+    out.push({ width: crop.width, height: crop.height, ...judged, persons: looked(judged.persons), look: frameLook(crop) });
   }
   return out;
 }

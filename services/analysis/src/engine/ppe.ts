@@ -87,6 +87,8 @@ export interface PpePerson {
   hardHat: HardHatVerdict;
   hiVis: HiVisVerdict;
   scores: PpeScores;
+  /** What the worker looks like (appearance.ts), when the judge of a job's frame adds it. */
+  look?: number[];
 }
 
 /** Where the verdicts are not given (too small to judge), and the fluorescent gate of hi-vis. */

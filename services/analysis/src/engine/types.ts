@@ -102,6 +102,14 @@ export interface WorkerSighting {
   verdicts: Record<string, WearVerdict>;
   /** For codes judged `not_worn`, what the worker had instead, when the analyzer can tell. */
   reasons?: Record<string, NotWornReason>;
+  /**
+   * For codes judged in this frame, how sure the analyzer is of its verdict (0..1: the learned
+   * model's probability of the class it chose), when it can say. The worker's verdict over the
+   * whole track weighs each frame by it, and the evidence is the surest frame (issue 51).
+   */
+  confidence?: Record<string, number>;
+  /** What the worker looks like (the colours of their clothes, engine/appearance.ts), when the analyzer can say: it helps follow them. */
+  look?: number[];
 }
 
 export interface CompositeAnalysis {
@@ -115,6 +123,8 @@ export interface CompositeAnalysis {
   persons?: number;
   /** Each worker of each frame with their verdicts, when the analyzer can tell workers apart. */
   workers?: WorkerSighting[];
+  /** What each frame looks like (engine/appearance.ts), when the analyzer can say: a cut between shots shows in it. */
+  frameLooks?: Array<{ frameIndex: number; look: number[] }>;
   usage: TokenUsage;
 }
 
