@@ -53,10 +53,11 @@ export interface WorkerReport {
 }
 
 /**
- * How a worker's track becomes verdicts (issue 51). A violation needs the item missing in at least
- * `minFramesWithout` frames of the track and in at least `minShareWithout` of the frames where it
- * was judged, each frame weighed by the analyzer's confidence: one blurred, turned or bent frame
- * never decides. The item is worn when the frames that showed it worn weigh at least as much as
+ * How a worker's track becomes verdicts (issue 51). A violation needs the item missing with
+ * confidence (the analyzer's at least `sureWithout`, where it gives one) in at least
+ * `minFramesWithout` frames of the track, and missing in at least `minShareWithout` of the frames
+ * where it was judged, each frame weighed by the analyzer's confidence: one blurred, turned or bent
+ * frame never decides, nor do frames the analyzer could barely place either way. The item is worn when the frames that showed it worn weigh at least as much as
  * those without; otherwise the worker is *cannot tell*. A track seen in fewer than `minFrames`
  * frames, or never judged for anything (too small, too far), is not counted as a worker — a
  * glimpse, a reflection, a false detection. A job that sampled `fewFrames` frames or fewer (a very
@@ -64,6 +65,7 @@ export interface WorkerReport {
  */
 export const TRACK_RULES = {
   minFramesWithout: 2,
+  sureWithout: 0.7,
   minShareWithout: 0.6,
   minFrames: 2,
   fewFrames: 2,
@@ -232,7 +234,8 @@ export class Findings {
         const wWithout = without.reduce((sum, s) => sum + weight(s), 0);
         const wWorn = worn.reduce((sum, s) => sum + weight(s), 0);
         const share = wWithout / (wWithout + wWorn);
-        const verdict: ItemVerdict = without.length >= minWithout && share >= TRACK_RULES.minShareWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
+        const sure = without.filter((s) => weight(s) >= TRACK_RULES.sureWithout).length;
+        const verdict: ItemVerdict = sure >= minWithout && share >= TRACK_RULES.minShareWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
         const confidence = Math.round((verdict === 'worn' ? 1 - share : share) * 100) / 100;
         items[groupKey(group)] = { verdict, frames_worn: worn.length, frames_without: without.length, confidence };
         if (verdict !== 'missing' || violations.filter((v) => groupKey(v.group) === groupKey(group)).length >= MAX_VIOLATIONS_PER_GROUP) continue;

@@ -119,7 +119,63 @@ export const PPE_THRESHOLDS = {
    * 0.95 / 0.30 (precision / recall).
    */
   hiVisMinFluorescent: 0.03,
+  /**
+   * A torso without a vest is evidence of a missing vest (`absent`) only from this height (working
+   * pixels) up; smaller torsos are `unknown` (issue 51: distant, crouching figures of a crowd,
+   * 20–30 px tall torsos, were "hi-vis missing" while wearing vests). safety-vest-v4 (relabelled):
+   * image "hi-vis not worn" unchanged (60 / 3 / 8), per worker "no hi-vis" 140 / 2 / 50 → 136 / 2 / 54
+   * at 28 px; 36 px and a "no vest" floor of 0.7–0.75 cost 4.4 image-level points, past the 3 allowed.
+   */
+  minAbsentTorsoPx: 28,
+  /**
+   * A person in shadow (backlit, under a roof) is brightened before their torso is judged: by the
+   * gain that brings the brightest of their upper body (the 95th percentile of each pixel's
+   * brightest channel) to this level, at most {@link PPE_THRESHOLDS}.maxExposureGain and only when
+   * it is at least {@link PPE_THRESHOLDS}.minExposureGain (issue 51: the backlit lime vests of a
+   * framing crew measured V 0.32 under a white hard hat at 0.48).
+   */
+  exposureTarget: 0.9,
+  maxExposureGain: 2.2,
+  minExposureGain: 1.15,
 } as const;
+
+/**
+ * The exposure gain of a person (see {@link PPE_THRESHOLDS}.exposureTarget): 1 for a person already
+ * lit, more for one in shadow. `region` is the person's own head and torso (working pixels), not
+ * their box, whose corners show the lit background behind a backlit worker.
+ */
+export function exposureGain(img: RawImage, region: Rect): number {
+  const rect = clipRect(region, img);
+  if (!rect) return 1;
+  const values: number[] = [];
+  const step = Math.max(1, Math.floor(Math.sqrt(((rect.x1 - rect.x0) * (rect.y1 - rect.y0)) / 4000)));
+  for (let yy = rect.y0; yy < rect.y1; yy += step) {
+    for (let xx = rect.x0; xx < rect.x1; xx += step) {
+      const i = (yy * img.width + xx) * 3;
+      values.push(Math.max(img.data[i]!, img.data[i + 1]!, img.data[i + 2]!));
+    }
+  }
+  if (values.length === 0) return 1;
+  values.sort((a, b) => a - b);
+  const bright = Math.max(1, values[Math.floor(0.95 * (values.length - 1))]!);
+  const gain = Math.min(PPE_THRESHOLDS.maxExposureGain, (PPE_THRESHOLDS.exposureTarget * 255) / bright);
+  return gain >= PPE_THRESHOLDS.minExposureGain ? Math.round(gain * 100) / 100 : 1;
+}
+
+/** A copy of `rect` of the image brightened by `gain` (the image itself when the gain is 1), and where the rect lies in it. */
+function brightened(img: RawImage, r: Rect, gain: number): { img: RawImage; rect: Rect } {
+  const rect = clipRect(r, img);
+  if (gain === 1 || !rect) return { img, rect: r };
+  const width = rect.x1 - rect.x0;
+  const height = rect.y1 - rect.y0;
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const from = ((rect.y0 + y) * img.width + rect.x0) * 3;
+    for (let i = 0; i < width * 3; i++) data[y * width * 3 + i] = Math.min(255, Math.round(img.data[from + i]! * gain));
+  }
+  return { img: { data, width, height }, rect: { x0: 0, y0: 0, x1: width, y1: height } };
+}
+
 
 interface Hsv {
   h: number;
@@ -259,7 +315,7 @@ export function passesFluorescentGate(fluorescent: number): boolean {
   return fluorescent >= PPE_THRESHOLDS.hiVisMinFluorescent;
 }
 
-function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis'> | null {
+function torsoStats(img: RawImage, r: Rect, gain = 1): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis'> | null {
   const rect = clipRect(r, img);
   if (!rect) return null;
   let n = 0;
@@ -267,7 +323,7 @@ function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hi
   let orange = 0;
   for (const [red, g, b] of pixels(img, rect)) {
     n++;
-    const hsv = rgbToHsv(red, g, b);
+    const hsv = rgbToHsv(Math.min(255, red * gain), Math.min(255, g * gain), Math.min(255, b * gain));
     if (isFluoYellow(hsv)) yellow++;
     else if (isFluoOrange(hsv)) orange++;
   }
@@ -278,10 +334,11 @@ function torsoStats(img: RawImage, r: Rect): Pick<PpeScores, 'hiVisYellow' | 'hi
 }
 
 /** The head and torso regions of a person, the torso's fluorescent fractions, and the scores to fill in. */
-function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores } {
+function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores; gain: number } {
   const head = headGeometry(person);
   const torso = torsoRect(person, head);
-  const ts = torsoStats(img, torso);
+  const gain = exposureGain(img, { x0: Math.min(torso.x0, head.cx - head.width / 2), x1: Math.max(torso.x1, head.cx + head.width / 2), y0: head.eyeY - 0.75 * head.width, y1: torso.y1 });
+  const ts = torsoStats(img, torso, gain);
   const scores: PpeScores = {
     person: person.score,
     headWidthPx: head.width,
@@ -292,7 +349,7 @@ function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; 
     hiVisOrange: ts?.hiVisOrange ?? 0,
     hiVis: 0,
   };
-  return { head, torso, scores };
+  return { head, torso, scores, gain };
 }
 
 /** The head a keypoint geometry places, as a box: its width across, from the crown (0.75 widths above the eyes) to the chin. */
@@ -317,8 +374,11 @@ function boxHeadJudged(head: HeadGeometry, otherHead: boolean): boolean {
 }
 
 /** Class probabilities of torso crops: their embedding by the tuned torso backbone, through the torso classifier. */
-async function judgeTorsos(model: PpeModelFile, img: RawImage, rects: Rect[]): Promise<number[][]> {
-  const inputs = await embedCrops('torso', rects.map((rect) => ({ img, rect })));
+async function judgeTorsos(model: PpeModelFile, img: RawImage, rects: Rect[], gains: readonly number[] = []): Promise<number[][]> {
+  const inputs = await embedCrops(
+    'torso',
+    rects.map((rect, i) => brightened(img, rect, gains[i] ?? 1)),
+  );
   return inputs.map((x) => predictMlp(model.torso, x));
 }
 
@@ -549,7 +609,12 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   const aloneTorsos = alone.flatMap((a) => (a.torso ? [a.torso] : []));
   const [{ p: headProbs, background }, torsoProbs] = await Promise.all([
     judgeHeads(model, img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))], headCrops.length),
-    judgeTorsos(model, img, [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)]),
+    judgeTorsos(
+      model,
+      img,
+      [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)],
+      torsos.map((m) => m.gain),
+    ),
   ]);
   const hatVerdict = (p: HeadProbabilities): HardHatVerdict =>
     p.hat >= T.hatSeen ? 'seen' : p.bare + p.other >= T.noHatSeen ? (p.other > p.bare ? 'headgear' : 'bare') : 'unknown';
@@ -585,7 +650,8 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       const [pVest = 0, pNone = 0] = torso;
       scores.hiVisProbability = pVest;
       scores.hiVis = pVest;
-      hiVis = hiVisVerdict(pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, true);
+      // A missing vest needs a torso large enough to see.
+      hiVis = hiVisVerdict(pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, scores.torsoHeightPx >= PPE_THRESHOLDS.minAbsentTorsoPx);
     }
     const headBox = matched[m.index] && m.headRects[1] ? matched[m.index]!.box : m.headRects[0] ? geometryHeadBox(m.head) : undefined;
     return { box: m.person.box, ...(head && headBox ? { head: roundBox(headBox) } : {}), hardHat, hiVis, scores };
