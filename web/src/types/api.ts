@@ -106,8 +106,13 @@ export interface JobResult {
   /** manual: chosen by the user; model: recognised by the vision model; fallback: not recognised, general rules applied. */
   job_type_source?: 'manual' | 'model' | 'fallback';
   job_type_confidence?: number | null;
-  /** Each worker seen without a required group's equipment: one item per run of sampled frames. */
+  /**
+   * Each worker seen without a required group's equipment: one item per worker and group, decided
+   * from the worker's whole track (issue 51; older results: one item per run of sampled frames).
+   */
   violations?: Violation[];
+  /** Every worker followed through the video, with a verdict per judged group (absent in results stored before issue 51). */
+  workers?: WorkerReport[];
   /** Each missing group with the violation that proves it, or null when no sampled frame showed the item. */
   missing_evidence?: MissingEvidence[];
 }
@@ -117,19 +122,48 @@ export interface Violation {
   group_name: string;
   /** 1-based number of the worker over the whole video, in order of first appearance. */
   worker: number;
-  /** First frame that showed the worker without it (the evidence). */
+  /**
+   * When the worker was first seen: the start of the worker's track (issue 51). In results stored
+   * before evidence_sec existed: the first frame that showed the worker without it (the evidence).
+   */
   time_sec: number;
-  /** Last frame of the same run (absent in results stored before workers were followed across frames). */
+  /** When the worker was last seen: the end of the track (older results: the last frame of the run; absent before workers were followed across frames). */
   end_sec?: number;
-  /** Sampled frames of the run. */
+  /** Sampled frames of the track that showed the worker without it (older results: frames of the run). */
   frames?: number;
-  /** 0..1 of the frame. */
+  /** Time of the evidence frame: the clearest frame of the track without it (absent in results stored before issue 51). */
+  evidence_sec?: number;
+  /** How sure the verdict is, 0..1 (absent in results stored before issue 51). */
+  confidence?: number;
+  /** 0..1 of the evidence frame. */
   box: { x: number; y: number; w: number; h: number };
   /** The worker cropped out of the frame (GET with the bearer token). */
   image_url: string;
   /** What the worker had instead, when the analyzer can tell (a cap or hat, a bare head). */
   reason?: 'other_headgear' | 'bare_head' | null;
   reason_name?: string | null;
+}
+
+/** A worker's verdict on one group over the whole track: cannot_tell = seen too briefly, too small or too unclear to decide (never a violation). */
+export type ItemVerdict = 'worn' | 'missing' | 'cannot_tell';
+
+export interface WorkerItem {
+  verdict: ItemVerdict;
+  frames_worn: number;
+  frames_without: number;
+  confidence: number | null;
+}
+
+/** One worker followed through the video (issue 51). */
+export interface WorkerReport {
+  /** 1-based, in order of first appearance (the same number as in violations). */
+  worker: number;
+  first_sec: number;
+  last_sec: number;
+  /** Sampled frames that showed the worker. */
+  frames: number;
+  /** By required group, its codes joined by commas ("pic7,pic8"). */
+  items: Record<string, WorkerItem>;
 }
 
 export interface MissingEvidence {

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Badge } from '@/components/ui/badge';
 import { EvidenceGallery } from '@/features/analyze/components/evidence-gallery';
 import { ViolationGallery } from '@/features/analyze/components/violation-gallery';
+import { WorkerVerdicts } from '@/features/analyze/components/worker-verdicts';
 import { clockTime, missingNames, requiredRows, type GroupStatus } from '@/features/analyze/model/result';
 import { durationText, formatCost, jobDurationSeconds, modelText } from '@/lib/format';
 import type { JobDetail } from '@/types/api';
@@ -56,12 +57,12 @@ export function JobResultView({ job }: { job: JobDetail }) {
   const rows = requiredRows(result);
   const missing = missingNames(result);
   const violations = result.violations ?? [];
-  /** The proof of a missing group by its name: the violation that shows it, or that no frame showed the item. */
+  /** The proof of a missing group by its name: the violation that shows it (at its evidence frame), or that no frame showed the item. */
   const proofOf = (name: string): string | null => {
     const index = (result.missing_groups_name ?? []).indexOf(name);
     const proof = index >= 0 ? result.missing_evidence?.[index] : undefined;
     const violation = proof?.violation != null ? violations[proof.violation] : violations.find((v) => v.group_name === name);
-    if (violation) return t('analyze.result.missingProof', { time: clockTime(violation.time_sec), worker: violation.worker });
+    if (violation) return t('analyze.result.missingProof', { time: clockTime(violation.evidence_sec ?? violation.time_sec), worker: violation.worker });
     return proof ? t('analyze.result.missingNotSeen') : null;
   };
   const notJudged = result.not_judged_name?.length ? result.not_judged_name : (result.not_judged ?? []).map((group) => group.join(' / '));
@@ -185,6 +186,7 @@ export function JobResultView({ job }: { job: JobDetail }) {
       ) : null}
 
       <ViolationGallery items={violations} />
+      <WorkerVerdicts result={result} />
       <EvidenceGallery items={result.evidence ?? []} />
       {result.model_used ? <p className="muted small">{t('analyze.result.model', { model: modelText(t, result.model_used) })}</p> : null}
     </div>

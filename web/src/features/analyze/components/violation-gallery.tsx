@@ -8,7 +8,12 @@ import { clockTime } from '@/features/analyze/model/result';
 import { useObjectUrl } from '@/hooks/use-object-url';
 import type { Violation } from '@/types/api';
 
-/** One violation: the worker's crop, large, opening full size on click, captioned "group — worker n at 0:10" (or "0:09–0:12, 4 frames" for a run). */
+/**
+ * One violation: the worker's crop, large, opening full size on click. Captioned from the worker's
+ * whole track (issue 51): "group — worker n, seen 0:03–0:09, without it in 4 frames; evidence at
+ * 0:05"; results stored before evidence_sec keep their captions ("group — worker n at 0:10", or
+ * "0:09–0:12 (4 frames)" for a run).
+ */
 function ViolationCard({ violation }: { violation: Violation }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
@@ -16,10 +21,15 @@ function ViolationCard({ violation }: { violation: Violation }) {
   const url = useObjectUrl(image.data);
   const time = clockTime(violation.time_sec);
   const end = violation.end_sec === undefined ? time : clockTime(violation.end_sec);
+  const names = { group: violation.group_name, worker: violation.worker, time, end };
   const base =
-    end === time
-      ? t('analyze.result.violationCaption', { group: violation.group_name, worker: violation.worker, time })
-      : t('analyze.result.violationSpanCaption', { group: violation.group_name, worker: violation.worker, time, end, frames: violation.frames ?? 2 });
+    violation.evidence_sec !== undefined && violation.frames !== undefined
+      ? end === time
+        ? t('analyze.result.violationTrackMoment', { ...names, count: violation.frames })
+        : t('analyze.result.violationTrackCaption', { ...names, count: violation.frames, evidence: clockTime(violation.evidence_sec) })
+      : end === time
+        ? t('analyze.result.violationCaption', names)
+        : t('analyze.result.violationSpanCaption', { ...names, frames: violation.frames ?? 2 });
   // What the worker had instead ("cap or hat, not a hard hat" / "bare head"), in the page's language.
   const reason = violation.reason ? t(`analyze.result.reason.${violation.reason}`) : null;
   const caption = reason ? t('analyze.result.violationWithReason', { caption: base, reason }) : base;

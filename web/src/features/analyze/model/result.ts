@@ -1,5 +1,5 @@
 import { planHasReports } from '@/lib/plans';
-import type { JobResult } from '@/types/api';
+import type { ItemVerdict, JobResult } from '@/types/api';
 
 export type GroupStatus = 'present' | 'missing' | 'notChecked' | 'notJudged';
 
@@ -53,4 +53,43 @@ export function missingNames(result: JobResult): string[] {
   const names = [...(result.missing_groups_name ?? [])];
   for (const v of result.violations ?? []) if (!names.includes(v.group_name)) names.push(v.group_name);
   return names;
+}
+
+/** A group judged for at least one worker: its key in `workers[].items` and its name. */
+export interface WorkerColumn {
+  key: string;
+  name: string;
+}
+
+/** One worker's row: when they were seen, and per column their verdict (null: that group was not judged for them). */
+export interface WorkerRow {
+  worker: number;
+  firstSec: number;
+  lastSec: number;
+  frames: number;
+  verdicts: (ItemVerdict | null)[];
+}
+
+/**
+ * The workers followed through the video (issue 51) as a table: one column per group judged for
+ * any worker, in the order of the required groups, named as they are (an item's key is the
+ * group's codes joined by commas); one row per worker. Empty for results without `workers`.
+ */
+export function workerTable(result: JobResult): { columns: WorkerColumn[]; rows: WorkerRow[] } {
+  const workers = result.workers ?? [];
+  const keys = [...new Set(workers.flatMap((w) => Object.keys(w.items)))];
+  const required = result.required_groups ?? [];
+  const indexOf = (key: string) => {
+    const index = required.findIndex((group) => sameGroup(group, key.split(',')));
+    return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+  };
+  keys.sort((a, b) => indexOf(a) - indexOf(b));
+  const columns = keys.map((key) => {
+    const index = indexOf(key);
+    return { key, name: (index < required.length ? result.required_groups_name?.[index] : undefined) ?? key.split(',').join(' / ') };
+  });
+  const rows = [...workers]
+    .sort((a, b) => a.worker - b.worker)
+    .map((w) => ({ worker: w.worker, firstSec: w.first_sec, lastSec: w.last_sec, frames: w.frames, verdicts: keys.map((key) => w.items[key]?.verdict ?? null) }));
+  return { columns, rows };
 }
