@@ -127,6 +127,8 @@ export const PPE_THRESHOLDS = {
    * at 28 px; 36 px and a "no vest" floor of 0.7–0.75 cost 4.4 image-level points, past the 3 allowed.
    */
   minAbsentTorsoPx: 28,
+  /** A head on no person whose box starts less than this share of its height below the frame's top is cut by it, and not judged. */
+  headCutByTop: 0.05,
   /**
    * A person in shadow (backlit, under a roof) is brightened before their torso is judged: by the
    * gain that brings the brightest of their upper body (the 95th percentile of each pixel's
@@ -589,8 +591,12 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     return place.width >= PPE_THRESHOLDS.minHeadWidthPx ? place : null;
   };
   // A head on no detected person: a worker of its own, its torso looked for below the head (no shoulders known).
+  // A head cut by the frame's top edge is not one: the top of the head, where a hard hat sits, is out
+  // of the picture (issue 51: the bulbs of ffmpeg's mandelbrot, cut by the top edge as it zooms,
+  // passed the head check as heads wearing hard hats; no real head in the clips or photos was cut so).
+  const cutByTop = (head: DetectedHead): boolean => head.box[1] < PPE_THRESHOLDS.headCutByTop * head.box[3];
   const alone = [...found, ...fromFaces].flatMap((head) => {
-    const place = matched.includes(head) ? null : placeOf(head);
+    const place = matched.includes(head) || cutByTop(head) ? null : placeOf(head);
     if (!place) return [];
     const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
     const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
