@@ -23,9 +23,9 @@ export interface TrackerOptions {
   /** Least look similarity of two sightings of one worker, where both looks are known (default 0.65). */
   minLook?: number;
   /**
-   * Below this similarity of two frames' looks, a cut between shots lies between them (default 0.9):
-   * the sampled frames of one shot of the four real clips, panned and handheld, are 0.97–1 alike;
-   * cuts between photos of one data set 0.73–0.85.
+   * Below this similarity of two frames' looks, a cut between shots lies between them (default 0.92):
+   * frames of one shot of the four real clips, panned and handheld, 0.7 s apart, are 0.97–1 alike;
+   * cuts between photos of one data set 0.66–0.85 (appearance.ts, frameLook).
    */
   minFrameLook?: number;
 }
@@ -113,7 +113,7 @@ export class WorkerTracker {
     this.maxGap = opts.maxGapFrames ?? 3;
     this.minSimilarity = opts.minSimilarity ?? 0.3;
     this.minLook = opts.minLook ?? 0.65;
-    this.minFrameLook = opts.minFrameLook ?? 0.9;
+    this.minFrameLook = opts.minFrameLook ?? 0.92;
   }
 
   /** How many workers have been numbered so far (each worker once, as far as they were followed). */

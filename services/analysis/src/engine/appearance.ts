@@ -4,7 +4,7 @@
  *
  * A worker's look is the colour of their clothes: a histogram of hue (weighted by saturation) and
  * grey level over the middle of their box, in two bands — upper body and lower body — each summing
- * to 1. A frame's look is the same histogram over the whole frame. Two looks are compared by the
+ * to 1. A frame's look is the same histogram over each quarter of the frame. Two looks are compared by the
  * Bhattacharyya coefficient (1: the same colours, 0: none in common): cheap, and unmoved by where
  * in the box the colours sit, so a worker who turns or bends still looks like themselves, while two
  * workers in different clothes do not. Workers of one crew in the same vest and hard hat look
@@ -71,9 +71,21 @@ export function workerLook(img: RawImage, box: readonly [number, number, number,
   return [...colourHistogram(img, x0, y + 0.15 * h, x1, y + 0.55 * h), ...colourHistogram(img, x0, y + 0.55 * h, x1, y + 0.95 * h)];
 }
 
-/** A frame's look: the colour histogram of the whole frame ({@link LOOK_BINS} numbers). */
+/**
+ * A frame's look: the colour histograms of its four quarters, one after the other (4 ×
+ * {@link LOOK_BINS} numbers) — where the colours are, so that two shots of one kind of scene (two
+ * photos of one data set: 0.91 alike as whole frames) still differ (0.85), while a pan keeps a
+ * frame like the one before it (0.97–1 on the four real clips, 0.7 s apart).
+ */
 export function frameLook(img: RawImage): number[] {
-  return colourHistogram(img, 0, 0, img.width, img.height);
+  const w = img.width / 2;
+  const h = img.height / 2;
+  return [
+    ...colourHistogram(img, 0, 0, w, h),
+    ...colourHistogram(img, w, 0, img.width, h),
+    ...colourHistogram(img, 0, h, w, img.height),
+    ...colourHistogram(img, w, h, img.width, img.height),
+  ];
 }
 
 /**
