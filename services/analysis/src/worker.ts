@@ -360,10 +360,12 @@ export class AnalysisWorker {
   /** One attempt at a job: its steps from where the journal left off; a cancel request, however it surfaced, ends it as `Cancelled`. */
   private async run(job: JobQueued, attempt: number): Promise<void> {
     const jobId = job.jobId;
-    const cancel = this.watchCancels(jobId);
+    // The journal is read before the cancel poll starts: a store that is down here would otherwise
+    // leave the poll running after the attempt gave up (and one more at each retry of the outage).
     const journal = await Journal.open(this.journals, jobId);
     /** Journals the steps, then reports those not reported before. */
     const step: StepContext['step'] = async (entries, change) => this.publish(jobId, await journal.record(entries, change));
+    const cancel = this.watchCancels(jobId);
     const copy = this.videoCopy(job);
     try {
       await this.reportStart(jobId, attempt, journal, step);
