@@ -23,7 +23,7 @@ import {
 import { FrameExtractionError } from './engine/frames.js';
 import { VisionModelError } from './engine/openaiAnalyzer.js';
 import { Journal, JOURNALS, stepEventId, type JournalDoc, type JournalEntry } from './journal.js';
-import { runPipeline, UserFacingError, type PipelineEngines, type StepName } from './pipeline.js';
+import { runPipeline, UserFacingError, type PipelineEngines, type StepContext, type StepName } from './pipeline.js';
 
 /** How often a job that keeps killing its worker is tried before it ends in error. */
 export const MAX_ATTEMPTS = 2;
@@ -84,6 +84,27 @@ export interface UnblurredDoc extends Record<string, unknown> {
 const ATTEMPTS = 'analysis_attempts';
 
 class Cancelled extends Error {}
+
+/** A running job's watch for a cancel request (`AnalysisWorker.watchCancels`). */
+interface CancelWatch {
+  signal: AbortSignal;
+  checkpoint(): Promise<void>;
+  stop(): void;
+}
+
+/** A job's copy of its video on local disk (`AnalysisWorker.videoCopy`). */
+interface VideoCopy {
+  video(): Promise<string>;
+  remove(): Promise<void>;
+}
+
+/** What one attempt at a job has set up before its steps run. */
+interface AttemptRun {
+  cancel: CancelWatch;
+  journal: Journal;
+  step: StepContext['step'];
+  copy: VideoCopy;
+}
 
 /**
  * The analysis of one job: probe → frames → composites → job type → composite after composite
@@ -240,8 +261,12 @@ export class AnalysisWorker {
     };
   }
 
-  private async run(job: JobQueued, attempt: number): Promise<void> {
-    const jobId = job.jobId;
+  /**
+   * Watches for a cancel request while a job runs: a poll aborts `signal` as soon as it sees one,
+   * which interrupts every ffmpeg process and model call under way; `checkpoint` asks the store
+   * itself, between steps. `stop` ends the poll.
+   */
+  private watchCancels(jobId: string): CancelWatch {
     const controller = new AbortController();
     const { signal } = controller;
     setMaxListeners(100, signal); // every ffmpeg process and model call of the job listens to it
@@ -250,15 +275,22 @@ export class AnalysisWorker {
       // once ended the worker with a raw MongoNetworkError).
       void this.cancels.get(jobId).then((c) => c && controller.abort(new Cancelled()), () => undefined);
     }, this.deps.cancelPollMs ?? 500);
-    const checkpoint = async () => {
-      if (signal.aborted || (await this.cancels.get(jobId))) throw new Cancelled();
+    return {
+      signal,
+      checkpoint: async () => {
+        if (signal.aborted || (await this.cancels.get(jobId))) throw new Cancelled();
+      },
+      stop: () => clearInterval(poll),
     };
-    const journal = await Journal.open(this.journals, jobId);
-    /** Journals the steps, then reports those not reported before. */
-    const step = async (entries: JournalEntry[], change?: (doc: JournalDoc) => void) => this.publish(jobId, await journal.record(entries, change));
+  }
+
+  /**
+   * The job's copy of its video, fetched into a scratch folder the first time a step needs it (a job
+   * resumed after sampling may not need it at all); `remove` deletes the folder, whatever the outcome.
+   */
+  private videoCopy(job: JobQueued): VideoCopy {
     let work: string | undefined;
     let video: Promise<string> | undefined;
-    /** The job's copy of its video, fetched the first time a step needs it (a job resumed after sampling may not). */
     const fetchVideo = async (): Promise<string> => {
       if (!(await this.deps.objects.head(job.videoKey))) throw new UserFacingError('The uploaded video is no longer available. Please upload it again.');
       work = await mkdtemp(join(this.deps.scratchDir ?? tmpdir(), 'baret-job-'));
@@ -266,53 +298,85 @@ export class AnalysisWorker {
       await pipeline(await this.deps.objects.get(job.videoKey), createWriteStream(path));
       return path;
     };
+    return {
+      video: () => (video ??= fetchVideo()),
+      remove: async () => {
+        if (work) await rm(work, { recursive: true, force: true });
+      },
+    };
+  }
+
+  /**
+   * Reports that an attempt starts. It first reports again what the journal holds (a crash may have
+   * come between journaling a step and reporting it; the job service ignores what it already has);
+   * a later attempt also says after which step it resumes.
+   */
+  private async reportStart(jobId: string, attempt: number, journal: Journal, step: StepContext['step']): Promise<void> {
+    await this.publish(jobId, journal.doc.reports);
+    await step([this.entry('job_started', 'job_started', { attempt })]);
+    if (attempt > 1) {
+      await step([
+        this.entry(`job_resumed:${attempt}`, 'job_resumed', {
+          attempt,
+          after: journal.doc.reports.at(-1)?.type ?? 'job_started',
+          composites_analyzed: journal.doc.analyses.length,
+        }),
+      ]);
+    }
+  }
+
+  /** What the pipeline's steps need of this worker for one attempt at a job, under its organisation's evidence privacy. */
+  private async stepContext(job: JobQueued, attempt: number, run: AttemptRun): Promise<StepContext> {
+    const jobId = job.jobId;
+    const privacy = await this.privacyOf(job.orgId);
+    return {
+      job,
+      attempt,
+      signal: run.cancel.signal,
+      objects: this.deps.objects,
+      analyzer: this.deps.analyzer,
+      pricing: this.deps.pricing,
+      detect: this.deps.detect,
+      blurFaces: this.deps.blurFaces,
+      log: this.deps.log,
+      clock: this.deps.clock,
+      journal: run.journal,
+      step: run.step,
+      entry: (key, type, data) => this.entry(key, type, data),
+      publish: (entries) => this.publish(jobId, entries),
+      checkpoint: run.cancel.checkpoint,
+      video: run.copy.video,
+      // Unblurred copies are kept only for an organisation's managers who may see them (issue 30).
+      keepUnblurred: privacy.managers_see_unblurred && !!job.orgId,
+      markUnblurred: () => this.unblurred.put(jobId, { job_id: jobId, org_id: job.orgId! }),
+      // The in-process analyzer judges the frames before they are covered (shown covered faces, it
+      // loses up to 50 points of recall: ADR 0024) — they never leave the process; a third-party
+      // model is shown covered frames unless the organisation allows faces.
+      modelSeesCovered: this.deps.analyzer.thirdParty === true && privacy.blur_third_party,
+      onStep: this.deps.onStep,
+    };
+  }
+
+  /** One attempt at a job: its steps from where the journal left off; a cancel request, however it surfaced, ends it as `Cancelled`. */
+  private async run(job: JobQueued, attempt: number): Promise<void> {
+    const jobId = job.jobId;
+    // The journal is read before the cancel poll starts: a store that is down here would otherwise
+    // leave the poll running after the attempt gave up (and one more at each retry of the outage).
+    const journal = await Journal.open(this.journals, jobId);
+    /** Journals the steps, then reports those not reported before. */
+    const step: StepContext['step'] = async (entries, change) => this.publish(jobId, await journal.record(entries, change));
+    const cancel = this.watchCancels(jobId);
+    const copy = this.videoCopy(job);
     try {
-      // A restart first reports again what the journal holds (a crash may have come between
-      // journaling a step and reporting it; the job service ignores what it already has).
-      await this.publish(jobId, journal.doc.reports);
-      await step([this.entry('job_started', 'job_started', { attempt })]);
-      if (attempt > 1) {
-        await step([
-          this.entry(`job_resumed:${attempt}`, 'job_resumed', {
-            attempt,
-            after: journal.doc.reports.at(-1)?.type ?? 'job_started',
-            composites_analyzed: journal.doc.analyses.length,
-          }),
-        ]);
-      }
-      const privacy = await this.privacyOf(job.orgId);
-      await runPipeline({
-        job,
-        attempt,
-        signal,
-        objects: this.deps.objects,
-        analyzer: this.deps.analyzer,
-        pricing: this.deps.pricing,
-        detect: this.deps.detect,
-        blurFaces: this.deps.blurFaces,
-        log: this.deps.log,
-        clock: this.deps.clock,
-        journal,
-        step,
-        entry: (key, type, data) => this.entry(key, type, data),
-        publish: (entries) => this.publish(jobId, entries),
-        checkpoint,
-        video: () => (video ??= fetchVideo()),
-        // Unblurred copies are kept only for an organisation's managers who may see them (issue 30).
-        keepUnblurred: privacy.managers_see_unblurred && !!job.orgId,
-        markUnblurred: () => this.unblurred.put(jobId, { job_id: jobId, org_id: job.orgId! }),
-        // The in-process analyzer judges the frames before they are covered (shown covered faces, it
-        // loses up to 50 points of recall: ADR 0024) — they never leave the process; a third-party
-        // model is shown covered frames unless the organisation allows faces.
-        modelSeesCovered: this.deps.analyzer.thirdParty === true && privacy.blur_third_party,
-        onStep: this.deps.onStep,
-      });
+      await this.reportStart(jobId, attempt, journal, step);
+      await runPipeline(await this.stepContext(job, attempt, { cancel, journal, step, copy }));
     } catch (err) {
-      if (signal.aborted || err instanceof Cancelled) throw new Cancelled();
+      // An aborted ffmpeg process or model call throws its own error: the cancel request is what ended it.
+      if (cancel.signal.aborted || err instanceof Cancelled) throw new Cancelled();
       throw err;
     } finally {
-      clearInterval(poll);
-      if (work) await rm(work, { recursive: true, force: true });
+      cancel.stop();
+      await copy.remove();
     }
   }
 }
