@@ -56,8 +56,11 @@ export interface WorkerReport {
  * How a worker's track becomes verdicts (issue 51). A violation needs the item missing with
  * confidence (the analyzer's at least `sureWithout`, where it gives one) in at least
  * `minFramesWithout` frames of the track, and missing in at least `minShareWithout` of the frames
- * where it was judged, each frame weighed by the analyzer's confidence: one blurred, turned or bent
- * frame never decides, nor do frames the analyzer could barely place either way. The item is worn when the frames that showed it worn weigh at least as much as
+ * where it was judged, each frame weighed by the analyzer's confidence — or, for a worker who goes
+ * without it for a while only (takes the hard hat off, puts it on later), in a run of
+ * `minRunWithout` frames judged in a row (frames it could not judge do not break a run, a frame
+ * with the item does). One blurred, turned or bent frame never decides, nor do frames the analyzer
+ * could barely place either way. The item is worn when the frames that showed it worn weigh at least as much as
  * those without; otherwise the worker is *cannot tell*. A track seen in fewer than `minFrames`
  * frames, or never judged for anything (too small, too far), is not counted as a worker — a
  * glimpse, a reflection, a false detection. A job that sampled `fewFrames` frames or fewer (a very
@@ -67,6 +70,7 @@ export const TRACK_RULES = {
   minFramesWithout: 2,
   sureWithout: 0.7,
   minShareWithout: 0.6,
+  minRunWithout: 3,
   minFrames: 2,
   fewFrames: 2,
 } as const;
@@ -234,8 +238,10 @@ export class Findings {
         const wWithout = without.reduce((sum, s) => sum + weight(s), 0);
         const wWorn = worn.reduce((sum, s) => sum + weight(s), 0);
         const share = wWithout / (wWithout + wWorn);
-        const sure = without.filter((s) => weight(s) >= TRACK_RULES.sureWithout).length;
-        const verdict: ItemVerdict = sure >= minWithout && share >= TRACK_RULES.minShareWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
+        const isSure = (s: TrackSighting) => weight(s) >= TRACK_RULES.sureWithout;
+        const sure = without.filter(isSure).length;
+        const verdict: ItemVerdict =
+          (sure >= minWithout && share >= TRACK_RULES.minShareWithout) || longestRun(track, group, isSure) >= TRACK_RULES.minRunWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
         const confidence = Math.round((verdict === 'worn' ? 1 - share : share) * 100) / 100;
         items[groupKey(group)] = { verdict, frames_worn: worn.length, frames_without: without.length, confidence };
         if (verdict !== 'missing' || violations.filter((v) => groupKey(v.group) === groupKey(group)).length >= MAX_VIOLATIONS_PER_GROUP) continue;
@@ -425,6 +431,19 @@ export class AskPlan {
     }
     return unknown ? null : ids;
   }
+}
+
+/** The most sightings of a track in a row (in time order) without the group and sure of it; a sighting with the group worn breaks a run, one not judged does not. */
+function longestRun(track: readonly TrackSighting[], group: readonly string[], sure: (s: TrackSighting) => boolean): number {
+  let run = 0;
+  let best = 0;
+  for (const s of track) {
+    if (violates(s.verdicts, group)) {
+      run = sure(s) ? run + 1 : run;
+      best = Math.max(best, run);
+    } else if (wears(s.verdicts, group)) run = 0;
+  }
+  return best;
 }
 
 function toEvidence(compositeIndex: number, s: EquipmentSighting): Evidence {

@@ -42,6 +42,18 @@ describe('Findings: one verdict per worker and item, from the whole track (issue
     expect(f.workers[0]!.items['pic1']).toEqual({ verdict: 'worn', frames_worn: 4, frames_without: 1, confidence: 0.8 });
   });
 
+  it('a worker who goes without the hard hat for a while only (three frames in a row) is a violation, though most frames show it worn', () => {
+    const f = new Findings([HAT]);
+    f.add(0, analysis([0, 1, 2, 3, 4].map((i) => sighting(i, 0.3, hat))));
+    f.add(1, analysis([sighting(5, 0.3, bare), sighting(6, 0.3, { pic1: 'unknown' }), sighting(7, 0.3, bare), sighting(8, 0.3, bare), sighting(9, 0.3, hat)]));
+    expect(f.violations.map((v) => [v.worker, v.frames, v.time_sec, v.end_sec])).toEqual([[1, 3, 0, 4.5]]);
+    // Two in a row, broken by a hard hat: not a run of three.
+    const g = new Findings([HAT]);
+    g.add(0, analysis([0, 1, 2, 3, 4].map((i) => sighting(i, 0.3, hat))));
+    g.add(1, analysis([sighting(5, 0.3, bare), sighting(6, 0.3, bare), sighting(7, 0.3, hat), sighting(8, 0.3, bare)]));
+    expect(g.violations).toEqual([]);
+  });
+
   it('a worker seen without the item in a single frame (the rest: cannot tell) is "cannot tell", not a violation', () => {
     const f = new Findings([HAT]);
     f.add(0, analysis([sighting(0, 0.3, bare), sighting(1, 0.3, { pic1: 'unknown' }), sighting(2, 0.3, { pic1: 'unknown' })]));
