@@ -62,9 +62,11 @@ export interface WorkerReport {
  * with the item does). One blurred, turned or bent frame never decides, nor do frames the analyzer
  * could barely place either way. The item is worn when the frames that showed it worn weigh at least as much as
  * those without; otherwise the worker is *cannot tell*. A track seen in fewer than `minFrames`
- * frames, or never judged for anything (too small, too far), is not counted as a worker — a
- * glimpse, a reflection, a false detection. A job that sampled `fewFrames` frames or fewer (a very
- * short video) decides from a single frame.
+ * frames of a shot sampled more often than that, or never judged for anything (too small, too far),
+ * is not counted as a worker — a glimpse, a reflection, a false detection; a worker of a shot
+ * sampled once (a cut before and after) is counted, seen too briefly to be missing anything (a
+ * vision model's workers all count: the glimpses are the built-in detector's fragments). A job
+ * that sampled `fewFrames` frames or fewer (a very short video) decides from a single frame.
  */
 export const TRACK_RULES = {
   minFramesWithout: 2,
@@ -153,6 +155,8 @@ export class Findings {
   private mostPersons: number | null = null;
   /** An analyzer that lists workers: the verdicts come from their tracks. */
   private workerLevel = false;
+  /** The analyzer describes its frames (the built-in analyzer): its detector's fragments of a track are glimpses, not workers. */
+  private describesFrames = false;
   private readonly tracker = new WorkerTracker();
   /** Every sighting of each track, by the tracker's number. */
   private readonly tracks = new Map<number, TrackSighting[]>();
@@ -179,6 +183,7 @@ export class Findings {
       return this.requiredGroups.filter((g) => g.some((c) => analysis.missing.includes(c))).map((g) => [...g]);
     }
     this.workerLevel = true;
+    if (analysis.frameLooks?.length) this.describesFrames = true;
     const violatedHere = new Map<string, string[]>();
     const sightings = analysis.workers;
     const frames = [...new Set([...cells.map((c) => c.frameIndex), ...sightings.map((w) => w.frameIndex)])].sort((a, b) => a - b);
@@ -218,8 +223,12 @@ export class Findings {
     const minWithout = few ? 1 : TRACK_RULES.minFramesWithout;
     const judgedAnything = (t: TrackSighting[]) => t.some((s) => Object.values(s.verdicts).some((v) => v !== 'unknown'));
     const asksAnything = [...this.tracks.values()].some((t) => t.some((s) => Object.keys(s.verdicts).length > 0));
+    // A track shorter than minFrames is a glimpse unless its shot was sampled no more often than it was seen.
+    // (A vision model's workers are the model's word: each counts, however briefly seen.)
+    const longEnough = (t: TrackSighting[]) =>
+      !this.describesFrames || t.length >= Math.min(minFrames, this.tracker.framesOfShot(this.tracker.shotOf(t[0]!.frameIndex) ?? -1) || minFrames);
     const counted = [...this.tracks.entries()]
-      .filter(([, t]) => t.length >= minFrames && (judgedAnything(t) || !asksAnything))
+      .filter(([, t]) => longEnough(t) && (judgedAnything(t) || !asksAnything))
       .sort(([a], [b]) => a - b)
       .map(([, t]) => t);
     const workers: Array<{ report: WorkerReport; sightings: TrackSighting[] }> = [];
@@ -290,7 +299,9 @@ export class Findings {
     if (this.workerLevel) return this.decide().workers.length;
     return this.mostPersons;
   }
-  isSatisfied = (group: readonly string[]): boolean => !this.isViolated(group) && group.some((c) => this.evidence.has(c));
+  /** Seen worn and never violated: with workers followed, some worker counted wears it (a glimpse's hard hat is not enough). */
+  isSatisfied = (group: readonly string[]): boolean =>
+    !this.isViolated(group) && group.some((c) => this.evidence.has(c)) && (!this.workerLevel || this.decide().workers.some((w) => w.report.items[groupKey(group)]?.verdict === 'worn'));
   /** A group the analyzer cannot judge at all: every code of it is beyond what it checks. */
   isUncheckable = (group: readonly string[]): boolean => group.every((c) => this.notCheckable.has(c));
 

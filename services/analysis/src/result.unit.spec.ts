@@ -71,11 +71,21 @@ describe('Findings: one verdict per worker and item, from the whole track (issue
     expect(f.workers[0]!.items['pic1']!.verdict).toBe('worn');
   });
 
-  it('a glimpse (a track of one frame in a video of many) is not counted as a worker, and raises nothing', () => {
+  it('a glimpse of the built-in detector (a track of one frame in a shot of many) is not counted as a worker, and raises nothing', () => {
     const f = new Findings([HAT]);
-    f.add(0, analysis([sighting(0, 0.1, hat), sighting(1, 0.1, hat), sighting(2, 0.1, hat), sighting(2, 0.8, bare)]));
+    const site = [0, 1, 2].map((i) => ({ frameIndex: i, look: [1, ...Array.from({ length: 15 }, () => 0)] }));
+    f.add(0, { ...analysis([sighting(0, 0.1, hat), sighting(1, 0.1, hat), sighting(2, 0.1, hat), sighting(2, 0.8, bare)]), frameLooks: site });
     expect(f.workersSeen).toBe(1);
     expect(f.violations).toEqual([]);
+  });
+
+  it('a worker of a shot sampled once (a cut before and after) is counted, seen too briefly to be missing anything', () => {
+    const f = new Findings([HAT]);
+    const looks = [0, 1, 2].map((i) => ({ frameIndex: i, look: Array.from({ length: 16 }, (_, b) => (b === i * 5 ? 1 : 0)) }));
+    f.add(0, { ...analysis([sighting(0, 0.3, bare), sighting(1, 0.3, hat), sighting(2, 0.3, bare)]), frameLooks: looks });
+    expect(f.workersSeen).toBe(3);
+    expect(f.violations).toEqual([]);
+    expect(f.workers.map((w) => w.items['pic1']!.verdict)).toEqual(['cannot_tell', 'worn', 'cannot_tell']);
   });
 
   it('two workers without a hard hat in the same frames are two violations, each with its own number', () => {

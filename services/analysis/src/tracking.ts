@@ -104,6 +104,9 @@ export class WorkerTracker {
   private tracks: Track[] = [];
   private nextId = 1;
   private lastFrameLook: number[] | undefined;
+  /** The shot each frame belongs to (a cut starts the next), by frame index. */
+  private readonly shots = new Map<number, number>();
+  private shot = 0;
   private readonly maxGap: number;
   private readonly minSimilarity: number;
   private readonly minLook: number;
@@ -114,6 +117,16 @@ export class WorkerTracker {
     this.minSimilarity = opts.minSimilarity ?? 0.3;
     this.minLook = opts.minLook ?? 0.65;
     this.minFrameLook = opts.minFrameLook ?? 0.92;
+  }
+
+  /** The shot of a frame assigned so far (0 for the first; each cut seen starts the next). */
+  shotOf(frameIndex: number): number | undefined {
+    return this.shots.get(frameIndex);
+  }
+
+  /** How many frames of the shot were assigned. */
+  framesOfShot(shot: number): number {
+    return [...this.shots.values()].filter((s) => s === shot).length;
   }
 
   /** How many workers have been numbered so far (each worker once, as far as they were followed). */
@@ -132,7 +145,11 @@ export class WorkerTracker {
     const frameSimilarity = lookSimilarity(this.lastFrameLook, frameLook);
     if (frameLook) this.lastFrameLook = frameLook;
     // A cut between shots: nobody before it is anybody after it.
-    if (frameSimilarity !== null && frameSimilarity < this.minFrameLook) this.tracks = [];
+    if (frameSimilarity !== null && frameSimilarity < this.minFrameLook) {
+      this.tracks = [];
+      this.shot += 1;
+    }
+    this.shots.set(frameIndex, this.shot);
     this.tracks = this.tracks.filter((t) => frameIndex - t.frameIndex <= this.maxGap + 1);
     const live = this.tracks.filter((t) => t.frameIndex < frameIndex);
     const shift = cameraShift(

@@ -591,12 +591,13 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
     return place.width >= PPE_THRESHOLDS.minHeadWidthPx ? place : null;
   };
   // A head on no detected person: a worker of its own, its torso looked for below the head (no shoulders known).
-  // A head cut by the frame's top edge is not one: the top of the head, where a hard hat sits, is out
+  // A detected head cut by the frame's top edge is not one: the top of the head, where a hard hat sits, is out
   // of the picture (issue 51: the bulbs of ffmpeg's mandelbrot, cut by the top edge as it zooms,
   // passed the head check as heads wearing hard hats; no real head in the clips or photos was cut so).
   const cutByTop = (head: DetectedHead): boolean => head.box[1] < PPE_THRESHOLDS.headCutByTop * head.box[3];
   const alone = [...found, ...fromFaces].flatMap((head) => {
-    const place = matched.includes(head) || cutByTop(head) ? null : placeOf(head);
+    // (A face head is the face mesh's: its box reaches above the face and may be clipped at the top.)
+    const place = matched.includes(head) || (!fromFace.has(head) && cutByTop(head)) ? null : placeOf(head);
     if (!place) return [];
     const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
     const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
