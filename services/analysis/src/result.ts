@@ -1,6 +1,6 @@
 import type { Lang } from '@baret/platform';
 import { equipmentTitle, groupName, taskName } from './catalog/index.js';
-import type { CompositeAnalysis, CompositeCell, EquipmentSighting, NotWornReason, RelBox, TokenUsage, WearVerdict } from './engine/types.js';
+import type { CompositeAnalysis, CompositeCell, EquipmentSighting, NotWornReason, RelBox, TokenUsage, WearVerdict, WorkerSighting } from './engine/types.js';
 import { toVideoBox, WorkerTracker } from './tracking.js';
 
 export interface Evidence {
@@ -114,16 +114,8 @@ const groupKey = (group: readonly string[]): string => group.join(',');
 const reasonFor = (reasons: Record<string, NotWornReason> | undefined, group: readonly string[]): NotWornReason | null =>
   group.map((c) => reasons?.[c]).find((r) => r !== undefined) ?? null;
 
-/** One sighting of a worker, kept for the verdicts over the worker's whole track. */
-interface TrackSighting {
-  frameIndex: number;
-  timeSec: number;
-  compositeIndex: number;
-  box: RelBox;
-  verdicts: Record<string, WearVerdict>;
-  reasons?: Record<string, NotWornReason>;
-  confidence?: Record<string, number>;
-}
+/** One sighting of a worker, kept for the verdicts over the worker's whole track (its box in its own frame's fractions). */
+type TrackSighting = Omit<WorkerSighting, 'worker' | 'look'> & { compositeIndex: number };
 
 /**
  * What the analysis has learned so far, composite after composite: which equipment was seen
