@@ -183,7 +183,9 @@ export class Findings {
       this.framesSeen.add(frameIndex);
       const inFrame = sightings.filter((w) => w.frameIndex === frameIndex);
       const region = cells.find((c) => c.frameIndex === frameIndex)?.region;
-      const look = analysis.frameLooks?.find((f) => f.frameIndex === frameIndex)?.look;
+      // A frame cropped around its workers (person-focus sampling) shows another part of the picture
+      // than the frame before: its look says nothing of a cut.
+      const look = region ? undefined : analysis.frameLooks?.find((f) => f.frameIndex === frameIndex)?.look;
       const ids = this.tracker.assign(
         frameIndex,
         inFrame.map((w) => ({ box: toVideoBox(w.box, region), ...(w.look ? { look: w.look } : {}) })),

@@ -23,9 +23,10 @@ export interface TrackerOptions {
   /** Least look similarity of two sightings of one worker, where both looks are known (default 0.65). */
   minLook?: number;
   /**
-   * Below this similarity of two frames' looks, a cut between shots lies between them (default 0.92):
-   * frames of one shot of the four real clips, panned and handheld, 0.7 s apart, are 0.97–1 alike;
-   * cuts between photos of one data set 0.66–0.85 (appearance.ts, frameLook).
+   * Below this similarity of two frames' looks, a cut between shots lies between them (default 0.88):
+   * sampled frames of one shot of the four real clips, panned and handheld, 0.7 s apart, are
+   * 0.915–1 alike (the lowest at the start of a handheld crowd clip); cuts between photos of one
+   * data set 0.66–0.85 (appearance.ts, frameLook).
    */
   minFrameLook?: number;
 }
@@ -116,7 +117,7 @@ export class WorkerTracker {
     this.maxGap = opts.maxGapFrames ?? 3;
     this.minSimilarity = opts.minSimilarity ?? 0.3;
     this.minLook = opts.minLook ?? 0.65;
-    this.minFrameLook = opts.minFrameLook ?? 0.92;
+    this.minFrameLook = opts.minFrameLook ?? 0.88;
   }
 
   /** The shot of a frame assigned so far (0 for the first; each cut seen starts the next). */

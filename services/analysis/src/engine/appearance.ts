@@ -75,7 +75,7 @@ export function workerLook(img: RawImage, box: readonly [number, number, number,
  * A frame's look: the colour histograms of its four quarters, one after the other (4 ×
  * {@link LOOK_BINS} numbers) — where the colours are, so that two shots of one kind of scene (two
  * photos of one data set: 0.91 alike as whole frames) still differ (0.85), while a pan keeps a
- * frame like the one before it (0.97–1 on the four real clips, 0.7 s apart).
+ * frame like the one before it (0.915–1 on the four real clips, 0.7 s apart).
  */
 export function frameLook(img: RawImage): number[] {
   const w = img.width / 2;
