@@ -156,7 +156,7 @@ beforeAll(async () => {
   await eventually(async () => ((await app.infra.documents.collection('analysis_org_privacy').get(orgId))?.managers_see_unblurred === true ? true : undefined), 30_000);
 
   const body = await multipart(
-    { payload: JSON.stringify({ job_type: 'genel_saha_girisi', sampling: 'uniform', target_composites: 2, frames_per_composite: 4 }) },
+    { payload: JSON.stringify({ job_type: 'genel_saha_girisi', sampling: 'uniform', target_composites: 2, frames_per_composite: 2 }) },
     { name: 'direk.mp4', type: 'video/mp4', data: await readFile(video) },
   );
   // While the job runs, the object store is read right after each image is put there (issue 39:

@@ -64,9 +64,10 @@ export interface WorkerReport {
  * those without; otherwise the worker is *cannot tell*. A track seen in fewer than `minFrames`
  * frames of a shot sampled more often than that, or never judged for anything (too small, too far),
  * is not counted as a worker — a glimpse, a reflection, a false detection; a worker of a shot
- * sampled once (a cut before and after) is counted, seen too briefly to be missing anything (a
- * vision model's workers all count: the glimpses are the built-in detector's fragments). A job
- * that sampled `fewFrames` frames or fewer (a very short video) decides from a single frame.
+ * sampled once (a cut before and after) is counted (a vision model's workers all count: the
+ * glimpses are the built-in detector's fragments). A job that sampled `fewFrames` frames or fewer
+ * (a very short video), or a shot it sampled that seldom (a slideshow of stills), decides from a
+ * single sure frame: there is nothing more to judge from.
  */
 export const TRACK_RULES = {
   minFramesWithout: 2,
@@ -230,6 +231,9 @@ export class Findings {
     for (const [n, track] of counted.entries()) {
       const worker = n + 1;
       const items: WorkerReport['items'] = {};
+      // A shot the sampler looked at no more than fewFrames times is decided like a very short video.
+      const shotFrames = this.tracker.framesOfShot(this.tracker.shotOf(track[0]!.frameIndex) ?? -1);
+      const minWithoutHere = this.describesFrames && shotFrames > 0 && shotFrames <= TRACK_RULES.fewFrames ? 1 : minWithout;
       for (const group of this.requiredGroups) {
         const weight = (s: TrackSighting) => Math.max(0.05, ...group.map((c) => s.confidence?.[c] ?? (s.verdicts[c] && s.verdicts[c] !== 'unknown' ? 1 : 0)));
         const without = track.filter((s) => violates(s.verdicts, group));
@@ -244,7 +248,7 @@ export class Findings {
         const isSure = (s: TrackSighting) => weight(s) >= TRACK_RULES.sureWithout;
         const sure = without.filter(isSure).length;
         const verdict: ItemVerdict =
-          (sure >= minWithout && share >= TRACK_RULES.minShareWithout) || longestRun(track, group, isSure) >= TRACK_RULES.minRunWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
+          (sure >= minWithoutHere && share >= TRACK_RULES.minShareWithout) || longestRun(track, group, isSure) >= TRACK_RULES.minRunWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
         const confidence = Math.round((verdict === 'worn' ? 1 - share : share) * 100) / 100;
         items[groupKey(group)] = { verdict, frames_worn: worn.length, frames_without: without.length, confidence };
         if (verdict !== 'missing' || violations.filter((v) => groupKey(v.group) === groupKey(group)).length >= MAX_VIOLATIONS_PER_GROUP) continue;
