@@ -25,7 +25,7 @@ import type { Logger } from 'pino';
 import sharp from 'sharp';
 import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
 import { buildComposites } from './engine/composites.js';
-import type { FaceBlurFn, People } from './engine/faceBlur.js';
+import type { FaceBlurFn, FaceBlurResult, People } from './engine/faceBlur.js';
 import type { OfflineCompositeAnalysis } from './engine/offlineAnalyzer.js';
 import { readFramesAt, samplePersonFocus, sampleUniform, type DetectFn, type FrameMeta } from './engine/frames.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
@@ -468,20 +468,8 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
     ctx.signal.throwIfAborted();
     const frame = covered.frames.find((f) => f.index === v.frame_index);
     if (!frame) return undefined;
-    // Shown as a thumbnail (80 points on the PDF's page): searched at that size too, the frame's
-    // patches with it (covered again at the crop's size, so that their tone can change as well);
-    // enlarged, searched once more on the whole crop for the faces of the frame's workers (a
-    // frame not judged: every face).
-    const cut = await cropWorker(frame.jpeg, v.box);
-    const inCrop = ([x, y, w, h]: PixelBox): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale];
-    const patches = (covered.patches.get(frame.index) ?? []).map(inCrop);
     const here = judged.people.get(frame.index);
-    const people = here && peopleIn(here, frame.width, frame.height);
-    const crop = await ctx.blurFaces(cut.jpeg, {
-      thumbnail: true,
-      patches,
-      ...(people ? { people: { persons: people.persons.map(inCrop), heads: people.heads.map(inCrop) }, tiles: false, heads: false } : {}),
-    });
+    const crop = await coverWorkerCrop(ctx.blurFaces, frame, v.box, covered.patches.get(frame.index) ?? [], here && peopleIn(here, frame.width, frame.height));
     const original = plainFrames.find((f) => f.index === v.frame_index);
     return { covered: crop.jpeg, original: original && (await cropWorker(original.jpeg, v.box)).jpeg };
   };
@@ -498,6 +486,33 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
   const stored = { composites: composites.length, crops: violations.length };
   await ctx.step([], (doc) => (doc.stored = stored));
   return stored;
+}
+
+/**
+ * A violation's crop of a covered frame with its faces covered (store evidence; the cover measure
+ * of `npm run eval -- --blur` runs it too): the worker's `box` cut out ({@link cropWorker}), shown as
+ * a thumbnail (80 points on the PDF's page) — searched at that size too, the frame's `patches` (its
+ * pixels) with it, covered again at the crop's size so that their tone can change as well — and,
+ * enlarged, searched once more on the whole crop for the faces of the frame's workers (`people`, in
+ * its pixels; a frame not judged: every face), none on the worker's own torso (issue 51,
+ * `FaceBlurOptions.worker`): what BlazeFace finds on a vest in the enlarged crop is the vest.
+ */
+export async function coverWorkerCrop(
+  blurFaces: FaceBlurFn,
+  frame: { jpeg: Buffer; width: number; height: number },
+  box: RelBox,
+  patches: readonly PixelBox[],
+  people?: People,
+): Promise<FaceBlurResult & { cut: WorkerCrop }> {
+  const cut = await cropWorker(frame.jpeg, box);
+  const inCrop = ([x, y, w, h]: PixelBox): PixelBox => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale];
+  const worker = inCrop([box.x * frame.width, box.y * frame.height, box.w * frame.width, box.h * frame.height]);
+  const crop = await blurFaces(cut.jpeg, {
+    thumbnail: true,
+    patches: patches.map(inCrop),
+    ...(people ? { people: { persons: people.persons.map(inCrop), heads: people.heads.map(inCrop) }, tiles: false, heads: false, worker } : {}),
+  });
+  return { ...crop, cut };
 }
 
 /** Long side of a violation's evidence crop at least (smaller crops are scaled up). */

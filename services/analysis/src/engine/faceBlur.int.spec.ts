@@ -4,8 +4,27 @@ import sharp from 'sharp';
 import { sharedDataDir } from '@baret/platform';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, detectFaces, warmUpDetector, type RawImage } from './detector.js';
-import { FACE_SURE_SCORE, blurFaces, blurFacesRaw, centreIn, coveredIn, faceRegion, faceTiles, faceZones, headFaceRegion, sameFace, zoneTiles } from './faceBlur.js';
+import {
+  FACE_SURE_SCORE,
+  HEAD_BROW,
+  HEAD_CHIN,
+  HEAD_SIDE,
+  blurFaces,
+  blurFacesRaw,
+  centreIn,
+  coveredIn,
+  facePatch,
+  faceRegion,
+  faceTiles,
+  faceZones,
+  headFaceRegion,
+  headOf,
+  sameFace,
+  torsoZones,
+  zoneTiles,
+} from './faceBlur.js';
 import { analyzePpeRaw, judgeFrameRaw } from './ppe.js';
+import { coverWorkerCrop, cropWorker } from '../pipeline.js';
 
 type Box = [number, number, number, number];
 
@@ -57,8 +76,8 @@ describe('the face blur (issue 30)', () => {
   }, 120_000);
 
   it('keeps a face region from the brows down over the chin, and a head box’s lower part', () => {
-    // BlazeFace's tight box (brows to mouth) → the region keeps its top, widens and goes down.
-    expect(faceRegion({ box: [100, 100, 40, 40] }, 1000, 1000)).toEqual([94, 99.2, 52, 58.8]);
+    // BlazeFace's tight box (brows to mouth) → the region keeps its top, widens and goes 30 % down (the chin).
+    expect(faceRegion({ box: [100, 100, 40, 40] }, 1000, 1000)).toEqual([94, 99.2, 52, 52.8]);
     // Clipped to the image.
     faceRegion({ box: [0, 980, 40, 40] }, 1000, 1000).forEach((v, i) => expect(v).toBeCloseTo([0, 979.2, 46, 20.8][i]!));
     // A head box (hard hat to chin): only below 45 % of its height.
@@ -83,15 +102,23 @@ describe('the face blur (issue 30)', () => {
     const zones = faceZones(people, 1280, 720);
     expect(zones).toHaveLength(2);
     const [head, person] = zones as [Box, Box];
-    // Around the head, and the person's top down to a little more than his width (the chest starts below).
+    // Around the head, and the person's top down to the chin of his judged head (issue 51: the chest starts below).
     head.forEach((v, i) => expect(v).toBeCloseTo([612.5, 185, 75, 90][i]!));
-    expect(person[1] + person[3]).toBeCloseTo(200 + 120);
+    expect(person[1] + person[3]).toBeCloseTo(200 + 1.15 * 60);
+    // With no head judged on him, down to a little more than his width.
+    const headless = faceZones({ persons: people.persons, heads: [] }, 1280, 720)[0]!;
+    expect(headless[1] + headless[3]).toBeCloseTo(200 + 120);
+    // A crouching worker, his box as wide as it is tall: his zone ends at his chin, not halfway down his back.
+    const crouching = faceZones({ persons: [[120, 310, 230, 320]], heads: [[225, 350, 100, 110]] }, 360, 640)[1]!;
+    expect(crouching[1] + crouching[3]).toBeCloseTo(350 + 1.15 * 110);
     // Clipped to the frame.
     const edge = faceZones({ persons: [], heads: [[-10, -10, 40, 40]] }, 1280, 720)[0]!;
     expect(edge[0]).toBe(0);
     expect(edge[1]).toBe(0);
-    // One square tile per zone, at least 96 px, inside the frame; a zone centred in a tile already chosen of about its size adds none.
-    const tiles = zoneTiles(zones, 1280, 720);
+    // One square tile per zone, at least 96 px, inside the frame; a zone centred in a tile already chosen of about its size adds none
+    // (the top of a person box ending at the chin lies in the head's tile).
+    expect(zoneTiles(zones, 1280, 720)).toHaveLength(1);
+    const tiles = zoneTiles([head, headless], 1280, 720);
     expect(tiles).toHaveLength(2);
     for (const [tx, ty, tw, th] of tiles) {
       expect(tw).toBe(th);
@@ -209,5 +236,149 @@ describe('the face blur (issue 30)', () => {
     const before = (await detectFaces(jpeg)).faces.filter((f) => f.score >= FACE_SURE_SCORE).map((f) => f.box);
     expect((await detectFaces(out.jpeg)).faces.filter((f) => sameFace(f.box, before))).toEqual([]);
     expect(out.remaining).toBe(0);
+  }, 300_000);
+});
+
+/** A smooth colour gradient as a JPEG (BlazeFace finds no face of its own in it), `width` × `height`. */
+async function gradient(width: number, height: number): Promise<Buffer> {
+  const data = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) data.set([60 + Math.round((140 * x) / width), 80 + Math.round((120 * y) / height), 150], (y * width + x) * 3);
+  }
+  return sharp(data, { raw: { width, height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+}
+
+/** Mean absolute difference of two images (same size) inside a pixel box. */
+function meanDiffIn(a: RawImage, b: RawImage, [bx, by, bw, bh]: Box): number {
+  const x0 = Math.max(0, Math.floor(bx));
+  const x1 = Math.min(a.width, Math.ceil(bx + bw));
+  const y0 = Math.max(0, Math.floor(by));
+  const y1 = Math.min(a.height, Math.ceil(by + bh));
+  let sum = 0;
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) for (let c = 0; c < 3; c++) sum += Math.abs(a.data[(y * a.width + x) * 3 + c]! - b.data[(y * a.width + x) * 3 + c]!);
+  return sum / Math.max(1, (x1 - x0) * (y1 - y0) * 3);
+}
+
+describe('patches on the face, not on the evidence (issue 51)', () => {
+  beforeAll(async () => {
+    await warmUpDetector();
+  }, 120_000);
+
+  it('puts a patch on the face of its judged head: below the brow, within its sides, above its chin', () => {
+    // A judged head box, from the top of the hard hat to the chin.
+    const head: Box = [100, 100, 50, 60];
+    const brow = 100 + HEAD_BROW * 60;
+    const chin = 100 + HEAD_CHIN * 60;
+    const inside = ([x, y, w, h]: Box) => {
+      expect(y).toBeGreaterThanOrEqual(brow - 1e-9);
+      expect(y + h).toBeLessThanOrEqual(chin + 1e-9);
+      expect(x).toBeGreaterThanOrEqual(100 - HEAD_SIDE * 50 - 1e-9);
+      expect(x + w).toBeLessThanOrEqual(150 + HEAD_SIDE * 50 + 1e-9);
+    };
+    // A "face" BlazeFace is not sure of on the hat and the face below it: its patch starts at the brow.
+    const low: Box = [102, 96, 46, 46];
+    expect(headOf(low, [head])).toBe(head);
+    const patch = facePatch(faceRegion({ box: low }, 1000, 1000), head, 1000, 1000);
+    inside(patch);
+    expect(patch[3]).toBeGreaterThan(0.5 * 60);
+    // One on the hat alone is covered where the head's face is, not on the hat.
+    const onHat = facePatch([108, 95, 34, 12], head, 1000, 1000);
+    inside(onHat);
+    expect(onHat).toEqual(facePatch(headFaceRegion({ box: head }, 1000, 1000), head, 1000, 1000));
+    // A face BlazeFace is sure of keeps its own box, brows to mouth, where the head box lies too low;
+    // only its margin stays within the head.
+    const sure: Box = [104, 88, 42, 42];
+    const kept = facePatch(faceRegion({ box: sure }, 1000, 1000), head, 1000, 1000, sure);
+    expect(coveredIn([kept], sure)).toBe(coveredIn([sure], sure));
+    expect(kept[1] + kept[3]).toBeLessThanOrEqual(Math.max(chin, 88 + 42) + 1e-9);
+    // In no judged head, the region as it is.
+    expect(facePatch([10, 10, 20, 20], undefined, 1000, 1000)).toEqual([10, 10, 20, 20]);
+    // A face is the head's whose box holds its centre, not a small head behind it (too narrow for it);
+    // a face twice as wide as a head is not that head's.
+    expect(headOf([231, 153, 36, 36], [[224, 163, 14, 18], [233, 112, 46, 79]])).toEqual([233, 112, 46, 79]);
+    expect(headOf([60, 100, 110, 110], [head])).toBeUndefined();
+    // The torso: the person box below the chin of the head judged on it; none with no head judged.
+    torsoZones({ persons: [[80, 90, 100, 300]], heads: [head] })[0]!.forEach((v, i) => expect(v).toBeCloseTo([80, chin, 100, 390 - chin][i]!));
+    expect(torsoZones({ persons: [[80, 90, 100, 300]], heads: [] })).toEqual([]);
+  });
+
+  it("covers a crouching worker seen from behind and his neighbour under their hard hats, never the hats, never the worker's back", async () => {
+    // A 360 × 640 phone frame of a crowd (the size of the toolbox-talk clip), a smooth gradient here.
+    const jpeg = await gradient(360, 640);
+    // The crouching worker (his box about as wide as tall), the head detector's box over his hard hat
+    // and neck; a worker standing behind him, his head beside and above.
+    const worker: Box = [120, 300, 230, 330];
+    const head: Box = [223, 351, 106, 111];
+    const neighbour: Box = [190, 280, 45, 55];
+    const people = { persons: [worker, [170, 270, 90, 300] as Box], heads: [head, neighbour] };
+    // What BlazeFace found on the frame: a "face" on the back of the hard hat and the neck, which it is
+    // not sure of, and the neighbour's face.
+    const faces = [
+      { box: [259, 377, 89, 90] as Box, score: 0.35 },
+      { box: [199, 298, 30, 30] as Box, score: 0.42 },
+    ];
+    const out = await blurFaces(jpeg, { people, faces, quality: 90 });
+    // (A pixel short of the brow, and of the chin below: coveredIn counts a partly covered pixel whole.)
+    const hat = ([x, y, w, h]: Box): Box => [x, y, w, HEAD_BROW * h - 1];
+    expect(coveredIn(out.filled, hat(head)), 'patches over the hard hat').toBe(0);
+    expect(coveredIn(out.filled, hat(neighbour)), "patches over the neighbour's hard hat").toBe(0);
+    const [bx, by, bw, bh] = torsoZones({ persons: [worker], heads: [head] })[0]!;
+    expect(coveredIn(out.filled, [bx, by + 1, bw, bh - 1]), "patches over the worker's back").toBe(0);
+    // Each face covered, on its own head: two patches, neither over the other head.
+    expect(out.regions).toHaveLength(2);
+    for (const h of [head, neighbour]) expect(coveredIn(out.filled, [h[0], h[1] + HEAD_BROW * h[3], h[2], (HEAD_CHIN - HEAD_BROW) * h[3]])).toBeGreaterThan(0);
+    for (const r of out.regions) expect(centreIn(r.box, [head]) !== centreIn(r.box, [neighbour])).toBe(true);
+  }, 60_000);
+
+  it("searches no face on the torso of a violation crop's worker, however sure BlazeFace is of it; a frame covers it", async () => {
+    const jpeg = await gradient(480, 640);
+    const worker: Box = [90, 60, 300, 560];
+    const head: Box = [190, 60, 90, 110];
+    const people = { persons: [worker], heads: [head] };
+    // BlazeFace, shown the crop enlarged, sure of a face on the worker's chest.
+    const chest: Box = [200, 260, 80, 80];
+    const faces = [{ box: chest, score: 0.55 }];
+    const crop = await blurFaces(jpeg, { people, faces, worker, tiles: false, heads: false });
+    expect(coveredIn(crop.filled, torsoZones(people)[0]!)).toBe(0);
+    // On a frame (no worker named), a face BlazeFace is sure of is covered wherever it is.
+    const frame = await blurFaces(jpeg, { people, faces, tiles: false, heads: false });
+    expect(coveredIn(frame.filled, chest)).toBe(coveredIn([chest], chest));
+  }, 60_000);
+
+  it.each(['valid__00409_jpg', 'valid__02594_jpg'])('cuts each worker of %s out as a violation crop with their hard hat and their torso untouched', async (prefix) => {
+    const { jpeg, labels } = await photo(prefix);
+    const img = await raw(jpeg);
+    const { persons, faces } = await judgeFrameRaw(img);
+    const people = { persons: persons.map((p) => p.box), heads: persons.flatMap((p) => (p.head ? [p.head] : [])) };
+    const frame = await blurFaces(jpeg, { people, faces });
+    expect(frame.remaining).toBe(0);
+    const px = yolo(labels).map((o) => ({ cls: o.cls, box: [(o.cx - o.w / 2) * img.width, (o.cy - o.h / 2) * img.height, o.w * img.width, o.h * img.height] as Box }));
+    const heads = px.filter((o) => o.cls === 0 || o.cls === 2).map((o) => o.box);
+    // A hard hat above its brim (the labelled head's upper 30 %); a vest or torso box without the
+    // labelled heads and a sixth of their height below them (their chins: vest boxes are drawn up over them).
+    const hats = px.filter((o) => o.cls === 0).map(({ box: [x, y, w, h] }): Box => [x, y, w, 0.3 * h]);
+    const torsos = px.filter((o) => o.cls === 1 || o.cls === 3).map((o) => o.box);
+    const chins = heads.map(([x, y, w, h]): Box => [x, y, w, (7 / 6) * h]);
+    let checked = 0;
+    for (const person of people.persons) {
+      const box = { x: person[0] / img.width, y: person[1] / img.height, w: person[2] / img.width, h: person[3] / img.height };
+      const crop = await coverWorkerCrop((image, opts) => blurFaces(image, opts), frame, box, frame.regions.map((r) => r.box), people);
+      const { left, top, scale } = crop.cut;
+      const inCrop = ([x, y, w, h]: Box): Box => [(x - left) * scale, (y - top) * scale, w * scale, h * scale];
+      const plain = await raw((await cropWorker(jpeg, box)).jpeg);
+      const covered = await raw(crop.jpeg);
+      for (const hat of hats.filter((h) => centreIn(h, [person]))) {
+        expect(coveredIn(crop.filled, inCrop(hat)), `patches over the hard hat ${hat.map(Math.round).join(',')}`).toBe(0);
+        expect(meanDiffIn(plain, covered, inCrop(hat))).toBeLessThan(4);
+        checked++;
+      }
+      for (const torso of torsos.filter((t) => centreIn(t, [person]))) {
+        const area = coveredIn([inCrop(torso)], inCrop(torso), chins.map(inCrop));
+        // (The margin of a face's patch beside the chin may reach the top of a torso box drawn high.)
+        expect(coveredIn(crop.filled, inCrop(torso), chins.map(inCrop)) / area, `patches over the torso ${torso.map(Math.round).join(',')}`).toBeLessThan(0.05);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(2);
   }, 300_000);
 });

@@ -16,6 +16,13 @@
  * image is then searched again and whatever the detector still finds is covered in turn, up to
  * {@link MAX_PASSES} times, so that the image handed back has no face the detector finds at its
  * default score.
+ *
+ * With the workers the judge found (issue 39), a patch is put on the face of the judged head it
+ * belongs to (issue 51, {@link facePatch}): below the brow — the upper part of a head box is the
+ * headwear, the hard hat a verdict is about —, down to a little below the chin and no wider than
+ * the head allows, never over the torso; the patches of one head become one, never a box over a
+ * neighbour; a face found again over a patch tones it again rather than growing it over the hat;
+ * and a violation's crop searches no face on its worker's torso.
  */
 import sharp from 'sharp';
 import { FACE_DEFAULT_MIN_SCORE, detectFacesRaw, overlapOfSmaller, type DetectedFace, type RawImage } from './detector.js';
@@ -33,6 +40,8 @@ export interface BlurRegion {
   box: Box;
   source: 'face' | 'head';
   score: number;
+  /** The judged head the patch was put on ({@link headOf}, issue 51), when it lies in one. */
+  head?: Box;
 }
 
 /** Options of {@link blurFacesRaw}. */
@@ -73,6 +82,16 @@ export interface FaceBlurOptions {
    * patches): covered again as regions of this image, so that {@link thumbnail} can tone them too.
    */
   patches?: Box[];
+  /**
+   * The worker a violation's crop shows (issue 51), their person box in its pixels, with `people`: a
+   * face found wholly on their torso — the box below the chin of the judged head on it
+   * ({@link torsoZones}) — and in no head's zone is not covered, however sure BlazeFace is of it.
+   * The crop, enlarged, is searched for faces too small to find in the frame; on the worker's own
+   * vest or shirt it finds their pattern, and a patch there would hide the vest the violation is
+   * about. (A face of someone else in front of the worker was searched in the frame, and its patch
+   * comes with `patches`.)
+   */
+  worker?: Box;
 }
 
 /**
@@ -109,17 +128,38 @@ export interface People {
 /**
  * Where the face of one of `people` can be (issue 39): around each head box, and the top of each
  * person box — its upper part down to a little more than its width (a standing worker's head and
- * neck, a close-up's face), never the chest below — clipped to the image.
+ * neck, a close-up's face), never the chest below — clipped to the image. A person with a judged
+ * head on it (its centre in the box) has its top end at that head's chin ({@link HEAD_CHIN}; the
+ * lowest, with several): below is the torso, all the more for a crouching or bending worker, whose
+ * box is about as wide as it is tall (issue 51).
  */
 export function faceZones(people: People, width: number, height: number): Box[] {
   const zones: Box[] = people.heads.map(([x, y, w, h]) => [x - 0.25 * w, y - 0.25 * h, 1.5 * w, 1.5 * h]);
-  for (const [x, y, w, h] of people.persons) zones.push([x - 0.1 * w, y - 0.1 * h, 1.2 * w, Math.min(0.55 * h, 1.2 * w) + 0.1 * h]);
+  for (const person of people.persons) {
+    const [x, y, w, h] = person;
+    const chins = people.heads.filter((head) => centreIn(head, [person])).map((head) => head[1] + HEAD_CHIN * head[3]);
+    const bottom = Math.min(y + Math.min(0.55 * h, 1.2 * w), chins.length > 0 ? Math.max(...chins) : Infinity);
+    zones.push([x - 0.1 * w, y - 0.1 * h, 1.2 * w, bottom - y + 0.1 * h]);
+  }
   return zones.flatMap((z): Box[] => {
     const x0 = clamp(z[0], 0, width);
     const y0 = clamp(z[1], 0, height);
     const x1 = clamp(z[0] + z[2], 0, width);
     const y1 = clamp(z[1] + z[3], 0, height);
     return x1 - x0 >= 1 && y1 - y0 >= 1 ? [[x0, y0, x1 - x0, y1 - y0]] : [];
+  });
+}
+
+/**
+ * The torsos of `people` (issue 51): each person box below the chin ({@link HEAD_CHIN}) of the judged
+ * head on it (the lowest, with several); none for a person with no head judged.
+ */
+export function torsoZones(people: People): Box[] {
+  return people.persons.flatMap((person): Box[] => {
+    const [x, y, w, h] = person;
+    const chins = people.heads.filter((head) => centreIn(head, [person])).map((head) => head[1] + HEAD_CHIN * head[3]);
+    const top = Math.max(...chins);
+    return chins.length > 0 && top < y + h ? [[x, top, w, y + h - top]] : [];
   });
 }
 
@@ -180,14 +220,16 @@ const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.m
  * The part of the image a face found by BlazeFace is blurred over. BlazeFace's tight box runs
  * from the brows to the mouth (measured on the validation photos, ADR 0024): the region keeps
  * its top (the brim of a hard hat sits just above), widens it by 15 % on each side and takes it
- * 45 % further down, over the chin.
+ * 30 % further down, over the chin (issue 51: the chins of the labelled heads on safety-vest-v4 lie
+ * 16 % of the box below it for a hard hat, 25 % for a bare head — medians —, 24 % and 34 % for three
+ * in four; 45 % covered the collar and the top of the vest).
  */
 export function faceRegion(face: Pick<DetectedFace, 'box'>, width: number, height: number): Box {
   const [x, y, w, h] = face.box;
   const x0 = clamp(x - 0.15 * w, 0, width);
   const y0 = clamp(y - 0.02 * h, 0, height);
   const x1 = clamp(x + 1.15 * w, 0, width);
-  const y1 = clamp(y + 1.45 * h, 0, height);
+  const y1 = clamp(y + 1.3 * h, 0, height);
   return [x0, y0, x1 - x0, y1 - y0];
 }
 
@@ -241,20 +283,30 @@ function cropRaw(img: RawImage, [x, y, w, h]: Box): RawImage {
   return { data, width, height };
 }
 
+/** A face {@link findFaces} found, and whether on a tile (an enlarged part of the image, where its score says less: issue 51). */
+export type SearchedFace = DetectedFace & { tile?: boolean };
+
 /** Score a face found on a tile needs: tiles enlarge textures into false faces, a real small face scores high (ADR 0024). */
 export const TILE_MIN_SCORE = 0.5;
 
 /**
  * Faces on the whole image (at `minScore`) and on its tiles (at {@link TILE_MIN_SCORE}), in pixels
- * of the image; the same face found on the image and on a tile is kept once.
+ * of the image; the same face found on the image and on a tile is kept once. With `people`, see
+ * {@link FaceBlurOptions.people}; with `worker` too, {@link FaceBlurOptions.worker}.
  */
-export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: People, known?: FaceBlurOptions['faces']): Promise<DetectedFace[]> {
+export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: People, known?: FaceBlurOptions['faces'], worker?: Box): Promise<SearchedFace[]> {
   const zones = people && faceZones(people, img.width, img.height);
+  // Wholly on the torso of the worker a violation's crop shows (below their judged head's chin), and
+  // in no head's zone: no face of the workers (issue 51), however sure.
+  const torsos = people && worker ? torsoZones({ persons: [worker], heads: people.heads }) : [];
+  const headZones = people ? faceZones({ persons: [], heads: people.heads }, img.width, img.height) : [];
+  const onTorso = (box: Box) => torsos.some((t) => box[1] >= t[1] && centreIn(box, [t])) && !centreIn(box, headZones);
+  const kept = (box: Box) => !onTorso(box);
   const whole =
     known && minScore >= FACE_DEFAULT_MIN_SCORE
       ? known.filter((f) => f.score >= minScore).map((f): DetectedFace => ({ box: [...f.box], score: f.score, landmarks: [] }))
       : await detectFacesRaw(img, { minScore });
-  const found = whole.filter((f) => !zones || f.score >= FACE_SURE_SCORE || centreIn(f.box, zones));
+  const found: SearchedFace[] = whole.filter((f) => kept(f.box) && (!zones || f.score >= FACE_SURE_SCORE || centreIn(f.box, zones)));
   if (!tiles) return found;
   // With the people known, the tiles are their face zones' (what a tile finds elsewhere is texture).
   // A zone whose face the whole image already showed, and BlazeFace is sure of, needs no tile of its own.
@@ -262,9 +314,9 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
   for (const tile of open ? zoneTiles(open, img.width, img.height) : faceTiles(img.width, img.height)) {
     for (const f of await detectFacesRaw(cropRaw(img, tile), { minScore: Math.max(minScore, TILE_MIN_SCORE) })) {
       const box: Box = [f.box[0] + Math.floor(tile[0]), f.box[1] + Math.floor(tile[1]), f.box[2], f.box[3]];
-      if (zones && !centreIn(box, zones)) continue;
+      if (zones && (!centreIn(box, zones) || !kept(box))) continue;
       if (found.some((g) => overlapOfSmaller(g.box, box) > 0.5)) continue;
-      found.push({ box, score: f.score, landmarks: f.landmarks.map(([px, py]) => [px + Math.floor(tile[0]), py + Math.floor(tile[1])]) });
+      found.push({ box, score: f.score, landmarks: f.landmarks.map(([px, py]) => [px + Math.floor(tile[0]), py + Math.floor(tile[1])]), tile: true });
     }
   }
   return found;
@@ -348,13 +400,15 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     cover(box);
     regions.push({ box, source: 'face', score: 1 });
   }
-  let faces = await findFaces(img, minScore, opts.tiles ?? true, people, opts.faces);
+  let faces = await findFaces(img, minScore, opts.tiles ?? true, people, opts.faces, opts.worker);
   const found = faces.map((f) => f.box);
   let heads: Array<Pick<DetectedHead, 'box' | 'score'>> = [];
   if (opts.heads ?? true) {
     // With the people known, their heads are the judge's: the head detector does not run again.
     const candidates = people ? people.heads.map((box) => ({ box, score: 1 })) : await detectHeads(img);
-    heads = candidates.filter((h) => !faces.some((f) => overlapOfSmaller(h.box, faceRegion(f, img.width, img.height)) > 0.3));
+    // A head with a face found over it, or over its face part (issue 51: a head box that is the hat alone, the face below it), gets no patch of its own.
+    const facePart = (h: Pick<DetectedHead, 'box'>) => [h.box, headFaceRegion(h, img.width, img.height)];
+    heads = candidates.filter((h) => !faces.some((f) => facePart(h).some((part) => overlapOfSmaller(part, faceRegion(f, img.width, img.height)) > 0.3)));
   }
   let passes = 0;
   while ((faces.length > 0 || heads.length > 0) && passes < MAX_PASSES) {
@@ -362,14 +416,17 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     for (const f of faces) {
       // The first pass covers each face's whole region; a later one only the box found (the
       // detector's false faces next to a filled region would otherwise grow it pass after pass).
-      const box = toChin(passes === 1 ? faceRegion(f, img.width, img.height) : f.box, people?.heads);
+      // With the people known, on the face of the judged head it lies in (issue 51).
+      const head = headOf(f.box, people?.heads);
+      const box = facePatch(passes === 1 ? faceRegion(f, img.width, img.height) : f.box, head, img.width, img.height, sureFace(f));
       cover(box);
-      addRegion(regions, { box, source: 'face', score: f.score }, people !== undefined);
+      addRegion(regions, { box, source: 'face', score: f.score, ...(head ? { head } : {}) }, people !== undefined);
     }
     for (const h of heads) {
-      const box = toChin(headFaceRegion(h, img.width, img.height), people?.heads);
+      const head = people ? h.box : undefined;
+      const box = facePatch(headFaceRegion(h, img.width, img.height), head, img.width, img.height);
       cover(box);
-      addRegion(regions, { box, source: 'head', score: h.score }, people !== undefined);
+      addRegion(regions, { box, source: 'head', score: h.score, ...(head ? { head } : {}) }, people !== undefined);
     }
     heads = [];
     // Searched once more as the JPEG it becomes ({@link blurFaces}: the same search on what is stored).
@@ -381,7 +438,7 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
     // (with the people known: only what the blur left of a face it covered, not new false faces elsewhere).
     faces = (await findFaces(img, Math.max(minScore, FACE_DEFAULT_MIN_SCORE), false)).filter((f) => !people || sameFace(f.box, [...found, ...regions.map((r) => r.box)]));
   }
-  if (people) mergeByHead(img, regions, people.heads, cover);
+  if (people) mergeByHead(regions, cover);
   if (opts.thumbnail) await retoneForThumbnail(img, regions, cover);
   const left = faces.filter((f) => f.score >= FACE_DEFAULT_MIN_SCORE);
   const remaining = left.filter((f) => sameFace(f.box, found)).length;
@@ -458,26 +515,45 @@ async function retoneForThumbnail(img: RawImage, regions: readonly BlurRegion[],
 
 /**
  * Adds a covered region to the list; with `merge` (one patch per face, issue 39), a region over
- * one already there — what a later pass covers again of the same face — widens that one instead.
+ * one already there — what a later pass covers again of the same face — widens that one instead:
+ * one of the same judged head (issue 51: not a neighbour's), or, in no head, one of about its size
+ * (not a face many times larger found around it).
  */
 function addRegion(regions: BlurRegion[], region: BlurRegion, merge: boolean): void {
-  const same = merge ? regions.find((r) => sameFace(region.box, [r.box])) : undefined;
-  if (!same) {
-    regions.push(region);
-    return;
-  }
-  const x0 = Math.min(same.box[0], region.box[0]);
-  const y0 = Math.min(same.box[1], region.box[1]);
-  same.box = [x0, y0, Math.max(same.box[0] + same.box[2], region.box[0] + region.box[2]) - x0, Math.max(same.box[1] + same.box[3], region.box[1] + region.box[3]) - y0];
+  const alike = (r: BlurRegion) => (r.head ? true : Math.max(r.box[2], region.box[2]) <= FACE_HEAD_WIDTH * Math.min(r.box[2], region.box[2]));
+  const same = merge ? regions.find((r) => r.head === region.head && alike(r) && sameFace(region.box, [r.box])) : undefined;
+  if (same) widen(same, region.box);
+  else regions.push(region);
+}
+
+/** A region widened to hold `box` too. */
+function widen(region: BlurRegion, box: Box): void {
+  const x0 = Math.min(region.box[0], box[0]);
+  const y0 = Math.min(region.box[1], box[1]);
+  region.box = [x0, y0, Math.max(region.box[0] + region.box[2], box[0] + box[2]) - x0, Math.max(region.box[1] + region.box[3], box[1] + box[3]) - y0];
 }
 
 /**
- * One patch per face (issue 39): patches whose centres lie around the same head (its face zone)
- * become one, over the box that holds them all.
+ * One patch per face (issue 39): overlapping patches put on the same judged head become one, over
+ * the box that holds them — inside that head's face, as each of them is (issue 51: the patches
+ * around a head's zone, merged, made one box over the hard hat, the neck and a neighbour's face;
+ * two faces apart in one head box too large, two patches).
  */
-function mergeByHead(img: RawImage, regions: BlurRegion[], heads: Box[], cover: Cover): void {
-  for (const zone of faceZones({ persons: [], heads }, img.width, img.height)) {
-    const mine = regions.filter((r) => centreIn(r.box, [zone]));
+function mergeByHead(regions: BlurRegion[], cover: Cover): void {
+  const overlap = (a: Box, b: Box) => a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3];
+  for (let i = 0; i < regions.length; i++) {
+    const head = regions[i]!.head;
+    if (!head) continue;
+    // The patches of this head that overlap this one, or one overlapping it, …
+    const mine = [regions[i]!];
+    for (let grown = true; grown; ) {
+      grown = false;
+      for (const r of regions) {
+        if (r.head !== head || mine.includes(r) || !mine.some((m) => overlap(m.box, r.box))) continue;
+        mine.push(r);
+        grown = true;
+      }
+    }
     if (mine.length < 2) continue;
     const x0 = Math.min(...mine.map((r) => r.box[0]));
     const y0 = Math.min(...mine.map((r) => r.box[1]));
@@ -485,26 +561,84 @@ function mergeByHead(img: RawImage, regions: BlurRegion[], heads: Box[], cover: 
     cover(box);
     const score = Math.max(...mine.map((r) => r.score));
     for (const r of mine) regions.splice(regions.indexOf(r), 1);
-    regions.push({ box, source: 'face', score });
+    regions.splice(i, 0, { box, source: 'face', score, head });
   }
 }
 
 /**
- * A face's patch ended at the chin of the judged head it lies in (issue 39): the head box runs to the
- * chin, and the region below it is the neck and the top of a vest, which the evidence is about.
+ * Where the face starts in a judged head box (hat or hair to chin), as a fraction of its height
+ * from the top (issue 51): above is the headwear — a hard hat's shell and brim — which a patch does
+ * not cover. The tops of the faces BlazeFace finds at 0.5 or more in the judge's head boxes on
+ * safety-vest-v4 lie at 0.47 of the box (median); a head box the judge derives from a face has
+ * the brows at 0.45 ({@link FACE_HEAD} in ppe.ts).
  */
-function toChin(box: Box, heads: readonly Box[] | undefined): Box {
-  const head = heads?.find((h) => centreIn(box, [h]) || centreIn(h, [box]));
-  if (!head) return box;
-  const bottom = Math.max(box[1] + 1, Math.min(box[1] + box[3], head[1] + 1.15 * head[3]));
-  return [box[0], box[1], box[2], bottom - box[1]];
+export const HEAD_BROW = 0.4;
+/** Where a face patch in a judged head ends, as a fraction of its height (issue 39): a little below its chin, not over the collar and the vest. */
+export const HEAD_CHIN = 1.15;
+/** How far a face patch in a judged head may reach past its sides, as a fraction of its width (issue 51). */
+export const HEAD_SIDE = 0.25;
+/**
+ * A face is a judged head's only when it is at most this many times as wide as the head (issue 51):
+ * a wider face is no face of that head — the head box is off, or it is a small head behind a close
+ * face (the faces BlazeFace is sure of in the judge's head boxes on safety-vest-v4 are 0.79 of the
+ * head's width, median, 1.41 at most).
+ */
+export const FACE_HEAD_WIDTH = 1.5;
+
+/**
+ * The judged head a face belongs to (issue 51): one whose box holds the face box's centre, or
+ * whose centre the face box holds, and no narrower than the face allows ({@link FACE_HEAD_WIDTH});
+ * of several, one holding the face's centre first, then the nearest.
+ */
+export function headOf(face: Box, heads: readonly Box[] | undefined): Box | undefined {
+  const centre = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
+  const [cx, cy] = centre(face);
+  const rank = (h: Box) => (centreIn(face, [h]) ? 0 : 1e6) + Math.hypot(centre(h)[0] - cx, centre(h)[1] - cy);
+  return heads?.filter((h) => face[2] <= FACE_HEAD_WIDTH * h[2] && (centreIn(face, [h]) || centreIn(h, [face]))).sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** The face's own box when BlazeFace is sure of it on the whole image ({@link FACE_SURE_SCORE}; a tile's score says less). */
+const sureFace = (f: SearchedFace): Box | undefined => (f.score >= FACE_SURE_SCORE && !f.tile ? f.box : undefined);
+
+/**
+ * A face's patch put on the judged head it belongs to (issue 51): `region` (the face and its margin,
+ * {@link faceRegion}) cut to that head's face part — from the brow ({@link HEAD_BROW}) to a little
+ * below the chin ({@link HEAD_CHIN}), no more than {@link HEAD_SIDE} of the head past its sides —
+ * not over the hard hat above the brow, not over the collar and the vest below the chin, not over a
+ * neighbour beside it. A face BlazeFace is sure of (`sure`, its box) keeps its region's top (its
+ * brows) and its own box however the head box lies — the judge's head box is placed by keypoints,
+ * the face by the face detector — and only the margin beside and below it stays within the head.
+ * A patch with next to nothing left inside (a "face" BlazeFace found on a hat or the back of a
+ * head) covers the head's face instead ({@link headFaceRegion}): a face found in a worker's head is
+ * covered where that head's face is. With no head, the patch is `region`.
+ */
+export function facePatch(region: Box, head: Box | undefined, width: number, height: number, sure?: Box): Box {
+  if (!head) return region;
+  const [hx, hy, hw, hh] = head;
+  const inside = (b: Box): [number, number, number, number] => [
+    Math.max(b[0], hx - HEAD_SIDE * hw),
+    sure ? b[1] : Math.max(b[1], hy + HEAD_BROW * hh),
+    Math.min(b[0] + b[2], hx + (1 + HEAD_SIDE) * hw),
+    Math.min(b[1] + b[3], hy + HEAD_CHIN * hh),
+  ];
+  let [x0, y0, x1, y1] = inside(region);
+  if (sure) {
+    x0 = Math.min(x0, sure[0]);
+    x1 = Math.max(x1, sure[0] + sure[2]);
+    y1 = Math.max(y1, sure[1] + sure[3]);
+  } else if (x1 - x0 < 0.3 * hw || y1 - y0 < 0.25 * hh) {
+    [x0, y0, x1, y1] = inside(headFaceRegion({ box: head }, width, height));
+  }
+  x0 = clamp(x0, 0, width);
+  y0 = clamp(y0, 0, height);
+  return [x0, y0, Math.max(0, clamp(x1, 0, width) - x0), Math.max(0, clamp(y1, 0, height) - y0)];
 }
 
 /** What {@link blurFaces} answers. */
 export type FaceBlurResult = FaceBlurReport & { jpeg: Buffer; width: number; height: number };
 
 /** Blurs the faces of an image (in a detector thread in the service, `detectorPool.ts`); `people`: see {@link FaceBlurOptions.people}. */
-export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'faces' | 'tiles' | 'heads' | 'thumbnail' | 'patches'>) => Promise<FaceBlurResult>;
+export type FaceBlurFn = (image: Buffer, opts?: Pick<FaceBlurOptions, 'people' | 'faces' | 'tiles' | 'heads' | 'thumbnail' | 'patches' | 'worker'>) => Promise<FaceBlurResult>;
 
 const decode = async (image: Buffer): Promise<RawImage> => {
   const { data, info } = await sharp(image).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
@@ -532,16 +666,34 @@ export async function blurFaces(image: Buffer, opts: FaceBlurOptions & { quality
   if (report.regions.length === 0 && opts.quality === undefined) return { ...report, jpeg: image, width: img.width, height: img.height };
   let jpeg = await encode(img, quality);
   let left: DetectedFace[] = [];
+  const retoned = new Map<BlurRegion, number>();
   for (let round = 0; round <= JPEG_CHECKS; round++) {
     img = await decode(jpeg);
     left = await detectFacesRaw(img, { minScore: FACE_DEFAULT_MIN_SCORE });
     // With the people known, what the JPEG brought back of a covered face is covered again, not the false faces elsewhere.
     const covered = report.regions.map((r) => r.box);
-    if (opts.people) left = left.filter((f) => sameFace(f.box, [...covered, ...report.found]));
+    // (Of about its size: a "face" found around a patch and much larger than it is the chest or the wall around it, issue 51.)
+    if (opts.people) left = left.filter((f) => [...covered, ...report.found].some((b) => f.box[2] <= FACE_HEAD_WIDTH * b[2] && sameFace(f.box, [b])));
     if (left.length === 0 || round === JPEG_CHECKS) break;
     for (const f of left) {
-      patcher(img, report.filled)(f.box);
-      addRegion(report.regions, { box: f.box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score }, opts.people !== undefined);
+      // With the people known, a face found again is covered on the face of the judged head it lies
+      // in, as the pass on the pixels covered it (issue 51). One over a patch adding next to nothing
+      // to it (the patch and the hat above it, or a forehead, taken for a face) tones that patch again
+      // ({@link RETONES}) instead of growing it over the hat.
+      const on = opts.people ? report.regions.find((r) => centreIn(f.box, [r.box])) : undefined;
+      const head = on ? on.head : headOf(f.box, opts.people?.heads);
+      const box = opts.people ? facePatch(f.box, head, img.width, img.height, sureFace(f)) : f.box;
+      if (on && coveredIn(report.filled, box) >= 0.9 * coveredIn([box], box)) {
+        const n = retoned.get(on) ?? 0;
+        retoned.set(on, n + 1);
+        patcher(img, report.filled)(on.box, RETONES[n % RETONES.length]);
+        continue;
+      }
+      patcher(img, report.filled)(box);
+      const region: BlurRegion = { box: box.map((v) => Math.round(v)) as Box, source: 'face', score: f.score, ...(head ? { head } : {}) };
+      // Found over a patch, it widens that patch (one patch per face).
+      if (on) widen(on, region.box);
+      else addRegion(report.regions, region, opts.people !== undefined);
     }
     jpeg = await encode(img, quality);
   }
