@@ -13,6 +13,7 @@
  * `all`: every worker wears it; `none`: nobody does; `one_bare`: exactly one worker goes without;
  * `unclear`: not scored.
  */
+import { execFile } from 'node:child_process';
 import { readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
@@ -121,8 +122,7 @@ export async function clipsIn(dir: string, truth: Truth): Promise<string[]> {
   return files.filter((f) => truth[f]);
 }
 
-async function videoLength(path: string): Promise<number | null> {
-  const { execFile } = await import('node:child_process');
+function videoLength(path: string): Promise<number | null> {
   return new Promise((resolve) =>
     execFile('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], (err, out) => resolve(err ? null : Math.round(Number(out) * 10) / 10 || null)),
   );

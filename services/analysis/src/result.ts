@@ -154,7 +154,7 @@ export class Findings {
   /** Every sighting of each track, by the tracker's number. */
   private readonly tracks = new Map<number, TrackSighting[]>();
   private readonly framesSeen = new Set<number>();
-  private decided: { workers: Array<{ report: WorkerReport; sightings: TrackSighting[] }>; violations: Violation[] } | undefined;
+  private decided: { workers: WorkerReport[]; violations: Violation[] } | undefined;
   analyzed = 0;
 
   constructor(readonly requiredGroups: readonly string[][]) {}
@@ -220,19 +220,18 @@ export class Findings {
     const asksAnything = [...this.tracks.values()].some((t) => t.some((s) => Object.keys(s.verdicts).length > 0));
     // A track shorter than minFrames is a glimpse unless its shot was sampled no more often than it was seen.
     // (A vision model's workers are the model's word: each counts, however briefly seen.)
-    const longEnough = (t: TrackSighting[]) =>
-      !this.describesFrames || t.length >= Math.min(minFrames, this.tracker.framesOfShot(this.tracker.shotOf(t[0]!.frameIndex) ?? -1) || minFrames);
+    const longEnough = (t: TrackSighting[]) => !this.describesFrames || t.length >= Math.min(minFrames, this.tracker.framesOfShotOf(t[0]!.frameIndex) || minFrames);
     const counted = [...this.tracks.entries()]
       .filter(([, t]) => longEnough(t) && (judgedAnything(t) || !asksAnything))
       .sort(([a], [b]) => a - b)
       .map(([, t]) => t);
-    const workers: Array<{ report: WorkerReport; sightings: TrackSighting[] }> = [];
+    const workers: WorkerReport[] = [];
     const violations: Violation[] = [];
     for (const [n, track] of counted.entries()) {
       const worker = n + 1;
       const items: WorkerReport['items'] = {};
       // A shot the sampler looked at no more than fewFrames times is decided like a very short video.
-      const shotFrames = this.tracker.framesOfShot(this.tracker.shotOf(track[0]!.frameIndex) ?? -1);
+      const shotFrames = this.tracker.framesOfShotOf(track[0]!.frameIndex);
       const minWithoutHere = this.describesFrames && shotFrames > 0 && shotFrames <= TRACK_RULES.fewFrames ? 1 : minWithout;
       for (const group of this.requiredGroups) {
         const weight = (s: TrackSighting) => Math.max(0.05, ...group.map((c) => s.confidence?.[c] ?? (s.verdicts[c] && s.verdicts[c] !== 'unknown' ? 1 : 0)));
@@ -269,7 +268,7 @@ export class Findings {
           confidence,
         });
       }
-      workers.push({ report: { worker, first_sec: track[0]!.timeSec, last_sec: track.at(-1)!.timeSec, frames: track.length, items }, sightings: track });
+      workers.push({ worker, first_sec: track[0]!.timeSec, last_sec: track.at(-1)!.timeSec, frames: track.length, items });
     }
     // In the order a reader follows the video: by the evidence's time, then the worker.
     violations.sort((a, b) => a.time_sec - b.time_sec || a.worker - b.worker);
@@ -284,22 +283,22 @@ export class Findings {
 
   /** The workers counted, each with a verdict per group. */
   get workers(): WorkerReport[] {
-    return this.decide().workers.map((w) => w.report);
+    return this.decide().workers;
   }
 
   isViolated = (group: readonly string[]): boolean => this.violations.some((v) => groupKey(v.group) === groupKey(group));
   /** A worker was judged for the group (worn or missing over their track), or the model said it was missing. */
   isJudged = (group: readonly string[]): boolean =>
-    this.judgedGroups.has(groupKey(group)) || this.decide().workers.some((w) => ['worn', 'missing'].includes(w.report.items[groupKey(group)]?.verdict ?? ''));
+    this.judgedGroups.has(groupKey(group)) || this.workers.some((w) => ['worn', 'missing'].includes(w.items[groupKey(group)]?.verdict ?? ''));
 
   /** Workers seen: those followed across frames and counted (see {@link TRACK_RULES}), or the most one composite reported (null: the analyzer never said). */
   get workersSeen(): number | null {
-    if (this.workerLevel) return this.decide().workers.length;
+    if (this.workerLevel) return this.workers.length;
     return this.mostPersons;
   }
   /** Seen worn and never violated: with workers followed, some worker counted wears it (a glimpse's hard hat is not enough). */
   isSatisfied = (group: readonly string[]): boolean =>
-    !this.isViolated(group) && group.some((c) => this.evidence.has(c)) && (!this.workerLevel || this.decide().workers.some((w) => w.report.items[groupKey(group)]?.verdict === 'worn'));
+    !this.isViolated(group) && group.some((c) => this.evidence.has(c)) && (!this.workerLevel || this.workers.some((w) => w.items[groupKey(group)]?.verdict === 'worn'));
   /** A group the analyzer cannot judge at all: every code of it is beyond what it checks. */
   isUncheckable = (group: readonly string[]): boolean => group.every((c) => this.notCheckable.has(c));
 

@@ -105,8 +105,9 @@ export class WorkerTracker {
   private tracks: Track[] = [];
   private nextId = 1;
   private lastFrameLook: number[] | undefined;
-  /** The shot each frame belongs to (a cut starts the next), by frame index. */
+  /** The shot each frame belongs to (a cut starts the next), by frame index, and how many frames each shot has. */
   private readonly shots = new Map<number, number>();
+  private readonly shotFrames: number[] = [];
   private shot = 0;
   private readonly maxGap: number;
   private readonly minSimilarity: number;
@@ -120,14 +121,10 @@ export class WorkerTracker {
     this.minFrameLook = opts.minFrameLook ?? 0.88;
   }
 
-  /** The shot of a frame assigned so far (0 for the first; each cut seen starts the next). */
-  shotOf(frameIndex: number): number | undefined {
-    return this.shots.get(frameIndex);
-  }
-
-  /** How many frames of the shot were assigned. */
-  framesOfShot(shot: number): number {
-    return [...this.shots.values()].filter((s) => s === shot).length;
+  /** How many frames were assigned to the shot of this frame (each cut seen starts a new shot); 0 for a frame not assigned. */
+  framesOfShotOf(frameIndex: number): number {
+    const shot = this.shots.get(frameIndex);
+    return shot === undefined ? 0 : (this.shotFrames[shot] ?? 0);
   }
 
   /** How many workers have been numbered so far (each worker once, as far as they were followed). */
@@ -150,6 +147,7 @@ export class WorkerTracker {
       this.tracks = [];
       this.shot += 1;
     }
+    if (!this.shots.has(frameIndex)) this.shotFrames[this.shot] = (this.shotFrames[this.shot] ?? 0) + 1;
     this.shots.set(frameIndex, this.shot);
     this.tracks = this.tracks.filter((t) => frameIndex - t.frameIndex <= this.maxGap + 1);
     const live = this.tracks.filter((t) => t.frameIndex < frameIndex);

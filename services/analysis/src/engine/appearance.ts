@@ -11,6 +11,7 @@
  * alike: their position decides then (tracking.ts).
  */
 import type { RawImage } from './detector.js';
+import { rgbToHsv } from './ppeFeatures.js';
 
 /** Hue bins (30° each), then grey levels for pixels with little colour. */
 const HUE_BINS = 12;
@@ -36,21 +37,12 @@ export function colourHistogram(img: RawImage, x0: number, y0: number, x1: numbe
   for (let y = top; y < bottom; y += sy) {
     for (let x = left; x < right; x += sx) {
       const i = (y * img.width + x) * 3;
-      const r = img.data[i]!;
-      const g = img.data[i + 1]!;
-      const b = img.data[i + 2]!;
-      const max = Math.max(r, g, b);
-      const min = Math.min(r, g, b);
-      const v = max / 255;
-      const s = max === 0 ? 0 : (max - min) / max;
+      const { h, s, v } = rgbToHsv(img.data[i]!, img.data[i + 1]!, img.data[i + 2]!);
       if (s < MIN_SATURATION || v < MIN_VALUE) {
         bins[HUE_BINS + Math.min(GREY_BINS - 1, Math.floor(v * GREY_BINS))]! += 1;
         total += 1;
         continue;
       }
-      const d = max - min;
-      let h = max === r ? 60 * (((g - b) / d) % 6) : max === g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4);
-      if (h < 0) h += 360;
       // Weighted by saturation: a vivid colour says more about the garment than a dull one.
       bins[Math.min(HUE_BINS - 1, Math.floor(h / (360 / HUE_BINS)))]! += s;
       total += s;

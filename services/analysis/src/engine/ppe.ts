@@ -339,7 +339,9 @@ function torsoStats(img: RawImage, r: Rect, gain = 1): Pick<PpeScores, 'hiVisYel
 function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores; gain: number } {
   const head = headGeometry(person);
   const torso = torsoRect(person, head);
-  const gain = exposureGain(img, { x0: Math.min(torso.x0, head.cx - head.width / 2), x1: Math.max(torso.x1, head.cx + head.width / 2), y0: head.eyeY - 0.75 * head.width, y1: torso.y1 });
+  // The person's own head and torso, from the crown down.
+  const [hx, hy, hw] = geometryHeadBox(head);
+  const gain = exposureGain(img, { x0: Math.min(torso.x0, hx), x1: Math.max(torso.x1, hx + hw), y0: hy, y1: torso.y1 });
   const ts = torsoStats(img, torso, gain);
   const scores: PpeScores = {
     person: person.score,
