@@ -21,8 +21,7 @@ import { readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { api, startBaret } from '../tests/helpers/process.js';
-import { confirmAccount } from '../tests/helpers/confirmEmail.js';
+import { api, startBaret, unlimitedAdmin } from '../tests/helpers/process.js';
 import { ensureVideo, VIDEO } from './frames.js';
 import { ensureWorkersVideo } from './videos.js';
 
@@ -139,12 +138,7 @@ async function runOne(label: string, path: string): Promise<LatencyRun> {
   const email = 'bench@example.com';
   const baret = await startBaret({ BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, LOG_LEVEL: 'info', BARET_ADMIN_EMAILS: email, RATE_LIMIT_PER_MINUTE: '100000000' });
   try {
-    await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
-    await confirmAccount(baret.url, { dataDir: dir }, email, 'password 123'); // an admin once confirmed (issue 37)
-    const { body } = await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
-    const token = body.access_token;
-    const me = await api<{ id: string }>(baret.url, '/auth/me', { headers: { authorization: `Bearer ${token}` } });
-    await api(baret.url, `/admin/users/${me.body.id}/quota`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ lifetime_limit: null }) });
+    const token = await unlimitedAdmin(baret.url, dir, email);
 
     console.log(`server ${baret.url} ready; ${IDLE_SECONDS} s of load on the idle server…`);
     const idle = await load(baret.url, token, { seconds: IDLE_SECONDS });

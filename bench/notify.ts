@@ -12,8 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
 import { startReceiver } from '../tests/helpers/notify.js';
-import { api, startBaret } from '../tests/helpers/process.js';
-import { confirmAccount } from '../tests/helpers/confirmEmail.js';
+import { api, startBaret, unlimitedAdmin } from '../tests/helpers/process.js';
 
 const JOBS = 20;
 
@@ -33,11 +32,7 @@ export async function runNotifyBench(): Promise<{ p50: number; p99: number; max:
   const baret = await startBaret({ BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, LOG_LEVEL: 'info', BARET_ADMIN_EMAILS: email, NOTIFY_ALLOW_PRIVATE_HOSTS: 'true', RATE_LIMIT_PER_MINUTE: '100000' });
   try {
     const video = readFileSync(await fx.testsrc('bench-notify.mp4', { seconds: 2, size: '320x240' }));
-    await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
-    await confirmAccount(baret.url, { dataDir: dir }, email, 'password 123'); // an admin once confirmed (issue 37)
-    const token = (await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) })).body.access_token;
-    const me = await api<{ id: string }>(baret.url, '/auth/me', { token });
-    await api(baret.url, `/admin/users/${me.body.id}/quota`, { method: 'PATCH', token, body: JSON.stringify({ lifetime_limit: null }) });
+    const token = await unlimitedAdmin(baret.url, dir, email);
     const hook = await api(baret.url, '/webhooks', { method: 'POST', token, body: JSON.stringify({ url: receiver.url, events: ['job.completed'] }) });
     if (hook.status !== 201) throw new Error(`POST /webhooks answered ${hook.status}`);
 

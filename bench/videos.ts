@@ -21,8 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classesIn } from '../scripts/yolo.js';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
-import { api, startBaret } from '../tests/helpers/process.js';
-import { confirmAccount } from '../tests/helpers/confirmEmail.js';
+import { api, startBaret, unlimitedAdmin } from '../tests/helpers/process.js';
 import { labelTextFor, truthOf } from '../scripts/eval/measure.js';
 import { DATASETS, PHOTOS_DIR } from './analyzer.js';
 
@@ -149,12 +148,7 @@ export async function runVideoBench(photosDir = PHOTOS_DIR): Promise<Outcome[]> 
   const baret = await startBaret({ BARET_DATA_DIR: dir, WEB_DIST_DIR: dir, BARET_ADMIN_EMAILS: email, RATE_LIMIT_PER_MINUTE: '100000000' });
   const outcomes: Outcome[] = [];
   try {
-    await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
-    await confirmAccount(baret.url, { dataDir: dir }, email, 'password 123'); // an admin once confirmed (issue 37)
-    const login = await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
-    const token = login.body.access_token;
-    const me = await api<{ id: string }>(baret.url, '/auth/me', { token });
-    await api(baret.url, `/admin/users/${me.body.id}/quota`, { method: 'PATCH', token, body: JSON.stringify({ lifetime_limit: null }) });
+    const token = await unlimitedAdmin(baret.url, dir, email);
 
     console.log('| video | sampling | hard-hat violation expected | hard-hat violations (worker at time) | vest violations | s | verdict |');
     console.log('|---|---|---|---|---|---:|---|');

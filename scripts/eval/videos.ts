@@ -18,8 +18,7 @@ import { readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { basename, join } from 'node:path';
-import { api, startBaret } from '../../tests/helpers/process.js';
-import { confirmAccount } from '../../tests/helpers/confirmEmail.js';
+import { api, startBaret, unlimitedAdmin } from '../../tests/helpers/process.js';
 
 /** Who wears an item in a clip (see the file's comment). */
 export type Wearing = 'all' | 'none' | 'one_bare' | 'unclear';
@@ -139,12 +138,7 @@ async function baretForEval(): Promise<{ url: string; token: string; stop: () =>
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await api(baret.url, '/auth/register', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
-    await confirmAccount(baret.url, { dataDir: dir }, email, 'password 123');
-    const login = await api<{ access_token: string }>(baret.url, '/auth/login', { method: 'POST', body: JSON.stringify({ email, password: 'password 123' }) });
-    const token = login.body.access_token;
-    const me = await api<{ id: string }>(baret.url, '/auth/me', { token });
-    await api(baret.url, `/admin/users/${me.body.id}/quota`, { method: 'PATCH', token, body: JSON.stringify({ lifetime_limit: null, daily_limit: null, monthly_limit: null }) });
+    const token = await unlimitedAdmin(baret.url, dir, email, { lifetime_limit: null, daily_limit: null, monthly_limit: null });
     return { url: baret.url, token, stop };
   } catch (err) {
     await stop();
