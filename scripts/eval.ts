@@ -33,7 +33,7 @@ import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
 import { formatCover, measureCover, type CoverFigures, type CoverRule } from './eval/cover.js';
 import { writeMadeVideos } from './eval/motionVideos.js';
-import { clipsIn, evaluateClips, formatClips, isFile, readTruth, summarise, type ClipFigures, type ClipTruth } from './eval/videos.js';
+import { clipsIn, evaluateClips, formatClips, isFile, readTruth, summarise, type ClipTruth } from './eval/videos.js';
 import { blurDrop, formatConfusion, formatTable, formatWorkerTable, labelledPhotos, measureFolder, measuresFor, photoSetOptions, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
 
 const USAGE =
@@ -80,10 +80,8 @@ async function videos(args: { videos?: string; truth?: string; made?: boolean; o
     }
     process.stderr.write(`${clips.length} clips through a Baret process (embedded, offline analyzer, default options)…\n`);
     const figures = await evaluateClips(clips, { out: args.out, onClip: (f) => process.stderr.write(`  ${f.clip}: ${f.workers ?? '—'} workers, ${f.seconds.toFixed(1)} s\n`) });
-    const bySet = (set: string) => figures.filter((_, i) => clips[i]!.set === set);
-    const sets = [...new Set(clips.map((c) => c.set))];
-    const tables = sets.map((set) => {
-      const rows: ClipFigures[] = bySet(set);
+    const tables = [...new Set(clips.map((c) => c.set))].map((set) => {
+      const rows = figures.filter((_, i) => clips[i]!.set === set);
       return { set, rows, summary: summarise(rows) };
     });
     for (const t of tables) {

@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { parseYoloLabels } from '../yolo.js';
 import { labelTextFor } from './measure.js';
 import type { ClipTruth, Truth, Wearing } from './videos.js';
 
@@ -75,10 +76,7 @@ async function photosOf(dir: string): Promise<Photo[]> {
     files.map(async (file) => {
       const text = await labelTextFor(join(dir, 'labels'), file);
       const counts = new Map<number, number>();
-      for (const line of text.split('\n')) {
-        const id = Number(line.trim().split(/\s+/)[0]);
-        if (line.trim() && Number.isInteger(id)) counts.set(id, (counts.get(id) ?? 0) + 1);
-      }
+      for (const { cls } of parseYoloLabels(text)) counts.set(cls, (counts.get(cls) ?? 0) + 1);
       return { file, path: join(images, file), counts };
     }),
   );
