@@ -137,8 +137,7 @@ export function faceZones(people: People, width: number, height: number): Box[] 
   const zones: Box[] = people.heads.map(([x, y, w, h]) => [x - 0.25 * w, y - 0.25 * h, 1.5 * w, 1.5 * h]);
   for (const person of people.persons) {
     const [x, y, w, h] = person;
-    const chins = people.heads.filter((head) => centreIn(head, [person])).map((head) => head[1] + HEAD_CHIN * head[3]);
-    const bottom = Math.min(y + Math.min(0.55 * h, 1.2 * w), chins.length > 0 ? Math.max(...chins) : Infinity);
+    const bottom = Math.min(y + Math.min(0.55 * h, 1.2 * w), chinOf(person, people.heads) ?? Infinity);
     zones.push([x - 0.1 * w, y - 0.1 * h, 1.2 * w, bottom - y + 0.1 * h]);
   }
   return zones.flatMap((z): Box[] => {
@@ -150,6 +149,12 @@ export function faceZones(people: People, width: number, height: number): Box[] 
   });
 }
 
+/** Where a person's face ends: the chin ({@link HEAD_CHIN}) of the judged head on them (its centre in their box; the lowest, with several), if any. */
+function chinOf(person: Box, heads: readonly Box[]): number | undefined {
+  const chins = heads.filter((head) => centreIn(head, [person])).map((head) => head[1] + HEAD_CHIN * head[3]);
+  return chins.length > 0 ? Math.max(...chins) : undefined;
+}
+
 /**
  * The torsos of `people` (issue 51): each person box below the chin ({@link HEAD_CHIN}) of the judged
  * head on it (the lowest, with several); none for a person with no head judged.
@@ -157,9 +162,8 @@ export function faceZones(people: People, width: number, height: number): Box[] 
 export function torsoZones(people: People): Box[] {
   return people.persons.flatMap((person): Box[] => {
     const [x, y, w, h] = person;
-    const chins = people.heads.filter((head) => centreIn(head, [person])).map((head) => head[1] + HEAD_CHIN * head[3]);
-    const top = Math.max(...chins);
-    return chins.length > 0 && top < y + h ? [[x, top, w, y + h - top]] : [];
+    const top = chinOf(person, people.heads);
+    return top !== undefined && top < y + h ? [[x, top, w, y + h - top]] : [];
   });
 }
 
@@ -209,10 +213,10 @@ export interface FaceBlurReport {
 
 /** Whether `face` is where one of `before` was: its centre inside that box, or that box's centre inside it. */
 export function sameFace(face: Box, before: readonly Box[]): boolean {
-  const inside = (p: [number, number], b: Box) => p[0] >= b[0] && p[0] <= b[0] + b[2] && p[1] >= b[1] && p[1] <= b[1] + b[3];
-  const centre = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
-  return before.some((b) => inside(centre(face), b) || inside(centre(b), face));
+  return before.some((b) => centreIn(face, [b]) || centreIn(b, [face]));
 }
+
+const centreOf = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
 
@@ -591,9 +595,8 @@ export const FACE_HEAD_WIDTH = 1.5;
  * of several, one holding the face's centre first, then the nearest.
  */
 export function headOf(face: Box, heads: readonly Box[] | undefined): Box | undefined {
-  const centre = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
-  const [cx, cy] = centre(face);
-  const rank = (h: Box) => (centreIn(face, [h]) ? 0 : 1e6) + Math.hypot(centre(h)[0] - cx, centre(h)[1] - cy);
+  const [cx, cy] = centreOf(face);
+  const rank = (h: Box) => (centreIn(face, [h]) ? 0 : 1e6) + Math.hypot(centreOf(h)[0] - cx, centreOf(h)[1] - cy);
   return heads?.filter((h) => face[2] <= FACE_HEAD_WIDTH * h[2] && (centreIn(face, [h]) || centreIn(h, [face]))).sort((a, b) => rank(a) - rank(b))[0];
 }
 
