@@ -234,43 +234,28 @@ export class Findings {
       const shotFrames = this.tracker.framesOfShotOf(track[0]!.frameIndex);
       const minWithoutHere = this.describesFrames && shotFrames > 0 && shotFrames <= TRACK_RULES.fewFrames ? 1 : minWithout;
       for (const group of this.requiredGroups) {
-        const weight = (s: TrackSighting) => Math.max(0.05, ...group.map((c) => s.confidence?.[c] ?? (s.verdicts[c] && s.verdicts[c] !== 'unknown' ? 1 : 0)));
-        const without = track.filter((s) => violates(s.verdicts, group));
-        const worn = track.filter((s) => wears(s.verdicts, group));
-        if (without.length === 0 && worn.length === 0) {
-          if (group.some((c) => track.some((s) => s.verdicts[c] !== undefined))) items[groupKey(group)] = { verdict: 'cannot_tell', frames_worn: 0, frames_without: 0, confidence: null };
-          continue;
-        }
-        const wWithout = without.reduce((sum, s) => sum + weight(s), 0);
-        const wWorn = worn.reduce((sum, s) => sum + weight(s), 0);
-        const share = wWithout / (wWithout + wWorn);
-        const isSure = (s: TrackSighting) => weight(s) >= TRACK_RULES.sureWithout;
-        const sure = without.filter(isSure).length;
-        const verdict: ItemVerdict =
-          (sure >= minWithoutHere && share >= TRACK_RULES.minShareWithout) || longestRun(track, group, isSure) >= TRACK_RULES.minRunWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
-        const confidence = Math.round((verdict === 'worn' ? 1 - share : share) * 100) / 100;
-        items[groupKey(group)] = { verdict, frames_worn: worn.length, frames_without: without.length, confidence };
-        if (verdict !== 'missing' || violations.filter((v) => groupKey(v.group) === groupKey(group)).length >= MAX_VIOLATIONS_PER_GROUP) continue;
-        // The clearest frame without it: the analyzer's surest, the worker largest.
-        const clarity = (s: TrackSighting) => weight(s) * Math.sqrt(s.box.w * s.box.h);
-        const best = without.reduce((a, b) => (clarity(b) > clarity(a) ? b : a));
+        const judged = trackVerdict(track, group, minWithoutHere);
+        if (!judged) continue;
+        items[groupKey(group)] = judged.item;
+        if (!judged.evidence || violations.filter((v) => groupKey(v.group) === groupKey(group)).length >= MAX_VIOLATIONS_PER_GROUP) continue;
+        const best = judged.evidence;
         violations.push({
           group: [...group],
           worker,
           time_sec: track[0]!.timeSec,
           end_sec: track.at(-1)!.timeSec,
-          frames: without.length,
+          frames: judged.item.frames_without,
           evidence_sec: best.timeSec,
           frame_index: best.frameIndex,
           composite_index: best.compositeIndex,
           box: best.box,
           reason: reasonFor(best.reasons, group),
-          confidence,
+          confidence: judged.item.confidence!,
         });
       }
       workers.push({ worker, first_sec: track[0]!.timeSec, last_sec: track.at(-1)!.timeSec, frames: track.length, items });
     }
-    // In the order a reader follows the video: by the evidence's time, then the worker.
+    // In the order a reader follows the video: by when the worker was first seen, then the worker.
     violations.sort((a, b) => a.time_sec - b.time_sec || a.worker - b.worker);
     this.decided = { workers, violations };
     return this.decided;
@@ -439,6 +424,31 @@ export class AskPlan {
     }
     return unknown ? null : ids;
   }
+}
+
+/**
+ * A track's verdict on one group ({@link TRACK_RULES}; `minWithout`: the sure frames without it a
+ * violation needs here), and for a missing item its evidence, the clearest frame without it (the
+ * analyzer's surest, the worker largest); null when no frame of the track was asked about the group.
+ */
+function trackVerdict(track: readonly TrackSighting[], group: readonly string[], minWithout: number): { item: WorkerReport['items'][string]; evidence?: TrackSighting } | null {
+  const weight = (s: TrackSighting) => Math.max(0.05, ...group.map((c) => s.confidence?.[c] ?? (s.verdicts[c] && s.verdicts[c] !== 'unknown' ? 1 : 0)));
+  const without = track.filter((s) => violates(s.verdicts, group));
+  const worn = track.filter((s) => wears(s.verdicts, group));
+  if (without.length === 0 && worn.length === 0) {
+    return group.some((c) => track.some((s) => s.verdicts[c] !== undefined)) ? { item: { verdict: 'cannot_tell', frames_worn: 0, frames_without: 0, confidence: null } } : null;
+  }
+  const wWithout = without.reduce((sum, s) => sum + weight(s), 0);
+  const wWorn = worn.reduce((sum, s) => sum + weight(s), 0);
+  const share = wWithout / (wWithout + wWorn);
+  const isSure = (s: TrackSighting) => weight(s) >= TRACK_RULES.sureWithout;
+  const sure = without.filter(isSure).length;
+  const verdict: ItemVerdict =
+    (sure >= minWithout && share >= TRACK_RULES.minShareWithout) || longestRun(track, group, isSure) >= TRACK_RULES.minRunWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
+  const item = { verdict, frames_worn: worn.length, frames_without: without.length, confidence: Math.round((verdict === 'worn' ? 1 - share : share) * 100) / 100 };
+  if (verdict !== 'missing') return { item };
+  const clarity = (s: TrackSighting) => weight(s) * Math.sqrt(s.box.w * s.box.h);
+  return { item, evidence: without.reduce((a, b) => (clarity(b) > clarity(a) ? b : a)) };
 }
 
 /** The most sightings of a track in a row (in time order) without the group and sure of it; a sighting with the group worn breaks a run, one not judged does not. */
