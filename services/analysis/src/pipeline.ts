@@ -216,39 +216,9 @@ export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame
   await ctx.step([
     ctx.entry('model_pricing', 'model_pricing', { model: analyzer.modelName, input_per_1m: price.inputPer1m, output_per_1m: price.outputPer1m, currency: price.currency, known_price: price.known }),
   ]);
-  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-  let cost = 0;
-  /** Adds a model call to the job's totals; returns its usage report. */
-  const spend = (u: TokenUsage, stepName: string): JournalEntry => {
-    usage.promptTokens += u.promptTokens;
-    usage.completionTokens += u.completionTokens;
-    const c = estimateCost(u, price);
-    cost = Math.round((cost + c) * 1e6) / 1e6;
-    return ctx.entry(`llm_usage:${stepName}`, 'llm_usage', { step: stepName, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, estimated_cost: c, currency: price.currency });
-  };
-
-  let jobType = params.jobType;
-  let jobTypeSource: JobTypeSource = 'manual';
-  let jobTypeConfidence: number | null = null;
-  const classified = journal.doc.classification;
-  if (classified) {
-    jobType = classified.jobType;
-    jobTypeConfidence = classified.confidence ?? null;
-    jobTypeSource = jobTypeConfidence === 0 ? 'fallback' : 'model';
-    spend(classified.usage, 'classify');
-  } else if (jobType === 'auto') {
-    const classification = await analyzer.classifyJob((await built()).slice(0, 2), taskOptions('en'), ctx.signal);
-    jobType = classification.slug;
-    jobTypeConfidence = classification.confidence ?? null;
-    // An analyzer that cannot classify answers its fallback task with confidence 0.
-    jobTypeSource = classification.confidence === 0 ? 'fallback' : 'model';
-    await ctx.step(
-      [spend(classification.usage, 'classify'), ctx.entry('job_classified', 'job_classified', { job_type: jobType, method: jobTypeSource, confidence: jobTypeConfidence })],
-      (doc) => (doc.classification = { jobType: classification.slug, usage: classification.usage, confidence: jobTypeConfidence }),
-    );
-  } else {
-    await ctx.step([ctx.entry('job_classified', 'job_classified', { job_type: jobType, method: 'manual' })]);
-  }
+  const totals = spender(ctx, price);
+  const { spend } = totals;
+  const { jobType, jobTypeSource, jobTypeConfidence } = await decideJobType(ctx, built, spend);
   const findings = new Findings(findTask(jobType)?.required_groups ?? []);
   await ctx.checkpoint();
 
@@ -307,7 +277,62 @@ export async function judge(ctx: StepContext, frames: () => Promise<SampledFrame
   const skipped = findings.notAsked.filter((n) => findings.codesToAsk(false).every((c) => n.codes.includes(c)));
   const entries = skipped.length > 0 ? [ctx.entry('early_stop_triggered', 'early_stop_triggered', { skipped: skipped.length, composites: skipped.map((n) => n.composite_index) })] : [];
   if (!journal.doc.judged || entries.length > 0) await ctx.step(entries, (doc) => (doc.judged = true));
-  return { jobType, jobTypeSource, jobTypeConfidence, findings, usage, cost, currency: price.currency, people: peopleJudged(journal.doc.analyses, layout) };
+  return { jobType, jobTypeSource, jobTypeConfidence, findings, usage: totals.usage, cost: totals.cost, currency: price.currency, people: peopleJudged(journal.doc.analyses, layout) };
+}
+
+/** A job's model usage and cost so far; `spend` adds a model call to them and returns its usage report. */
+interface Spender {
+  usage: TokenUsage;
+  cost: number;
+  spend(u: TokenUsage, stepName: string): JournalEntry;
+}
+
+function spender(ctx: StepContext, price: ReturnType<StepContext['pricing']['priceFor']>): Spender {
+  const totals: Spender = {
+    usage: { promptTokens: 0, completionTokens: 0 },
+    cost: 0,
+    spend(u, stepName) {
+      totals.usage.promptTokens += u.promptTokens;
+      totals.usage.completionTokens += u.completionTokens;
+      const c = estimateCost(u, price);
+      totals.cost = Math.round((totals.cost + c) * 1e6) / 1e6;
+      return ctx.entry(`llm_usage:${stepName}`, 'llm_usage', { step: stepName, prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, estimated_cost: c, currency: price.currency });
+    },
+  };
+  return totals;
+}
+
+/**
+ * The job's type: the one its options name (`manual`), or, for `auto`, the analyzer's classification
+ * of the first two composites (`model`, or `fallback` when it cannot classify). Journal: the
+ * classification and its cost, once (a resumed job takes it from the journal).
+ */
+async function decideJobType(
+  ctx: StepContext,
+  built: () => Promise<Composite[]>,
+  spend: Spender['spend'],
+): Promise<Pick<Judged, 'jobType' | 'jobTypeSource' | 'jobTypeConfidence'>> {
+  const { analyzer, journal } = ctx;
+  const classified = journal.doc.classification;
+  if (classified) {
+    spend(classified.usage, 'classify');
+    const jobTypeConfidence = classified.confidence ?? null;
+    return { jobType: classified.jobType, jobTypeConfidence, jobTypeSource: jobTypeConfidence === 0 ? 'fallback' : 'model' };
+  }
+  const jobType = ctx.job.params!.jobType;
+  if (jobType !== 'auto') {
+    await ctx.step([ctx.entry('job_classified', 'job_classified', { job_type: jobType, method: 'manual' })]);
+    return { jobType, jobTypeSource: 'manual', jobTypeConfidence: null };
+  }
+  const classification = await analyzer.classifyJob((await built()).slice(0, 2), taskOptions('en'), ctx.signal);
+  const jobTypeConfidence = classification.confidence ?? null;
+  // An analyzer that cannot classify answers its fallback task with confidence 0.
+  const jobTypeSource: JobTypeSource = classification.confidence === 0 ? 'fallback' : 'model';
+  await ctx.step(
+    [spend(classification.usage, 'classify'), ctx.entry('job_classified', 'job_classified', { job_type: classification.slug, method: jobTypeSource, confidence: jobTypeConfidence })],
+    (doc) => (doc.classification = { jobType: classification.slug, usage: classification.usage, confidence: jobTypeConfidence }),
+  );
+  return { jobType: classification.slug, jobTypeSource, jobTypeConfidence };
 }
 
 /**

@@ -60,6 +60,55 @@ export function chooseAnalyzer(config: AnalysisOptions['config'], judge?: CellJu
   });
 }
 
+/**
+ * An organisation changed its evidence privacy (issue 30): later jobs follow it; when its
+ * managers may no longer see unblurred evidence, the copies kept so far are deleted.
+ */
+function privacyFollower({ documents, objects, log }: Pick<AnalysisOptions, 'documents' | 'objects' | 'log'>): (data: Record<string, unknown>) => Promise<void> {
+  const privacy = documents.collection<OrgPrivacyDoc>(ORG_PRIVACY);
+  const unblurred = documents.collection<UnblurredDoc>(UNBLURRED);
+  return async (data) => {
+    const orgId = String(data.org_id ?? '');
+    if (!orgId) return;
+    const doc: OrgPrivacyDoc = (await privacy.get(orgId)) ?? { org_id: orgId, blur_third_party: true, managers_see_unblurred: false };
+    if (typeof data.blur_third_party === 'boolean') doc.blur_third_party = data.blur_third_party;
+    if (typeof data.managers_see_unblurred === 'boolean') doc.managers_see_unblurred = data.managers_see_unblurred;
+    await privacy.put(orgId, doc);
+    if (doc.managers_see_unblurred) return;
+    for (const job of await unblurred.find({ where: { org_id: orgId } })) {
+      for (const key of await objects.list(unblurredPrefix(job.job_id))) await objects.delete(key);
+      await unblurred.delete(job.job_id);
+    }
+    log.info({ org_id: orgId }, 'unblurred evidence of the organisation deleted (managers may no longer see it)');
+  };
+}
+
+/** `GET /tasks`: the task catalogue, named in the caller's language. */
+async function catalogRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/tasks',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'The task catalogue, named in the language of Accept-Language (Turkish by default)',
+        response: { 200: Type.Array(Type.Object({ slug: Type.String(), name: Type.String() })) },
+      },
+    },
+    async (request) => taskOptions(preferredLang(request.headers['accept-language'])),
+  );
+}
+
+/** The internal `GET /tasks/:slug`: whether a task exists (the job service asks before it queues a job). */
+async function catalogInternalRoutes(instance: FastifyInstance): Promise<void> {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/tasks/:slug', { schema: { params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) }) } }, async (request) => {
+    const task = findTask(request.params.slug);
+    if (!task) throw new NotFoundError('This task does not exist.');
+    return { slug: request.params.slug };
+  });
+}
+
 /** The analysis service: the worker, and the task catalogue (`GET /tasks`). */
 export function createAnalysisService(opts: AnalysisOptions) {
   const { bus, documents, log } = opts;
@@ -79,57 +128,13 @@ export function createAnalysisService(opts: AnalysisOptions) {
     scratchDir: opts.scratchDir,
   });
   const cancels = documents.collection<CancelDoc>(CANCELS);
-  const privacy = documents.collection<OrgPrivacyDoc>(ORG_PRIVACY);
-  const unblurred = documents.collection<UnblurredDoc>(UNBLURRED);
-
-  /**
-   * An organisation changed its evidence privacy (issue 30): later jobs follow it; when its
-   * managers may no longer see unblurred evidence, the copies kept so far are deleted.
-   */
-  async function orgSettingsChanged(data: Record<string, unknown>): Promise<void> {
-    const orgId = String(data.org_id ?? '');
-    if (!orgId) return;
-    const doc: OrgPrivacyDoc = (await privacy.get(orgId)) ?? { org_id: orgId, blur_third_party: true, managers_see_unblurred: false };
-    if (typeof data.blur_third_party === 'boolean') doc.blur_third_party = data.blur_third_party;
-    if (typeof data.managers_see_unblurred === 'boolean') doc.managers_see_unblurred = data.managers_see_unblurred;
-    await privacy.put(orgId, doc);
-    if (doc.managers_see_unblurred) return;
-    for (const job of await unblurred.find({ where: { org_id: orgId } })) {
-      for (const key of await opts.objects.list(unblurredPrefix(job.job_id))) await opts.objects.delete(key);
-      await unblurred.delete(job.job_id);
-    }
-    log.info({ org_id: orgId }, 'unblurred evidence of the organisation deleted (managers may no longer see it)');
-  }
+  const orgSettingsChanged = privacyFollower(opts);
   log.info({ model: analyzer.modelName }, 'vision analyzer ready');
-
-  const routes = async (instance: FastifyInstance) => {
-    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    app.get(
-      '/tasks',
-      {
-        schema: {
-          tags: ['jobs'],
-          summary: 'The task catalogue, named in the language of Accept-Language (Turkish by default)',
-          response: { 200: Type.Array(Type.Object({ slug: Type.String(), name: Type.String() })) },
-        },
-      },
-      async (request) => taskOptions(preferredLang(request.headers['accept-language'])),
-    );
-  };
-
-  const internal = async (instance: FastifyInstance) => {
-    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    app.get('/tasks/:slug', { schema: { params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) }) } }, async (request) => {
-      const task = findTask(request.params.slug);
-      if (!task) throw new NotFoundError('This task does not exist.');
-      return { slug: request.params.slug };
-    });
-  };
 
   const module: ServiceModule = {
     name: 'analysis',
-    routes,
-    internal,
+    routes: catalogRoutes,
+    internal: catalogInternalRoutes,
     tasks: [
       {
         // One job at a time: this machine's cores go to ffmpeg and the detector.

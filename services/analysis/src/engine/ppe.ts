@@ -558,18 +558,60 @@ export function matchDetectedHeads(persons: readonly PersonDetection[], heads: r
  */
 export async function analyzePersons(img: RawImage, persons: PersonDetection[], heads?: readonly DetectedHead[], faces?: readonly DetectedFace[]): Promise<PpePerson[]> {
   const model = loadPpeModel();
-  const T = model.thresholds;
   const detector = await loadHeadDetector();
-  const geometry = detector.model.crop;
-  const found = heads ?? (await detectHeads(img, detector));
+  const placed = await placeHeads(img, persons, heads ?? (await detectHeads(img, detector)), faces);
+  const placeOf = headPlacer(detector.model.crop);
+  const alone = headsOnNoPerson(img, placed, placeOf);
+  const measured = measurePersons(img, persons, placed, placeOf);
+  const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
+  const torsos = measured.filter((m) => m.torsoJudged);
+  const aloneTorsos = alone.flatMap((a) => (a.torso ? [a.torso] : []));
+  const [{ p: headProbs, background }, torsoProbs] = await Promise.all([
+    judgeHeads(model, img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))], headCrops.length),
+    judgeTorsos(
+      model,
+      img,
+      [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)],
+      torsos.map((m) => m.gain),
+    ),
+  ]);
+  const headP = new Map<MeasuredPerson, number[][]>();
+  headCrops.forEach((c, i) => headP.set(c.m, [...(headP.get(c.m) ?? []), headProbs[i]!]));
+  const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
+  const judged = measured.map((m) => judgedPerson(model.thresholds, m, placed, headP.get(m), torsoP.get(m)));
+  const aloneTorsoP = new Map(aloneTorsos.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
+  // A head on no person is a worker only when the head check takes it for a head (ADR 0028): the
+  // head and face detectors fire on test patterns (a pie chart, mandelbrot), the check does not.
+  const headsAlone = alone.flatMap((a, i): PpePerson[] =>
+    background[headCrops.length + i]! >= model.thresholds.notHead
+      ? []
+      : [aloneWorker(model.thresholds, img, a, placed, headProbs[headCrops.length + i]!, a.torso ? aloneTorsoP.get(a.torso) : undefined)],
+  );
+  return [...judged, ...headsAlone];
+}
+
+/** The heads an image's persons get beside their keypoints: detected heads and faces turned heads. */
+interface PlacedHeads {
+  /** The head detector's heads. */
+  found: readonly DetectedHead[];
+  /** Per person, the detected (or face) head matched to it. */
+  matched: Array<DetectedHead | undefined>;
+  /** Heads made of faces where no worker's head is ({@link FACE_HEAD}). */
+  fromFaces: DetectedHead[];
+  fromFace: Set<DetectedHead>;
+}
+
+/**
+ * Matches the detected heads to the persons, then the faces where no worker's head is (close-ups,
+ * FACE_HEAD): a person whose head nothing placed takes the face head on it; the others are workers
+ * of their own, like a detected head on no person.
+ */
+async function placeHeads(img: RawImage, persons: readonly PersonDetection[], found: readonly DetectedHead[], faces?: readonly DetectedFace[]): Promise<PlacedHeads> {
   const matched = matchDetectedHeads(persons, found);
-  // Faces where no worker's head is (close-ups, FACE_HEAD): a person whose head nothing placed takes
-  // the face head on it; the others are workers of their own, like a detected head on no person.
   const geometries = persons.map((p) => headGeometry(p));
   const taken = [...found.map((h) => h.box), ...geometries.flatMap((g) => (headJudgeable(g) ? [geometryHeadBox(g)] : []))];
   const open = openFaces(faces ?? (await detectFacesRaw(img, { minScore: FACE_HEAD.minScore })), taken, img.width, img.height);
   const fromFaces = open.length > 0 ? faceHeads(await withMeshScores(img, open), taken, img.width, img.height) : [];
-  const fromFace = new Set<DetectedHead>(fromFaces);
   if (fromFaces.length > 0) {
     const headless = persons.flatMap((p, i) => (!matched[i] && !headJudgeable(geometries[i]!) ? [i] : []));
     matchDetectedHeads(
@@ -587,111 +629,125 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       if (face) matched[i] = face;
     }
   }
-  /** Where a detected head puts the head, or null when it is too small to judge. */
-  const placeOf = (head: DetectedHead): ReturnType<typeof headBoxPlace> | null => {
+  return { found, matched, fromFaces, fromFace: new Set(fromFaces) };
+}
+
+type HeadPlace = ReturnType<typeof headBoxPlace>;
+
+/** Where a detected head puts the head, or null when it is too small to judge. */
+function headPlacer(geometry: Parameters<typeof headBoxPlace>[1]): (head: DetectedHead) => HeadPlace | null {
+  return (head) => {
     const place = headBoxPlace(head.box, geometry);
     return place.width >= PPE_THRESHOLDS.minHeadWidthPx ? place : null;
   };
-  // A head on no detected person: a worker of its own, its torso looked for below the head (no shoulders known).
-  // A detected head cut by the frame's top edge is not one: the top of the head, where a hard hat sits, is out
-  // of the picture (issue 51: the bulbs of ffmpeg's mandelbrot, cut by the top edge as it zooms,
-  // passed the head check as heads wearing hard hats; no real head in the clips or photos was cut so).
+}
+
+/** A head on no detected person, where it puts the head, and the torso looked for below it. */
+interface AloneHead {
+  head: DetectedHead;
+  place: HeadPlace;
+  torso: { rect: Rect; stats: NonNullable<ReturnType<typeof torsoStats>> } | null;
+}
+
+/**
+ * The heads on no detected person: each a worker of its own, its torso looked for below the head
+ * (no shoulders known). A detected head cut by the frame's top edge is not one: the top of the head,
+ * where a hard hat sits, is out of the picture (issue 51: the bulbs of ffmpeg's mandelbrot, cut by
+ * the top edge as it zooms, passed the head check as heads wearing hard hats; no real head in the
+ * clips or photos was cut so). A face head is the face mesh's: its box reaches above the face and
+ * may be clipped at the top.
+ */
+function headsOnNoPerson(img: RawImage, placed: PlacedHeads, placeOf: (head: DetectedHead) => HeadPlace | null): AloneHead[] {
   const cutByTop = (head: DetectedHead): boolean => head.box[1] < PPE_THRESHOLDS.headCutByTop * head.box[3];
-  const alone = [...found, ...fromFaces].flatMap((head) => {
-    // (A face head is the face mesh's: its box reaches above the face and may be clipped at the top.)
-    const place = matched.includes(head) || (!fromFace.has(head) && cutByTop(head)) ? null : placeOf(head);
+  return [...placed.found, ...placed.fromFaces].flatMap((head) => {
+    const place = placed.matched.includes(head) || (!placed.fromFace.has(head) && cutByTop(head)) ? null : placeOf(head);
     if (!place) return [];
     const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
     const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
     return [{ head, place, torso: stats ? { rect, stats } : null }];
   });
-  const measured = persons.map((person, i) => {
+}
+
+/** A person measured: its keypoint geometry, the head crops to judge (own, detected) and whether its torso is judged. */
+type MeasuredPerson = ReturnType<typeof measurePersons>[number];
+
+function measurePersons(img: RawImage, persons: readonly PersonDetection[], placed: PlacedHeads, placeOf: (head: DetectedHead) => HeadPlace | null) {
+  return persons.map((person, i) => {
     const m = { index: i, ...measure(img, person) };
-    const head = matched[i];
+    const head = placed.matched[i];
     const place = head ? placeOf(head) : null;
     const detectedRect = place ? headCropRect(place.cx, place.eyeY, place.width) : null;
     const own = headJudgeable(m.head) || boxHeadJudged(m.head, detectedRect !== null);
     return { person, ...m, headRects: [own ? headCropRect(m.head.cx, m.head.eyeY, m.head.width) : null, detectedRect], torsoJudged: m.scores.torsoHeightPx >= PPE_THRESHOLDS.minTorsoHeightPx };
   });
-  const headCrops = measured.flatMap((m) => m.headRects.filter((r): r is Rect => r !== null).map((rect) => ({ m, rect })));
-  const torsos = measured.filter((m) => m.torsoJudged);
-  const aloneTorsos = alone.flatMap((a) => (a.torso ? [a.torso] : []));
-  const [{ p: headProbs, background }, torsoProbs] = await Promise.all([
-    judgeHeads(model, img, [...headCrops.map((c) => c.rect), ...alone.map((a) => headCropRect(a.place.cx, a.place.eyeY, a.place.width))], headCrops.length),
-    judgeTorsos(
-      model,
-      img,
-      [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)],
-      torsos.map((m) => m.gain),
-    ),
-  ]);
-  const hatVerdict = (p: HeadProbabilities): HardHatVerdict =>
-    p.hat >= T.hatSeen ? 'seen' : p.bare + p.other >= T.noHatSeen ? (p.other > p.bare ? 'headgear' : 'bare') : 'unknown';
-  const headScores = (p: HeadProbabilities): Pick<PpeScores, 'hatProbability' | 'bareProbability' | 'otherHeadgearProbability' | 'hardHat'> => ({
-    hatProbability: p.hat,
-    bareProbability: p.bare,
-    otherHeadgearProbability: p.other,
-    hardHat: p.hat - p.bare - p.other,
-  });
-  /** `absent` only where a torso without a vest is evidence of a missing vest (`mayBeAbsent`). */
-  const hiVisVerdict = (pVest: number, pNone: number, fluorescent: number, mayBeAbsent: boolean): HiVisVerdict =>
-    pVest >= T.vestSeen ? (passesFluorescentGate(fluorescent) ? 'seen' : 'unknown') : mayBeAbsent && pNone >= T.vestAbsent ? 'absent' : 'unknown';
-  const headP = new Map<(typeof measured)[number], number[][]>();
-  headCrops.forEach((c, i) => headP.set(c.m, [...(headP.get(c.m) ?? []), headProbs[i]!]));
-  const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
-  const judged = measured.map((m): PpePerson => {
-    const { scores } = m;
-    let hardHat: HardHatVerdict = 'unknown';
-    const head = headP.get(m);
-    if (head) {
-      // The crops' probabilities averaged, class by class.
-      const p = headProbabilities(head[0]!.map((_, c) => head.reduce((s, q) => s + q[c]!, 0) / head.length));
-      Object.assign(scores, headScores(p));
-      if (m.headRects[1]) {
-        if (fromFace.has(matched[m.index]!)) scores.headFromFace = true;
-        else scores.headDetected = true;
-      }
-      hardHat = hatVerdict(p);
+}
+
+type Thresholds = PpeModelFile['thresholds'];
+
+const hatVerdict = (T: Thresholds, p: HeadProbabilities): HardHatVerdict =>
+  p.hat >= T.hatSeen ? 'seen' : p.bare + p.other >= T.noHatSeen ? (p.other > p.bare ? 'headgear' : 'bare') : 'unknown';
+
+const headScores = (p: HeadProbabilities): Pick<PpeScores, 'hatProbability' | 'bareProbability' | 'otherHeadgearProbability' | 'hardHat'> => ({
+  hatProbability: p.hat,
+  bareProbability: p.bare,
+  otherHeadgearProbability: p.other,
+  hardHat: p.hat - p.bare - p.other,
+});
+
+/** `absent` only where a torso without a vest is evidence of a missing vest (`mayBeAbsent`). */
+const hiVisVerdict = (T: Thresholds, pVest: number, pNone: number, fluorescent: number, mayBeAbsent: boolean): HiVisVerdict =>
+  pVest >= T.vestSeen ? (passesFluorescentGate(fluorescent) ? 'seen' : 'unknown') : mayBeAbsent && pNone >= T.vestAbsent ? 'absent' : 'unknown';
+
+/** A detected person's verdicts from its head crops' probabilities (averaged class by class) and its torso's. */
+function judgedPerson(T: Thresholds, m: MeasuredPerson, placed: PlacedHeads, head: number[][] | undefined, torso: number[] | undefined): PpePerson {
+  const { scores } = m;
+  let hardHat: HardHatVerdict = 'unknown';
+  if (head) {
+    const p = headProbabilities(head[0]!.map((_, c) => head.reduce((s, q) => s + q[c]!, 0) / head.length));
+    Object.assign(scores, headScores(p));
+    if (m.headRects[1]) {
+      if (placed.fromFace.has(placed.matched[m.index]!)) scores.headFromFace = true;
+      else scores.headDetected = true;
     }
-    let hiVis: HiVisVerdict = 'unknown';
-    const torso = torsoP.get(m);
-    if (torso) {
-      const [pVest = 0, pNone = 0] = torso;
-      scores.hiVisProbability = pVest;
-      scores.hiVis = pVest;
-      // A missing vest needs a torso large enough to see.
-      hiVis = hiVisVerdict(pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, scores.torsoHeightPx >= PPE_THRESHOLDS.minAbsentTorsoPx);
-    }
-    const headBox = matched[m.index] && m.headRects[1] ? matched[m.index]!.box : m.headRects[0] ? geometryHeadBox(m.head) : undefined;
-    return { box: m.person.box, ...(head && headBox ? { head: roundBox(headBox) } : {}), hardHat, hiVis, scores };
-  });
-  const aloneTorsoP = new Map(aloneTorsos.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
-  // A head on no person is a worker only when the head check takes it for a head (ADR 0028): the
-  // head and face detectors fire on test patterns (a pie chart, mandelbrot), the check does not.
-  const headsAlone = alone.flatMap((a, i): PpePerson[] => (background[headCrops.length + i]! >= T.notHead ? [] : [aloneWorker(a, i)]));
-  function aloneWorker(a: (typeof alone)[number], i: number): PpePerson {
-    const p = headProbabilities(headProbs[headCrops.length + i]!);
-    const { torso } = a;
-    const pTorso = torso ? aloneTorsoP.get(torso) : undefined;
-    const scores: PpeScores = {
-      person: a.head.score,
-      headWidthPx: a.place.width,
-      headFrom: fromFace.has(a.head) ? 'faceDetector' : 'detector',
-      torsoHeightPx: torso ? torso.rect.y1 - torso.rect.y0 : 0,
-      hiVisYellow: torso?.stats.hiVisYellow ?? 0,
-      hiVisOrange: torso?.stats.hiVisOrange ?? 0,
-      hiVis: pTorso?.[0] ?? 0,
-      ...headScores(p),
-      ...(fromFace.has(a.head) ? { headFromFace: true } : { headDetected: true }),
-      ...(pTorso ? { hiVisProbability: pTorso[0] } : {}),
-    };
-    // Only a vest found there counts (`seen`): with no body detected, the region below the head is a
-    // guess (the worker may bend over, sit, be hidden, or the head be a false one), so a vest missing
-    // from it is no evidence of a missing vest and never `absent` (which would raise a violation).
-    const hiVis = torso && pTorso ? hiVisVerdict(pTorso[0]!, pTorso[1]!, torso.stats.hiVis, false) : 'unknown';
-    return { box: headOnlyWorkerBox(a.head, img.width, img.height), head: roundBox(a.head.box), hardHat: hatVerdict(p), hiVis, scores };
+    hardHat = hatVerdict(T, p);
   }
-  return [...judged, ...headsAlone];
+  let hiVis: HiVisVerdict = 'unknown';
+  if (torso) {
+    const [pVest = 0, pNone = 0] = torso;
+    scores.hiVisProbability = pVest;
+    scores.hiVis = pVest;
+    // A missing vest needs a torso large enough to see.
+    hiVis = hiVisVerdict(T, pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, scores.torsoHeightPx >= PPE_THRESHOLDS.minAbsentTorsoPx);
+  }
+  const matched = placed.matched[m.index];
+  const headBox = matched && m.headRects[1] ? matched.box : m.headRects[0] ? geometryHeadBox(m.head) : undefined;
+  return { box: m.person.box, ...(head && headBox ? { head: roundBox(headBox) } : {}), hardHat, hiVis, scores };
+}
+
+/**
+ * A head on no person as a worker of its own. Only a vest found below it counts (`seen`): with no
+ * body detected, the region below the head is a guess (the worker may bend over, sit, be hidden, or
+ * the head be a false one), so a vest missing from it is no evidence of a missing vest and never
+ * `absent` (which would raise a violation).
+ */
+function aloneWorker(T: Thresholds, img: RawImage, a: AloneHead, placed: PlacedHeads, headP: number[], pTorso: number[] | undefined): PpePerson {
+  const p = headProbabilities(headP);
+  const { torso } = a;
+  const fromFace = placed.fromFace.has(a.head);
+  const scores: PpeScores = {
+    person: a.head.score,
+    headWidthPx: a.place.width,
+    headFrom: fromFace ? 'faceDetector' : 'detector',
+    torsoHeightPx: torso ? torso.rect.y1 - torso.rect.y0 : 0,
+    hiVisYellow: torso?.stats.hiVisYellow ?? 0,
+    hiVisOrange: torso?.stats.hiVisOrange ?? 0,
+    hiVis: pTorso?.[0] ?? 0,
+    ...headScores(p),
+    ...(fromFace ? { headFromFace: true } : { headDetected: true }),
+    ...(pTorso ? { hiVisProbability: pTorso[0] } : {}),
+  };
+  const hiVis = torso && pTorso ? hiVisVerdict(T, pTorso[0]!, pTorso[1]!, torso.stats.hiVis, false) : 'unknown';
+  return { box: headOnlyWorkerBox(a.head, img.width, img.height), head: roundBox(a.head.box), hardHat: hatVerdict(T, p), hiVis, scores };
 }
 
 /**
