@@ -6,7 +6,7 @@ import { Stopping, type Claims } from './claims.js';
 import { composeMail, unsubscribeToken } from './email.js';
 import type { Mailer, OutgoingMail } from './mailer.js';
 import { noticeOf, noticeText, type Notice, type NoticeKind } from './notices.js';
-import { managersOf } from './orgs.js';
+import { managersOf } from './orgs/members.js';
 import { safeFetch } from './safeHttp.js';
 import { preferencesOf, type Collections, type DeliveryDoc, type RecipientDoc, type ServiceKeys, type WebhookDoc } from './store.js';
 

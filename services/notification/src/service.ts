@@ -19,7 +19,7 @@ import { createMailer, type Mailer, type OutgoingMail } from './mailer.js';
 import { createClaims, defaultOwner } from './claims.js';
 import { composeMail } from './email.js';
 import { createEngine, type OutboxDoc } from './engine.js';
-import { createOrgHandler } from './orgs.js';
+import { createOrgHandler } from './orgs/handler.js';
 import { notificationRoutes } from './routes.js';
 import { C, collections, loadKeys, type ServiceKeys } from './store.js';
 
