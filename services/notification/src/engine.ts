@@ -11,7 +11,6 @@ import { runDispatcher } from './webhooks/dispatch.js';
 
 export { retryDelayMs, signatureHeader } from './webhooks/dispatch.js';
 export { stableUuid } from './webhooks/queue.js';
-export type { OutboxDoc } from './store.js';
 
 /**
  * The notification engine: how a notice reaches a person. Its parts are one module each —
