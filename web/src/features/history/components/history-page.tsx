@@ -8,6 +8,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { useCancelJob } from '@/features/history/api/cancel-job';
 import { useDeleteJob } from '@/features/history/api/delete-job';
 import { useAdminJobs } from '@/features/history/api/get-admin-jobs';
@@ -105,7 +106,7 @@ export function HistoryPage() {
       {team ? (
         <TeamJobs org={manager} />
       ) : (
-        <div className="card">
+        <Card as="div">
           <div className="toolbar">
             <div className="search">
               <label htmlFor="history-search" className="visually-hidden">
@@ -175,7 +176,7 @@ export function HistoryPage() {
               ))}
             </ul>
           )}
-        </div>
+        </Card>
       )}
       <ConfirmDialog
         open={pending !== null}
