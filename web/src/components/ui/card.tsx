@@ -4,8 +4,9 @@ import { type FormEventHandler, type HTMLAttributes, type ReactNode } from 'reac
  * A card: a titled block of a page (`.card`). With a `titleId` the title is the card's heading
  * (`h2.card-title`, or `headingLevel`) and names the card (`aria-labelledby`); without one the card
  * may be named by `aria-label`. `actions` sit beside the title in the card's head (`.card-head`: a
- * refresh button, a search field); `lead` is the sentence under the title (`p.muted`), in the head
- * beside the actions when `leadInHead`. Anything else is the card's content.
+ * refresh button, a search field); `lead` is the sentence under the title (`p.muted`); with
+ * `leadWithTitle` the title and the lead are one block (a `div`), beside the actions when there are
+ * any. Anything else is the card's content.
  *
  * A card is a `section` unless `as` says otherwise; a form card takes the form's attributes
  * (`onSubmit`, `noValidate`).
@@ -20,14 +21,14 @@ export interface CardProps extends Omit<HTMLAttributes<HTMLElement>, 'title' | '
   lead?: ReactNode;
   /** The lead in small print (`p.muted.small`). */
   leadSmall?: boolean;
-  /** The title and the lead together at the start of the head, the actions at its end. */
-  leadInHead?: boolean;
+  /** The title and the lead as one block (a `div`): at the start of the head when there are actions. */
+  leadWithTitle?: boolean;
   /** A form card's submit handler. */
   onSubmit?: FormEventHandler<HTMLFormElement>;
   noValidate?: boolean;
 }
 
-export function Card({ as: Element = 'section', title, titleId, headingLevel = 2, actions, lead, leadSmall, leadInHead, onSubmit, noValidate, className, children, ...rest }: CardProps) {
+export function Card({ as: Element = 'section', title, titleId, headingLevel = 2, actions, lead, leadSmall, leadWithTitle, onSubmit, noValidate, className, children, ...rest }: CardProps) {
   const Heading = `h${headingLevel}` as const;
   const heading =
     title !== undefined ? (
@@ -36,19 +37,20 @@ export function Card({ as: Element = 'section', title, titleId, headingLevel = 2
       </Heading>
     ) : null;
   const leadLine = lead !== undefined ? <p className={leadSmall ? 'muted small' : 'muted'}>{lead}</p> : null;
+  const titleBlock = leadWithTitle ? (
+    <div>
+      {heading}
+      {leadLine}
+    </div>
+  ) : (
+    heading
+  );
   const head =
     actions === undefined ? (
-      heading
+      titleBlock
     ) : (
       <div className="card-head">
-        {leadInHead ? (
-          <div>
-            {heading}
-            {leadLine}
-          </div>
-        ) : (
-          heading
-        )}
+        {titleBlock}
         {actions}
       </div>
     );
@@ -56,7 +58,7 @@ export function Card({ as: Element = 'section', title, titleId, headingLevel = 2
   const content = (
     <>
       {head}
-      {leadInHead && actions !== undefined ? null : leadLine}
+      {leadWithTitle ? null : leadLine}
       {children}
     </>
   );

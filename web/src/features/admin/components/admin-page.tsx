@@ -146,7 +146,7 @@ function QuotaSection() {
       titleId="quotas-title"
       lead={t('admin.quotas.help')}
       leadSmall
-      leadInHead
+      leadWithTitle
       actions={
         <div className="search">
           <label htmlFor="quota-search" className="visually-hidden">
