@@ -18,6 +18,7 @@ const LIFECYCLE: Record<Exclude<JobEvent['type'], (typeof PROGRESS_EVENTS)[numbe
   job_cancelled: true,
   job_deleted: true,
   job_purged: true,
+  finding_reviewed: true,
 };
 
 describe('timeline labels', () => {

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'jobs.downloaded_csv',
   'job.cancelled',
   'job.deleted',
+  'job.finding_reviewed',
   'member.role_changed',
   'quota.changed',
   'setting.changed',

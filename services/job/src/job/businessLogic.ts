@@ -1,4 +1,5 @@
-import { IllegalStateError, NotFoundError, type Decider } from '@baret/platform';
+import { ForbiddenError, IllegalStateError, NotFoundError, type Decider } from '@baret/platform';
+import { countViolations, findingKey, type ReviewVerdict } from './findings.js';
 import { evolveJob, initialJobState, isFinished, PROGRESS_EVENTS, type JobEvent, type JobQueuedData, type JobState } from './job.js';
 
 export type QueueJob = { type: 'queue_job'; data: JobQueuedData };
@@ -8,7 +9,17 @@ export type CancelJob = { type: 'cancel_job'; data: { requested_by: string; now:
 export type DeleteJob = { type: 'delete_job'; data: { deleted_by: string; now: Date } };
 /** Erases a finished (or deleted) job's data: once; a job already purged gives no event. */
 export type PurgeJob = { type: 'purge_job'; data: { reason: 'retention' | 'erasure'; now: Date } };
-export type JobCommand = QueueJob | RecordProgress | CancelJob | DeleteJob | PurgeJob;
+/**
+ * A reviewer's verdict on one finding of a done job (issue 53). Who may review is checked by the
+ * use case (review.ts: the job's organisation's managers, a personal job's owner); the decider
+ * keeps what the job itself says: done, the finding exists, an organisation's job is not reviewed
+ * by the person who recorded it, and the same verdict (and note) already standing records nothing.
+ */
+export type ReviewFinding = {
+  type: 'review_finding';
+  data: { worker: number; group: string; verdict: ReviewVerdict; note: string | null; reviewer: { id: string; email: string; name: string | null }; now: Date };
+};
+export type JobCommand = QueueJob | RecordProgress | CancelJob | DeleteJob | PurgeJob | ReviewFinding;
 
 const isProgress = (t: string): t is (typeof PROGRESS_EVENTS)[number] => (PROGRESS_EVENTS as readonly string[]).includes(t);
 
@@ -54,6 +65,43 @@ function decideProgress(cmd: RecordProgress['data'], state: JobState): JobEvent[
   }
 }
 
+export const REVIEW_NOT_DONE = 'Only the findings of a completed analysis can be reviewed.';
+export const REVIEW_OWN_JOB = 'You cannot review the findings of a job you recorded: another manager of your organisation reviews them.';
+export const NO_SUCH_FINDING = 'This job has no such finding: check the worker and the equipment group.';
+
+function decideReview(cmd: ReviewFinding['data'], state: JobState): JobEvent[] {
+  const job = existing(state);
+  if (job.status !== 'done') throw new IllegalStateError(REVIEW_NOT_DONE);
+  // Four eyes: in an organisation, nobody clears (or confirms) the findings of a video they recorded.
+  if (job.org_id && cmd.reviewer.id === job.user_id) throw new ForbiddenError(REVIEW_OWN_JOB);
+  const key = findingKey(cmd.worker, cmd.group);
+  const finding = job.findings?.[key];
+  if (!finding) throw new NotFoundError(NO_SUCH_FINDING, { worker: cmd.worker, group: cmd.group });
+  const reviews = job.reviews ?? {};
+  const standing = reviews[key];
+  if (standing && standing.verdict === cmd.verdict && standing.note === cmd.note) return [];
+  const findings = job.findings ?? {};
+  return [
+    {
+      type: 'finding_reviewed',
+      data: {
+        ...ends(job),
+        worker: cmd.worker,
+        group: cmd.group,
+        model_verdict: finding.verdict,
+        verdict: cmd.verdict,
+        reviewer_id: cmd.reviewer.id,
+        reviewer_email: cmd.reviewer.email,
+        reviewer_name: cmd.reviewer.name,
+        at: cmd.now.toISOString(),
+        ...(cmd.note ? { note: cmd.note } : {}),
+        violation_count: countViolations(findings, { ...reviews, [key]: { verdict: cmd.verdict } }, job.model_violations),
+        previous_violation_count: countViolations(findings, reviews, job.model_violations),
+      },
+    },
+  ];
+}
+
 export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
   switch (command.type) {
     case 'queue_job':
@@ -82,6 +130,8 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       if (state.status === 'queued' || state.status === 'running') throw new IllegalStateError('Only finished jobs can be purged.');
       return [{ type: 'job_purged', data: { job_id: state.job_id, org_id: state.org_id, reason: command.data.reason, at: command.data.now.toISOString() } }];
     }
+    case 'review_finding':
+      return decideReview(command.data, state);
     default: {
       const never: never = command;
       return never;

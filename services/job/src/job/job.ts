@@ -3,6 +3,8 @@
 export const JOB_STATUSES = ['queued', 'running', 'done', 'error', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+import { findingKey, modelFindings, type FindingReviewedData, type ModelFinding, type ReviewVerdict } from './findings.js';
+
 /** Events the analysis worker reports while it works; they only happen to a running job. */
 export const PROGRESS_EVENTS = [
   'job_resumed',
@@ -65,11 +67,27 @@ export type JobDeleted = E<'job_deleted', { job_id: string; deleted_by: string; 
  */
 export type JobPurged = E<'job_purged', { job_id: string; org_id: string | null; reason: 'retention' | 'erasure'; at: string }>;
 
-export type JobEvent = JobQueued | JobStarted | JobProgressed | JobCompleted | JobFailed | JobCancelRequested | JobCancelled | JobDeleted | JobPurged;
+/** A manager (or a personal job's owner) reviewed one finding of a done job (issue 53): see findings.ts. */
+export type FindingReviewed = E<'finding_reviewed', FindingReviewedData>;
+
+export type JobEvent = JobQueued | JobStarted | JobProgressed | JobCompleted | JobFailed | JobCancelRequested | JobCancelled | JobDeleted | JobPurged | FindingReviewed;
 
 export type JobState =
   | { status: 'none' }
-  | { status: JobStatus | 'deleted' | 'purged'; job_id: string; user_id: string; org_id: string | null; video_key: string; input_filename: string; cancel_requested: boolean; refunded: boolean };
+  | {
+      status: JobStatus | 'deleted' | 'purged';
+      job_id: string;
+      user_id: string;
+      org_id: string | null;
+      video_key: string;
+      input_filename: string;
+      cancel_requested: boolean;
+      refunded: boolean;
+      /** A done job's findings by key (worker|group), the result's violations counted, and the review that stands for each finding. */
+      findings?: Record<string, ModelFinding>;
+      model_violations?: number;
+      reviews?: Record<string, { verdict: ReviewVerdict; note: string | null }>;
+    };
 
 export const initialJobState = (): JobState => ({ status: 'none' });
 
@@ -83,8 +101,14 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
   switch (event.type) {
     case 'job_started':
       return { ...state, status: 'running' };
-    case 'job_completed':
-      return { ...state, status: 'done' };
+    case 'job_completed': {
+      const violations = event.data.result?.violations;
+      return { ...state, status: 'done', findings: modelFindings(event.data.result), model_violations: Array.isArray(violations) ? violations.length : 0, reviews: {} };
+    }
+    case 'finding_reviewed': {
+      const key = findingKey(event.data.worker, event.data.group);
+      return { ...state, reviews: { ...state.reviews, [key]: { verdict: event.data.verdict, note: event.data.note ?? null } } };
+    }
     case 'job_failed':
       return { ...state, status: 'error', refunded: event.data.refund };
     case 'job_cancel_requested':
