@@ -24,6 +24,7 @@ import { purge } from './job/purge.js';
 import { recordFinishedJobWithoutVideo } from './job/recordWithoutVideo.js';
 import { remove } from './job/remove.js';
 import { removeUserJobs } from './job/removeUserJobs.js';
+import { review, reviewsOf } from './job/review.js';
 import { submit, submitResumable } from './job/submit.js';
 import { visibleJob } from './job/visibleJob.js';
 import { COMPLIANCE, COMPLIANCE_DAYS, COMPLIANCE_PERIODS, complianceProjection } from './readModels/compliance.js';
@@ -81,6 +82,7 @@ export function createJobService(opts: JobOptions) {
     submitResumable: use(submitResumable),
     cancel: use(cancel),
     remove: use(remove),
+    review: use(review),
     purge: use(purge),
     removeUserJobs: use(removeUserJobs),
     recordProgress: use(recordProgress),
@@ -155,7 +157,7 @@ function jobDepsOf(opts: JobOptions, uploadExpiryMs: number): JobDeps {
 function routesOf(
   opts: JobOptions,
   deps: JobDeps,
-  parts: { useCases: Pick<JobService, 'submit' | 'submitResumable' | 'cancel' | 'remove'>; sitesCrews: SitesCrews; retention: Retention },
+  parts: { useCases: Pick<JobService, 'submit' | 'submitResumable' | 'cancel' | 'remove' | 'review'>; sitesCrews: SitesCrews; retention: Retention },
 ): ServiceModule['routes'] {
   const { documents, jobs, usage, objects, cache, resumable, audit, clock, log } = deps;
   const { useCases, sitesCrews, retention } = parts;
@@ -168,6 +170,8 @@ function routesOf(
         ownJobs: (userId, key, load) => cache.list(userId, key, load),
         cancel: useCases.cancel,
         remove: useCases.remove,
+        review: useCases.review,
+        reviewsOf,
         jobs,
         usage,
         objects,

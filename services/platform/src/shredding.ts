@@ -162,13 +162,15 @@ export type SealPolicy = (streamId: string, type: string, data: Record<string, u
 /** Fields of job events that stay readable for ever: ids, times, counts, settings, money. Everything else is sealed. */
 const JOB_CLEAR = new Set([
   'job_id', 'user_id', 'org_id', 'site_id', 'crew_id', 'at', 'queued_at', 'attempt', 'refund', 'violation_count', 'params', 'video_key', 'video_size',
-  'requested_by', 'deleted_by', 'reason', 'prompt_tokens', 'completion_tokens', 'estimated_cost', 'model', 'currency', 'count', 'index', 'total',
+  'requested_by', 'deleted_by', 'reviewer_id', 'reason', 'prompt_tokens', 'completion_tokens', 'estimated_cost', 'model', 'currency', 'count', 'index', 'total',
   'job_type', 'sampling', 'duration', 'width', 'height', 'fps',
 ]);
 /** Personal fields of user events. */
 const USER_SEALED = ['email', 'full_name', 'password_hash', 'token'];
 /** Who ran a job: sealed with the user's key inside the job's layer, so erasing either hides it. */
 const JOB_USER_SEALED = ['user_email', 'user_full_name'];
+/** Who reviewed a finding (issue 53): sealed with the reviewer's key inside the job's layer, as the owner's name is. */
+const JOB_REVIEWER_SEALED = ['reviewer_email', 'reviewer_name'];
 
 /** Baret's policy: user streams under the user's key; job streams under the job's key, the owner's name and address also under the user's. */
 export const baretSealPolicy: SealPolicy = (streamId, _type, data) => {
@@ -180,7 +182,10 @@ export const baretSealPolicy: SealPolicy = (streamId, _type, data) => {
     const layers: Array<{ subject: string; fields: string[] }> = [];
     const userFields = JOB_USER_SEALED.filter((f) => f in data);
     if (userFields.length && typeof data.user_id === 'string') layers.push({ subject: `user:${data.user_id}`, fields: userFields });
-    const jobFields = Object.keys(data).filter((f) => !JOB_CLEAR.has(f) && !(layers.length && userFields.includes(f)));
+    const reviewerFields = JOB_REVIEWER_SEALED.filter((f) => f in data);
+    if (reviewerFields.length && typeof data.reviewer_id === 'string') layers.push({ subject: `user:${data.reviewer_id}`, fields: reviewerFields });
+    const inner = layers.flatMap((l) => l.fields);
+    const jobFields = Object.keys(data).filter((f) => !JOB_CLEAR.has(f) && !inner.includes(f));
     if (jobFields.length || layers.length) layers.push({ subject: `job:${streamId.slice(4)}`, fields: jobFields });
     return layers;
   }

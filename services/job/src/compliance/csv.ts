@@ -1,5 +1,6 @@
 import type { Lang } from '@baret/platform';
-import { groupKey } from '../readModels/compliance.js';
+import { countedViolations } from '../job/findings.js';
+import { groupNames as namesOfGroup } from '../readModels/compliance.js';
 import type { JobDoc } from '../readModels/jobs.js';
 import { csvCell } from './queries.js';
 
@@ -23,15 +24,16 @@ export function jobsCsv(jobs: readonly JobDoc[], o: { lang: Lang; origin: string
   const sep = lang === 'tr' ? ';' : ',';
   // One column per equipment group any job was found without, named in the reader's language.
   const groupNames = new Map<string, string>();
+  // The violations as reviewed (issue 53): a dismissed one is not counted, one added by a reviewer is.
   const perJob = jobs.map((j) => {
     const counts = new Map<string, number>();
-    const violations = Array.isArray(j.result?.violations) ? (j.result.violations as Array<{ group?: string[] }>) : [];
-    const names = (j.result?.names?.[lang] ?? j.result?.names?.en ?? {}) as { violation_group_names?: string[] };
-    violations.forEach((v, n) => {
-      const key = groupKey(v.group ?? []);
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-      if (!groupNames.has(key)) groupNames.set(key, names.violation_group_names?.[n] ?? key);
-    });
+    for (const v of j.result ? countedViolations(j.result, j.reviews ?? []) : []) {
+      counts.set(v.group, (counts.get(v.group) ?? 0) + 1);
+      if (!groupNames.has(v.group)) {
+        const named = namesOfGroup(j.result!, v.group);
+        groupNames.set(v.group, named[lang] ?? named.en ?? v.group);
+      }
+    }
     return counts;
   });
   const groups = [...groupNames.keys()];

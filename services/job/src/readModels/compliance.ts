@@ -9,7 +9,8 @@
  * Rebuildable: drop both and replay the job streams (`npm run admin -- rebuild-compliance`).
  */
 import { randomUUID } from 'node:crypto';
-import { type ComplianceCounts, type DocumentStore, type EventStore, type Lang, type Projection, type RecordedEvent } from '@baret/platform';
+import { type ComplianceCounts, type DocumentStore, type EventStore, type Lang, type Projection, type RecordedEvent, type StreamReader } from '@baret/platform';
+import { countedViolations, notWorkers, type FindingReviewedData } from '../job/findings.js';
 import type { JobEvent, JobStatus } from '../job/job.js';
 
 export interface ComplianceDoc extends Record<string, unknown> {
@@ -182,24 +183,42 @@ interface StoredViolation {
   time_sec?: number;
 }
 
-/** What a finished job's result says, for compliance. */
-export function findingsOf(result: Record<string, unknown>) {
+/** A group's name in each language: from one of its violations, else from the required groups' names. */
+export function groupNames(result: Record<string, unknown>, key: string): Partial<Record<Lang, string>> {
+  const resultNames = (result.names ?? {}) as Partial<Record<Lang, { violation_group_names?: string[]; required_groups_name?: string[] }>>;
   const violations = Array.isArray(result.violations) ? (result.violations as StoredViolation[]) : [];
+  const at = violations.findIndex((v) => groupKey(v.group ?? []) === key);
+  const required = Array.isArray(result.required_groups) ? (result.required_groups as string[][]).findIndex((g) => groupKey(g) === key) : -1;
+  const names: Partial<Record<Lang, string>> = {};
+  for (const lang of ['tr', 'en'] as const) {
+    const name = (at >= 0 ? resultNames[lang]?.violation_group_names?.[at] : undefined) ?? (required >= 0 ? resultNames[lang]?.required_groups_name?.[required] : undefined);
+    if (name) names[lang] = name;
+  }
+  return names;
+}
+
+/**
+ * What a finished job's result says, for compliance, as reviewed (issue 53): a dismissed violation
+ * leaves the figures, one added by a reviewer enters them, a person reviewed "not a worker" on
+ * every item leaves the workers seen.
+ */
+export function findingsOf(result: Record<string, unknown>, reviews: readonly FindingReviewedData[] = []) {
+  const violations = countedViolations(result, reviews);
   const counts: Record<string, number> = {};
   const names: Record<string, Partial<Record<Lang, string>>> = {};
-  const resultNames = (result.names ?? {}) as Partial<Record<Lang, { violation_group_names?: string[]; job_display_name?: string }>>;
-  violations.forEach((v, n) => {
-    const key = groupKey(v.group ?? []);
-    counts[key] = (counts[key] ?? 0) + 1;
-    for (const lang of ['tr', 'en'] as const) {
-      const name = resultNames[lang]?.violation_group_names?.[n];
-      if (name) names[key] = { ...names[key], [lang]: name };
+  const resultNames = (result.names ?? {}) as Partial<Record<Lang, { job_display_name?: string }>>;
+  for (const v of violations) {
+    counts[v.group] = (counts[v.group] ?? 0) + 1;
+    if (!names[v.group]) {
+      const named = groupNames(result, v.group);
+      if (Object.keys(named).length > 0) names[v.group] = named;
     }
-  });
+  }
   // Results from before issue 28 have no worker count: the highest worker number seen is the floor.
-  const numbered = violations.reduce((m, v) => Math.max(m, Number(v.worker ?? 0)), 0);
-  const workers = typeof result.workers_seen === 'number' ? result.workers_seen : numbered;
-  const first = violations[0];
+  const numbered = violations.reduce((m, v) => Math.max(m, v.worker), 0);
+  const workers = Math.max(0, (typeof result.workers_seen === 'number' ? result.workers_seen : numbered) - notWorkers(result, reviews));
+  // The latest violations link to the crop: the first counted violation of the model's (one added by a reviewer has none).
+  const first = violations.find((v) => v.n !== null);
   return {
     job_type: typeof result.job_type === 'string' ? result.job_type : null,
     job_type_names: Object.fromEntries(
@@ -208,7 +227,36 @@ export function findingsOf(result: Record<string, unknown>) {
     workers_seen: workers,
     violations: counts,
     group_names: names,
-    first_violation: first ? { n: 0, group: groupKey(first.group ?? []), time_sec: Number(first.time_sec ?? 0) } : null,
+    first_violation: first ? { n: first.n!, group: first.group, time_sec: first.time_sec } : null,
+  };
+}
+
+/** A done job's result and the reviews standing at `revision`, read from its stream (a review is rare: reading it is cheap). */
+async function reviewedAt(events: StreamReader, streamId: string, revision: number): Promise<{ result: Record<string, unknown> | null; reviews: FindingReviewedData[] }> {
+  let result: Record<string, unknown> | null = null;
+  const reviews: FindingReviewedData[] = [];
+  for (const e of await events.readStream(streamId)) {
+    if (e.revision > revision) break;
+    if (e.type === 'job_completed') result = ((e.data as { result?: Record<string, unknown> }).result ?? {}) as Record<string, unknown>;
+    if (e.type === 'finding_reviewed') reviews.push(e.data as FindingReviewedData);
+  }
+  return { result, reviews };
+}
+
+/** The job document's findings as a review changed them. */
+async function applyReview(recorded: RecordedEvent, doc: ComplianceDoc, events: StreamReader): Promise<ComplianceDoc | null> {
+  if (doc.status !== 'done') return null;
+  const { result, reviews } = await reviewedAt(events, recorded.streamId, recorded.revision);
+  if (!result) return null;
+  const f = findingsOf(result, reviews);
+  return {
+    ...doc,
+    revision: recorded.revision,
+    workers_seen: f.workers_seen,
+    has_violations: Object.keys(f.violations).length > 0,
+    violations: f.violations,
+    group_names: f.group_names,
+    first_violation: f.first_violation,
   };
 }
 
@@ -216,7 +264,7 @@ export function findingsOf(result: Record<string, unknown>) {
  * Applies one job event to the job documents; returns the organisation day whose sums it changed
  * (a job finished or deleted), if any.
  */
-async function applyToJob(recorded: RecordedEvent, documents: DocumentStore): Promise<{ orgId: string; day: string } | null> {
+async function applyToJob(recorded: RecordedEvent, documents: DocumentStore, events: StreamReader): Promise<{ orgId: string; day: string } | null> {
   const docs = documents.collection<ComplianceDoc>(COMPLIANCE);
   const jobId = recorded.streamId.slice('job-'.length);
   const event = { type: recorded.type, data: recorded.data } as JobEvent;
@@ -275,6 +323,12 @@ async function applyToJob(recorded: RecordedEvent, documents: DocumentStore): Pr
     case 'job_purged':
       await docs.delete(jobId);
       return doc.status === 'done' ? dayOf : null;
+    case 'finding_reviewed': {
+      const next = await applyReview(recorded, doc, events);
+      if (!next) return null;
+      await docs.put(jobId, next);
+      return dayOf;
+    }
     default:
       return null; // progress changes nothing here
   }
@@ -283,8 +337,8 @@ async function applyToJob(recorded: RecordedEvent, documents: DocumentStore): Pr
 export const complianceProjection: Projection = {
   name: 'job-compliance',
   categories: ['job'],
-  async apply(recorded: RecordedEvent, documents: DocumentStore) {
-    const changed = await applyToJob(recorded, documents);
+  async apply(recorded: RecordedEvent, documents: DocumentStore, events: StreamReader) {
+    const changed = await applyToJob(recorded, documents, events);
     if (changed) await recomputeDay(documents, changed.orgId, changed.day);
   },
 };
@@ -309,7 +363,7 @@ export async function rebuildCompliance(eventStore: EventStore, documents: Docum
   const controller = new AbortController();
   for await (const e of eventStore.subscribeToAll({ fromPosition: 0, signal: controller.signal })) {
     if (e.streamId.startsWith('job-')) {
-      const changed = await applyToJob(e, documents);
+      const changed = await applyToJob(e, documents, eventStore);
       if (changed) touched.set(`${changed.orgId}|${changed.day}`, changed);
       events++;
     }

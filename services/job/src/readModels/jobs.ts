@@ -1,4 +1,5 @@
 import { foldStreamInto, type DocumentStore, type Lang, type Projection, type RecordedEvent, type StreamReader } from '@baret/platform';
+import { currentReviews, type FindingReviewedData } from '../job/findings.js';
 import type { AnalysisParams, JobEvent, JobStatus } from '../job/job.js';
 
 export interface LogEntry {
@@ -42,6 +43,10 @@ export interface JobDoc extends Record<string, unknown> {
   has_violations: boolean | null;
   /** The owner erased their account (issue 30): the job stays with the organisation, anonymised. */
   owner_deleted?: boolean;
+  /** The review standing for each reviewed finding (issue 53; the earlier ones are in `logs`). */
+  reviews?: FindingReviewedData[];
+  /** The finished job's violations as they count, reviewed (absent before issue 53: the result's). */
+  violation_count?: number;
 }
 
 export const JOBS = 'job_jobs';
@@ -74,6 +79,11 @@ function logData(event: JobEvent): Record<string, unknown> | undefined {
     case 'job_deleted':
     case 'job_purged':
       return undefined;
+    case 'finding_reviewed': {
+      // Who reviewed it by id and name (the address stays in the event); the job's own ids are the page's.
+      const { job_id: _j, user_id: _u, input_filename: _f, org_id: _o, reviewer_email: _e, ...review } = event.data;
+      return review;
+    }
     default:
       return Object.keys(rest).length ? rest : undefined;
   }
@@ -137,7 +147,10 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
         completed_at: timestamp,
         result: event.data.result as StoredResult,
         has_violations: Array.isArray(event.data.result.violations) && event.data.result.violations.length > 0,
+        violation_count: Array.isArray(event.data.result.violations) ? event.data.result.violations.length : 0,
       };
+    case 'finding_reviewed':
+      return { ...next, reviews: currentReviews([...(next.reviews ?? []), event.data]), violation_count: event.data.violation_count, has_violations: event.data.violation_count > 0 };
     case 'job_failed':
       return { ...next, status: 'error', completed_at: timestamp, error: event.data.error };
     case 'job_cancel_requested':

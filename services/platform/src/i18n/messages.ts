@@ -138,6 +138,13 @@ const EXACT: Record<string, string> = {
   'Only queued or running jobs can be cancelled.': 'Yalnızca sıradaki veya çalışan işler iptal edilebilir.',
   'Only finished jobs can be deleted. Cancel the job first.': 'Yalnızca bitmiş işler silinebilir. Önce işi iptal edin.',
   'Only finished jobs can be purged.': 'Yalnızca bitmiş işler temizlenebilir.',
+  // reviews of findings (issue 53)
+  'Only the findings of a completed analysis can be reviewed.': 'Yalnızca tamamlanmış bir analizin bulguları incelenebilir.',
+  'You cannot review the findings of a job you recorded: another manager of your organisation reviews them.':
+    'Kendi kaydettiğiniz bir işin bulgularını inceleyemezsiniz: bunları kuruluşunuzun başka bir yöneticisi inceler.',
+  'This job has no such finding: check the worker and the equipment group.': 'Bu işte böyle bir bulgu yok: çalışanı ve ekipman grubunu kontrol edin.',
+  'Only the managers of the job’s organisation can review its findings.': 'İşin bulgularını yalnızca işin kuruluşunun yöneticileri inceleyebilir.',
+  'Only the owner of a personal job can review its findings.': 'Kişisel bir işin bulgularını yalnızca sahibi inceleyebilir.',
   // job errors shown in the history and the result
   'This job was stopped by an administrator.': 'Bu iş bir yönetici tarafından durduruldu.',
   'The uploaded video is no longer available. Please upload it again.': 'Yüklenen video artık mevcut değil. Lütfen yeniden yükleyin.',

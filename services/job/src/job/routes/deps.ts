@@ -1,6 +1,7 @@
 import type { AuditRecorder, AuditSource, Collection, ObjectStore, Principal } from '@baret/platform';
 import type { JobDoc, UsageDoc } from '../../readModels/jobs.js';
 import type { ReceivedUpload } from '../../upload.js';
+import type { ReviewInput, reviewsOf } from '../review.js';
 
 /** The names of an organisation's sites and crews by id. */
 export interface UnitNames {
@@ -17,6 +18,9 @@ export interface JobRoutesDeps {
   ownJobs<T>(userId: string, key: string, load: () => Promise<T[]>): Promise<T[]>;
   cancel(jobId: string, by: string, from?: AuditSource): Promise<{ job_id: string; status: string }>;
   remove(jobId: string, by: string, from?: AuditSource): Promise<void>;
+  /** A reviewer's verdict on one finding (issue 53); answers the job's reviews. */
+  review(principal: Principal, jobId: string, input: ReviewInput, from?: AuditSource): Promise<ReturnType<typeof reviewsOf>>;
+  reviewsOf: typeof reviewsOf;
   /** The audit log (issue 30): views and downloads of a job are recorded. */
   audit: AuditRecorder;
   jobs: Collection<JobDoc>;

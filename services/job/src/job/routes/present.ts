@@ -1,5 +1,6 @@
 import { localizeMessage, type Lang } from '@baret/platform';
 import type { JobDoc, StoredResult } from '../../readModels/jobs.js';
+import { reviewedResult } from '../reviewedResult.js';
 import type { JobRoutesDeps, UnitNames } from './deps.js';
 import type { PresentedResult } from './schemas.js';
 
@@ -54,13 +55,18 @@ export function listItem(job: JobDoc, withUser: boolean, lang: Lang, names: Unit
     video_duration_sec: videoDuration(job),
     processing_sec: processingTime(job),
     has_violations: job.has_violations ?? null,
+    // As reviewed (issue 53): a dismissed violation leaves it, one added by a reviewer enters it.
+    violation_count: job.status === 'done' ? (job.violation_count ?? (Array.isArray(job.result?.violations) ? job.result.violations.length : 0)) : null,
   };
 }
 
-/** The stored result in the reader's language, with evidence links and the duration. */
+/**
+ * The stored result in the reader's language, with evidence links and the duration; as reviewed
+ * (reviewedResult.ts: the model's verdicts kept beside the reviews), exactly as stored without a review.
+ */
 export function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
   if (!job.result) return null;
-  const { names, evidence, violations, missing_evidence: missingEvidence, ...neutral } = job.result as StoredResult & {
+  const { names, evidence, violations, missing_evidence: missingEvidence, ...neutral } = reviewedResult(job.result, job.reviews) as StoredResult & {
     evidence?: Array<Record<string, unknown>>;
     violations?: Array<Record<string, unknown>>;
     missing_evidence?: Array<{ group: string[]; violation: number | null }>;
@@ -81,8 +87,9 @@ export function presentResult(job: JobDoc, lang: Lang): PresentedResult | null {
       image_url: `/jobs/${job.id}/evidence/${String(e.composite_index)}`,
     })),
     // Results stored before violations existed have none (and no evidence of their missing groups).
-    violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), reason_name: reasonNames[n] ?? null, image_url: violationUrl(n) })),
-    missing_evidence: (missingEvidence ?? []).map((m) => ({ ...m, image_url: m.violation === null ? null : violationUrl(m.violation) })),
+    // A violation added by a reviewer has no crop of its own (null).
+    violations: (violations ?? []).map((v, n) => ({ ...v, group_name: violationNames[n] ?? (v.group as string[]).join(', '), reason_name: reasonNames[n] ?? null, image_url: v.added_by_review ? null : violationUrl(n) })),
+    missing_evidence: (missingEvidence ?? []).map((m) => ({ ...m, image_url: m.violation === null || violations?.[m.violation]?.added_by_review ? null : violationUrl(m.violation) })),
     // The processing time (kept for API clients; the job's processing_sec says the same).
     duration_seconds: processingTime(job),
     // The stored result is the analysis service's (its shape is tested there); the response schema documents it.

@@ -26,12 +26,37 @@ export const JobItemSchema = Type.Object({
   work_order: Type.Optional(NullableStr),
   video_duration_sec: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'the length of the video, once the analysis has opened it' })),
   processing_sec: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'how long the analysis took, from its start to its end' })),
-  has_violations: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'whether the finished job found violations; null until done' })),
+  has_violations: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'whether the finished job found violations (as reviewed); null until done' })),
+  violation_count: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'the finished job’s violations as reviewed: a dismissed one leaves it, one added by a reviewer enters it; null until done' }),
+  ),
 });
 export const DateParam = Type.String({ maxLength: 40, description: 'YYYY-MM-DD (a whole UTC day) or an ISO date-time' });
 
 export const LogSchema = Type.Object({ event: Str, timestamp: Str, data: Type.Optional(Type.Record(Str, Type.Unknown())) });
 export const Group = Type.Array(Str, { description: 'An equipment group: any one of its codes satisfies it' });
+/** What a reviewer says of a finding (issue 53). */
+export const ReviewVerdictSchema = Type.Union([Type.Literal('confirmed'), Type.Literal('worn'), Type.Literal('missing'), Type.Literal('not_a_worker')], {
+  description: 'confirmed: the model was right; worn / missing: what is true; not_a_worker: the person is no worker (a reflection, a passer-by)',
+});
+export const ReviewedVerdictSchema = Type.Union([Type.Literal('worn'), Type.Literal('missing'), Type.Literal('cannot_tell'), Type.Literal('not_a_worker')], {
+  description: 'The verdict that counts: the reviewer’s, or the model’s when confirmed or not reviewed',
+});
+export const ReviewSchema = Type.Object(
+  {
+    verdict: ReviewVerdictSchema,
+    by: Type.String({ description: 'The reviewer’s user id' }),
+    by_name: Type.Union([Str, Type.Null()], { description: 'The reviewer’s name (or address); null once their account is erased' }),
+    at: Type.String({ description: 'When (ISO 8601)' }),
+    note: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+  },
+  { description: 'The review that stands for this finding (the latest); the earlier ones are in the job’s timeline' },
+);
+/** Present only once the job has a review: null = not reviewed. */
+const reviewFields = {
+  reviewed_verdict: Type.Optional(ReviewedVerdictSchema),
+  review: Type.Optional(Type.Union([ReviewSchema, Type.Null()], { description: 'Present once the job has any review: null = this finding is not reviewed' })),
+};
 export const ViolationSchema = Type.Object({
   group: Group,
   group_name: Str,
@@ -41,11 +66,18 @@ export const ViolationSchema = Type.Object({
   frames: Type.Optional(Type.Integer({ minimum: 1, description: 'Sampled frames of the track that showed the worker without it' })),
   evidence_sec: Type.Optional(Type.Number({ description: 'Time of the evidence frame: the clearest frame of the track without it (large, confident)' })),
   confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "How sure the verdict is: the frames without it, weighed by the analyzer's confidence, as a share of the frames judged" })),
-  box: Type.Object(
-    { x: Type.Number(), y: Type.Number(), w: Type.Number(), h: Type.Number() },
-    { description: "The worker's box as fractions (0..1) of the evidence frame" },
+  box: Type.Optional(
+    Type.Object(
+      { x: Type.Number(), y: Type.Number(), w: Type.Number(), h: Type.Number() },
+      { description: "The worker's box as fractions (0..1) of the evidence frame (absent for a violation added by a reviewer)" },
+    ),
   ),
-  image_url: Type.String({ description: 'The worker cropped out of the frame: GET /jobs/{id}/violations/{n} (owner or admin)' }),
+  image_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'The worker cropped out of the frame: GET /jobs/{id}/violations/{n} (owner or admin); null for a violation added by a reviewer (no crop)',
+  }),
+  dismissed: Type.Optional(Type.Boolean({ description: 'A reviewer said the item was worn, or the person is no worker: kept here, counted nowhere' })),
+  added_by_review: Type.Optional(Type.Boolean({ description: 'Not found by the model: a reviewer said the item was missing (appended after the model’s violations)' })),
+  ...reviewFields,
   reason: Type.Optional(
     Type.Union([Type.Literal('other_headgear'), Type.Literal('bare_head'), Type.Null()], {
       description: 'What the worker had instead, when the analyzer can tell: other_headgear (a cap, sun hat, beanie or hood — not a hard hat) or bare_head',
@@ -93,11 +125,24 @@ export const ResultSchema = Type.Object(
               frames_worn: Type.Integer({ minimum: 0 }),
               frames_without: Type.Integer({ minimum: 0 }),
               confidence: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()]),
+              ...reviewFields,
             }),
             { description: 'By required group (its codes joined by commas): worn, missing, or cannot_tell (seen too briefly, too small or too unclear to decide)' },
           ),
         }),
         { description: 'Every worker followed through the video, with one verdict per required group the analyzer judges (the built-in analyzer: hard hat and hi-vis)' },
+      ),
+    ),
+    violation_count: Type.Optional(Type.Integer({ minimum: 0, description: 'Present once reviewed: the violations that count (not dismissed, added ones included)' })),
+    model_summary: Type.Optional(
+      Type.Object(
+        {
+          missing_groups: Type.Array(Group),
+          satisfied_equipment: Type.Array(Str),
+          violation_count: Type.Integer({ minimum: 0 }),
+          workers_seen: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        { description: 'Present once reviewed: what the model said, before the reviews (missing_groups, satisfied_equipment and workers_seen above follow the reviews)' },
       ),
     ),
     missing_evidence: Type.Optional(
