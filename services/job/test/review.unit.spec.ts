@@ -8,40 +8,7 @@ import { decideJob, type ReviewFinding } from '../src/job/businessLogic.js';
 import { countedViolations, type FindingReviewedData } from '../src/job/findings.js';
 import { evolveJob, initialJobState, type JobEvent, type JobQueuedData } from '../src/job/job.js';
 import { reviewedResult } from '../src/job/reviewedResult.js';
-
-const HAT = 'pic1,pic2,pic3';
-const VEST = 'pic23,pic24';
-const queued = (org: string | null): JobQueuedData => ({
-  job_id: 'j1',
-  user_id: 'crew-1',
-  user_email: 'crew@example.com',
-  user_full_name: 'Ayşe Ekip',
-  input_filename: 'direk.mp4',
-  video_key: 'uploads/j1/video',
-  video_size: 1000,
-  params: { job_type: 'auto', sampling: 'person', target_composites: 6, frames_per_composite: 4, dedupe_by_equipment: true },
-  queued_at: '2026-01-01T12:00:00.000Z',
-  org_id: org,
-});
-const item = (verdict: 'worn' | 'missing' | 'cannot_tell') => ({ verdict, frames_worn: verdict === 'worn' ? 5 : 0, frames_without: verdict === 'missing' ? 4 : 0, confidence: 0.9 });
-/** Worker 1 without a hard hat (a violation), wearing a vest; worker 2 wearing both; worker 3 could not be told. */
-export const RESULT = {
-  job_type: 'genel_saha_girisi',
-  required_groups: [HAT.split(','), VEST.split(',')],
-  missing_groups: [HAT.split(',')],
-  satisfied_equipment: ['pic23'],
-  workers_seen: 3,
-  workers: [
-    { worker: 1, first_sec: 2, last_sec: 9, frames: 5, items: { [HAT]: item('missing'), [VEST]: item('worn') } },
-    { worker: 2, first_sec: 3, last_sec: 12, frames: 6, items: { [HAT]: item('worn'), [VEST]: item('worn') } },
-    { worker: 3, first_sec: 20, last_sec: 21, frames: 2, items: { [HAT]: item('cannot_tell'), [VEST]: item('cannot_tell') } },
-  ],
-  violations: [{ group: HAT.split(','), worker: 1, time_sec: 2, end_sec: 9, frames: 4, evidence_sec: 5, frame_index: 3, composite_index: 0, box: { x: 0, y: 0, w: 1, h: 1 }, reason: 'bare_head', confidence: 0.9 }],
-  names: {
-    en: { required_groups_name: ['Hard hat', 'Hi-vis vest'], missing_groups_name: ['Hard hat'], satisfied_equipment_name: ['Vest'], violation_group_names: ['Hard hat'], violation_reasons: ['bare head'] },
-    tr: { required_groups_name: ['Baret', 'Yelek'], missing_groups_name: ['Baret'], satisfied_equipment_name: ['Yelek'], violation_group_names: ['Baret'], violation_reasons: ['başı açık'] },
-  },
-};
+import { HAT, queued, RESULT, VEST } from './fixtures/reviewResult.js';
 
 const AT = '2026-01-02T09:00:00.000Z';
 const manager = { id: 'manager-1', email: 'mudur@example.com', name: 'Mehmet Müdür' };

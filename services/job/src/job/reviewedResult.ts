@@ -53,7 +53,6 @@ function addedViolation(result: Result, r: FindingReviewedData) {
     time_sec: w?.first_sec ?? 0,
     end_sec: w?.last_sec ?? w?.first_sec ?? 0,
     ...(typeof frames === 'number' && frames > 0 ? { frames } : {}),
-    confidence: null,
     reason: null,
     added_by_review: true,
     dismissed: false,
