@@ -6,7 +6,7 @@ import { ForbiddenError, IllegalStateError, NotFoundError } from '@baret/platfor
 import { describe, expect, it } from 'vitest';
 import { decideJob, type ReviewFinding } from '../src/job/businessLogic.js';
 import { countedViolations, type FindingReviewedData } from '../src/job/findings.js';
-import { evolveJob, initialJobState, type JobEvent, type JobQueuedData } from '../src/job/job.js';
+import { evolveJob, initialJobState, type JobEvent } from '../src/job/job.js';
 import { reviewedResult } from '../src/job/reviewedResult.js';
 import { HAT, queued, RESULT, VEST } from './fixtures/reviewResult.js';
 
