@@ -189,6 +189,16 @@ export const MATRIX: readonly Row[] = [
   { method: 'GET', path: '/jobs/{id}/evidence/{n}', access: 'job', except: { member_a: 'any', api_key_a: 'any', manager_a: 'any', admin: 'any' } },
   { method: 'GET', path: '/jobs/{id}/violations/{n}', access: 'job', except: { member_a: 'any', api_key_a: 'any', manager_a: 'any', admin: 'any' } },
   { method: 'GET', path: '/jobs/{id}/report.pdf', access: 'job' },
+  // Reviews (issue 53): whoever sees the job reads them; only the managers of its organisation review (the job is queued: a 409 for
+  // manager_a). Its owner, a crew member, may not clear their own findings, the admin does not sign, an API key is no signature: 403.
+  { method: 'GET', path: '/jobs/{id}/reviews', access: 'job' },
+  {
+    method: 'POST',
+    path: '/jobs/{id}/reviews',
+    access: 'job',
+    body: () => ({ worker: 1, group: 'pic1,pic2,pic3', verdict: 'worn' }),
+    except: { member_a: 403, api_key_a: 403, admin: 403 },
+  },
   { method: 'GET', path: '/admin/jobs', access: 'admin' },
   { method: 'POST', path: '/admin/jobs/{id}/cancel', access: 'admin', destructive: true },
   { method: 'DELETE', path: '/admin/jobs/{id}', access: 'admin', destructive: true },
