@@ -3,7 +3,7 @@
  * `npm run proto:gen` (buf + protoc-gen-es); never edit it by hand — CI fails when it is stale.
  */
 import type { DescMessage } from '@bufbuild/protobuf';
-import { JobCancelRequestedSchema, JobCompletedSchema, JobDeletedSchema, JobFailedSchema, JobPurgedSchema, JobQueuedSchema } from './gen/baret/v1/job_pb.js';
+import { FindingReviewedSchema, JobCancelRequestedSchema, JobCompletedSchema, JobDeletedSchema, JobFailedSchema, JobPurgedSchema, JobQueuedSchema } from './gen/baret/v1/job_pb.js';
 import { EmailVerificationRequestedSchema, PasswordResetRequestedSchema, UserDeletedSchema, UserPromotedSchema, UserRegisteredSchema } from './gen/baret/v1/identity_pb.js';
 import { ContactMessageSubmittedSchema, UpgradeRequestedSchema } from './gen/baret/v1/notification_pb.js';
 import { QuotaReleasedSchema, QuotaReservedSchema, QuotaThresholdReachedSchema } from './gen/baret/v1/quota_pb.js';
@@ -40,6 +40,7 @@ export const eventSchemas: Record<string, DescMessage> = {
   job_completed: JobCompletedSchema,
   job_failed: JobFailedSchema,
   job_purged: JobPurgedSchema,
+  finding_reviewed: FindingReviewedSchema,
   org_created: OrgCreatedSchema,
   org_member_added: OrgMemberAddedSchema,
   org_member_removed: OrgMemberRemovedSchema,

@@ -12,9 +12,11 @@ import { PRESETS } from '@baret/quota';
 import { JOBS, jobsProjection } from '../services/job/src/readModels/jobs.js';
 import { HAT, RESULT, VEST } from '../services/job/test/fixtures/reviewResult.js';
 import { eventually, startTestApp, type TestApp } from './helpers/app.js';
+import { startReceiver, type TestReceiver } from './helpers/notify.js';
 
 
 let app: TestApp;
+let hooks: TestReceiver;
 let admin: { token: string; id: string };
 let team: Awaited<ReturnType<typeof makeTeam>>;
 
@@ -99,12 +101,14 @@ const detail = async (jobId: string, token = team.manager.token) => {
 };
 
 beforeAll(async () => {
-  app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test' }, { realClock: true });
+  hooks = await startReceiver();
+  app = await startTestApp({ BARET_ADMIN_EMAILS: 'admin@baret.test', NOTIFY_ALLOW_PRIVATE_HOSTS: 'true' }, { realClock: true });
   admin = await app.signUp('admin@baret.test');
   team = await makeTeam();
 }, 90_000);
 afterAll(async () => {
   await app?.close();
+  await hooks?.close();
 });
 
 describe('reviews of findings', () => {
@@ -230,5 +234,19 @@ describe('reviews of findings', () => {
     expect(await csv()).toEqual(before.csv);
     expect((await req('GET', '/jobs?scope=org&limit=100', team.manager.token)).json()).toEqual(before.jobs);
     expect(await detail(jobId)).toEqual(before.job);
+  });
+
+  it('tells a webhook subscriber when a review changes the job’s violation count (job.reviewed), not when it leaves it', async () => {
+    const hook = await req('POST', '/webhooks', team.manager2.token, { url: `${hooks.url}/baret`, events: ['job.reviewed'] });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const jobId = await finishedJob(team.alice.id);
+    await review(jobId, team.manager.token, { worker: 1, group: HAT, verdict: 'confirmed' });
+    await review(jobId, team.manager.token, { worker: 1, group: HAT, verdict: 'worn' });
+    const call = await eventually(async () => hooks.requests.find((r) => r.body.toString().includes(jobId)), 15_000);
+    const body = JSON.parse(call.body.toString()) as { event: string; data: Record<string, unknown> };
+    expect(body).toMatchObject({ event: 'job.reviewed', data: { job_id: jobId, status: 'done', violation_count: 0, previous_violation_count: 1, org_id: team.org.id, reviewed_by: team.manager.id } });
+    // The confirmation left the count as it was: one call only.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hooks.requests.filter((r) => r.body.toString().includes(jobId))).toHaveLength(1);
   });
 });

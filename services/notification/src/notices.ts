@@ -11,7 +11,8 @@ export type NoticeKind = (typeof NOTICE_KINDS)[number];
 export const CHANNELS = ['email', 'push', 'in_app'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'quota.low'] as const;
+/** `job.reviewed` (issue 53): a review changed a done job's violation count; its data carries the count as reviewed. */
+export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'quota.low', 'job.reviewed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export interface Notice {
@@ -27,6 +28,8 @@ export interface Notice {
   /** Data for the webhook body and the texts. */
   data: Record<string, string | number | null>;
   createdAt: string;
+  /** Sent to webhooks only: no e-mail, push or in-app item (a review's changed count is for systems, not a person's inbox). */
+  webhookOnly?: boolean;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -56,6 +59,27 @@ export function noticeOf(event: DecodedEnvelope): Notice | null {
         path: `/dashboard/jobs/${str(d.job_id)}`,
         data: { job_id: str(d.job_id), status: 'error', input_filename: str(d.input_filename), error: str(d.error), ...org(d) },
       };
+    case 'finding_reviewed': {
+      // Only a review that changed the job's violation count is news to a subscriber (the report's figures changed).
+      if (num(d.violation_count) === num(d.previous_violation_count)) return null;
+      return {
+        ...base,
+        kind: 'report_ready',
+        webhookEvent: 'job.reviewed',
+        webhookOnly: true,
+        jobId: str(d.job_id),
+        path: `/dashboard/jobs/${str(d.job_id)}`,
+        data: {
+          job_id: str(d.job_id),
+          status: 'done',
+          input_filename: str(d.input_filename),
+          violation_count: num(d.violation_count),
+          previous_violation_count: num(d.previous_violation_count),
+          reviewed_by: str(d.reviewer_id),
+          ...org(d),
+        },
+      };
+    }
     case 'quota_threshold_reached': {
       const orgQuota = /^org_(.+)$/.exec(base.userId)?.[1] ?? null;
       return {

@@ -45,6 +45,10 @@ export async function notify(d: Delivery, notice: Notice, signal?: AbortSignal):
   const prefs = await preferencesOf(cols.preferences, notice.userId);
   const wants = (channel: 'email' | 'push' | 'in_app') => notice.kind === 'webhook_disabled' ? channel !== 'push' : prefs[notice.kind][channel];
 
+  if (notice.webhookOnly) {
+    await enqueueWebhooks(d, notice);
+    return;
+  }
   const inAppId = `${notice.eventId}:${notice.userId}`;
   if (wants('in_app') && !(await cols.inApp.get(inAppId))) {
     // insert: a copy written again by another process would undo a read mark

@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file baret/v1/job.proto.
  */
 export const file_baret_v1_job: GenFile = /*@__PURE__*/
-  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIqECCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMSEwoGb3JnX2lkGAcgASgJSACIAQESFAoHc2l0ZV9pZBgIIAEoCUgBiAEBEhQKB2NyZXdfaWQYCSABKAlIAogBARIXCgp3b3JrX29yZGVyGAogASgJSAOIAQFCCQoHX29yZ19pZEIKCghfc2l0ZV9pZEIKCghfY3Jld19pZEINCgtfd29ya19vcmRlciI6ChJKb2JDYW5jZWxSZXF1ZXN0ZWQSDgoGam9iX2lkGAEgASgJEhQKDHJlcXVlc3RlZF9ieRgCIAEoCSIwCgpKb2JEZWxldGVkEg4KBmpvYl9pZBgBIAEoCRISCgpkZWxldGVkX2J5GAIgASgJInAKC0pvYlByb2dyZXNzEg4KBmpvYl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgoKAmF0GAUgASgJIoABCgxKb2JDb21wbGV0ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgFEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQicwoJSm9iRmFpbGVkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEg0KBWVycm9yGAQgASgJEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQiVwoJSm9iUHVyZ2VkEg4KBmpvYl9pZBgBIAEoCRITCgZvcmdfaWQYAiABKAlIAIgBARIOCgZyZWFzb24YAyABKAkSCgoCYXQYBCABKAlCCQoHX29yZ19pZGIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChJiYXJldC92MS9qb2IucHJvdG8SCGJhcmV0LnYxIooBCg5BbmFseXNpc1BhcmFtcxIQCghqb2JfdHlwZRgBIAEoCRIQCghzYW1wbGluZxgCIAEoCRIZChF0YXJnZXRfY29tcG9zaXRlcxgDIAEoBRIcChRmcmFtZXNfcGVyX2NvbXBvc2l0ZRgEIAEoBRIbChNkZWR1cGVfYnlfZXF1aXBtZW50GAUgASgIIqECCglKb2JRdWV1ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSEQoJdmlkZW9fa2V5GAQgASgJEhIKCnZpZGVvX3NpemUYBSABKAQSKAoGcGFyYW1zGAYgASgLMhguYmFyZXQudjEuQW5hbHlzaXNQYXJhbXMSEwoGb3JnX2lkGAcgASgJSACIAQESFAoHc2l0ZV9pZBgIIAEoCUgBiAEBEhQKB2NyZXdfaWQYCSABKAlIAogBARIXCgp3b3JrX29yZGVyGAogASgJSAOIAQFCCQoHX29yZ19pZEIKCghfc2l0ZV9pZEIKCghfY3Jld19pZEINCgtfd29ya19vcmRlciI6ChJKb2JDYW5jZWxSZXF1ZXN0ZWQSDgoGam9iX2lkGAEgASgJEhQKDHJlcXVlc3RlZF9ieRgCIAEoCSIwCgpKb2JEZWxldGVkEg4KBmpvYl9pZBgBIAEoCRISCgpkZWxldGVkX2J5GAIgASgJInAKC0pvYlByb2dyZXNzEg4KBmpvYl9pZBgBIAEoCRIQCghldmVudF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEiUKBGRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgoKAmF0GAUgASgJIoABCgxKb2JDb21wbGV0ZWQSDgoGam9iX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSFgoOaW5wdXRfZmlsZW5hbWUYAyABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAQgASgFEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQicwoJSm9iRmFpbGVkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEg0KBWVycm9yGAQgASgJEhMKBm9yZ19pZBgFIAEoCUgAiAEBQgkKB19vcmdfaWQiVwoJSm9iUHVyZ2VkEg4KBmpvYl9pZBgBIAEoCRITCgZvcmdfaWQYAiABKAlIAIgBARIOCgZyZWFzb24YAyABKAkSCgoCYXQYBCABKAlCCQoHX29yZ19pZCKNAgoPRmluZGluZ1Jldmlld2VkEg4KBmpvYl9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhYKDmlucHV0X2ZpbGVuYW1lGAMgASgJEhMKBm9yZ19pZBgEIAEoCUgAiAEBEg4KBndvcmtlchgFIAEoBRINCgVncm91cBgGIAEoCRIVCg1tb2RlbF92ZXJkaWN0GAcgASgJEg8KB3ZlcmRpY3QYCCABKAkSEwoLcmV2aWV3ZXJfaWQYCSABKAkSCgoCYXQYCiABKAkSFwoPdmlvbGF0aW9uX2NvdW50GAsgASgFEiAKGHByZXZpb3VzX3Zpb2xhdGlvbl9jb3VudBgMIAEoBUIJCgdfb3JnX2lkYgZwcm90bzM", [file_google_protobuf_struct]);
 
 /**
  * What the user asked for when starting an analysis.
@@ -338,4 +338,87 @@ export type JobPurged = Message<"baret.v1.JobPurged"> & {
  */
 export const JobPurgedSchema: GenMessage<JobPurged> = /*@__PURE__*/
   messageDesc(file_baret_v1_job, 7);
+
+/**
+ * A manager of the job's organisation (or a personal job's owner) reviewed one finding of a done
+ * job (issue 53): one worker and one required group ("pic1,pic2,pic3"). The latest review of a
+ * finding stands; every one stays in the job's stream. `violation_count` is the job's violations
+ * as reviewed after it (a dismissed one leaves, one added by the reviewer enters),
+ * `previous_violation_count` before it: a webhook subscriber is told when they differ. The
+ * reviewer's name, address and note stay in the job's stream (personal data, sealed there).
+ *
+ * @generated from message baret.v1.FindingReviewed
+ */
+export type FindingReviewed = Message<"baret.v1.FindingReviewed"> & {
+  /**
+   * @generated from field: string job_id = 1;
+   */
+  jobId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string input_filename = 3;
+   */
+  inputFilename: string;
+
+  /**
+   * @generated from field: optional string org_id = 4;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * @generated from field: int32 worker = 5;
+   */
+  worker: number;
+
+  /**
+   * @generated from field: string group = 6;
+   */
+  group: string;
+
+  /**
+   * worn, missing or cannot_tell.
+   *
+   * @generated from field: string model_verdict = 7;
+   */
+  modelVerdict: string;
+
+  /**
+   * confirmed, worn, missing or not_a_worker.
+   *
+   * @generated from field: string verdict = 8;
+   */
+  verdict: string;
+
+  /**
+   * @generated from field: string reviewer_id = 9;
+   */
+  reviewerId: string;
+
+  /**
+   * @generated from field: string at = 10;
+   */
+  at: string;
+
+  /**
+   * @generated from field: int32 violation_count = 11;
+   */
+  violationCount: number;
+
+  /**
+   * @generated from field: int32 previous_violation_count = 12;
+   */
+  previousViolationCount: number;
+};
+
+/**
+ * Describes the message baret.v1.FindingReviewed.
+ * Use `create(FindingReviewedSchema)` to create a new message.
+ */
+export const FindingReviewedSchema: GenMessage<FindingReviewed> = /*@__PURE__*/
+  messageDesc(file_baret_v1_job, 8);
 
