@@ -89,4 +89,29 @@ describe('the PDF report’s layout', () => {
     const used = perPage.filter((n) => n > 0);
     for (const n of used.slice(0, -1)) expect(n).toBeGreaterThanOrEqual(2);
   });
+
+  it.each(['tr', 'en'] as const)('%s: says who reviewed each violation and when, or that it was not reviewed; lists dismissed ones apart (issue 53)', async (lang) => {
+    const reviewed = job(3);
+    const violations = reviewed.result!.violations as Array<Record<string, unknown>>;
+    const by = (verdict: string, note: string | null = null) => ({ verdict, by: 'm1', by_name: 'Mehmet Müdür', at: '2026-03-05T08:30:00Z', note });
+    Object.assign(violations[0]!, { dismissed: true, reviewed_verdict: 'worn', review: by('worn', 'Baret takılı') });
+    Object.assign(violations[1]!, { dismissed: false, reviewed_verdict: 'missing', review: by('confirmed') });
+    Object.assign(violations[2]!, { dismissed: false, reviewed_verdict: 'missing', review: null });
+    violations.push({ group: ['pic23'], group_name: 'Reflektörlü yelek', worker: 9, time_sec: 40, end_sec: 44, added_by_review: true, dismissed: false, reviewed_verdict: 'missing', review: by('missing'), image_url: null });
+    const pdf = await renderJobReport({ job: reviewed, lang, now: new Date('2026-03-05T11:00:00Z'), image: async (url) => (url.startsWith('/v/') ? crop : frame) });
+    const text = (await pagesOf(`reviewed-${lang}`, pdf)).join('\n').replace(/\s+/g, ' ');
+    const [violationsPart, dismissedPart] = text.split(lang === 'tr' ? 'İncelemede düşülen bulgular' : 'Findings dismissed by review');
+    expect(dismissedPart, 'a heading for the dismissed findings').toBeDefined();
+    const worker = (n: number) => (lang === 'tr' ? `${n}. çalışan` : `Worker ${n}`);
+    expect(violationsPart).not.toContain(worker(1));
+    expect(dismissedPart).toContain(worker(1));
+    expect(dismissedPart).toContain(lang === 'tr' ? 'inceleyene göre ekipman takılıydı' : 'the reviewer says the equipment was worn');
+    expect(dismissedPart).toContain('Baret takılı');
+    expect(violationsPart).toContain(worker(2));
+    expect(violationsPart).toContain(lang === 'tr' ? 'Mehmet Müdür tarafından' : 'Reviewed by Mehmet Müdür on');
+    expect(violationsPart).toContain(lang === 'tr' ? 'İncelenmedi' : 'Not reviewed');
+    expect(violationsPart).toContain(worker(9));
+    expect(violationsPart).toContain(lang === 'tr' ? 'inceleyen ekledi' : 'added by the reviewer');
+    expect(text).not.toContain(lang === 'tr' ? 'görüntü yüklenemedi' : 'image could not be loaded');
+  });
 });

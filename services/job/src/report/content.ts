@@ -29,7 +29,13 @@ export interface Violation {
   frames: number | null;
   /** What the worker had instead ("cap or hat, not a hard hat", "bare head"), in the report's language. */
   reason_name: string | null;
-  image_url: string;
+  /** Null for a violation added by a reviewer (no crop). */
+  image_url: string | null;
+  /** The review standing for it (issue 53), null when not reviewed. */
+  review: { verdict: string; by_name: string | null; at: string; note: string | null } | null;
+  dismissed: boolean;
+  added_by_review: boolean;
+  reviewed_verdict: string | null;
 }
 
 export interface EvidenceFrame {
@@ -52,7 +58,8 @@ export function violationsOf(result: Record<string, unknown> | null): Violation[
     const r = v as Record<string, unknown>;
     const worker = num(r.worker);
     const time = num(r.time_sec);
-    if (worker === null || time === null || typeof r.image_url !== 'string') return [];
+    if (worker === null || time === null || (typeof r.image_url !== 'string' && r.image_url !== null)) return [];
+    const review = typeof r.review === 'object' && r.review !== null ? (r.review as Violation['review']) : null;
     return [
       {
         group_name: typeof r.group_name === 'string' ? r.group_name : strings(r.group).join(' / '),
@@ -61,7 +68,11 @@ export function violationsOf(result: Record<string, unknown> | null): Violation[
         end_sec: num(r.end_sec),
         frames: num(r.frames),
         reason_name: typeof r.reason_name === 'string' ? r.reason_name : null,
-        image_url: r.image_url,
+        image_url: typeof r.image_url === 'string' ? r.image_url : null,
+        review,
+        dismissed: r.dismissed === true,
+        added_by_review: r.added_by_review === true,
+        reviewed_verdict: typeof r.reviewed_verdict === 'string' ? r.reviewed_verdict : null,
       },
     ];
   });

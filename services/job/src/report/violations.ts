@@ -1,24 +1,44 @@
 import { fill } from './labels.js';
 import { violationsOf, type Violation } from './content.js';
-import { COLORS, durationText, ensure, heading, para, tryImage, type Sheet } from './sheet.js';
+import { COLORS, dateText, durationText, ensure, heading, para, tryImage, type Sheet } from './sheet.js';
 
-/** The violations (when the result has the field): a compact row each, the worker's crop beside its words. */
+/**
+ * The violations (when the result has the field): a compact row each, the worker's crop beside its
+ * words and who reviewed it (issue 53: "reviewed by … on …", or "not reviewed"). What counts is the
+ * reviewed verdict: violations dismissed by a review are not listed as violations but after them,
+ * under their own heading, so the auditor sees what was cleared, by whom and why.
+ */
 export async function drawViolations(s: Sheet, result: Record<string, unknown>, image: (url: string) => Promise<Buffer | null>): Promise<void> {
   if (!Array.isArray(result.violations)) return;
   const { l } = s;
-  const violations = violationsOf(result);
+  const all = violationsOf(result);
+  const violations = all.filter((v) => !v.dismissed);
+  const dismissed = all.filter((v) => v.dismissed);
   heading(s, l.violations, violations.length > 0 ? 88 : 20);
   if (violations.length === 0) para(s, l.noViolations, COLORS.muted);
   // A compact row each (an 80-pt crop beside its words), so a second violation does not open an almost empty page (issue 40).
-  for (const v of violations) await drawViolation(s, v, image);
+  for (const v of violations) await drawViolation(s, v, image, COLORS.bad);
+  if (dismissed.length === 0) return;
+  heading(s, l.dismissed, 88);
+  for (const v of dismissed) await drawViolation(s, v, image, COLORS.muted);
 }
 
-/** One violation: the worker's crop (or a note that it is missing), when and what they were seen without. */
-async function drawViolation(s: Sheet, v: Violation, load: (url: string) => Promise<Buffer | null>): Promise<void> {
+/** Who reviewed a finding and when, what they said when it changes the finding, and their note. */
+function reviewText(s: Sheet, v: Violation): string {
+  const { l } = s;
+  if (!v.review) return l.notReviewed;
+  const by = fill(l.reviewedBy, { name: v.review.by_name ?? l.reviewerDeleted, date: dateText(v.review.at, s.lang) });
+  const what = v.added_by_review ? l.addedByReview : v.reviewed_verdict === 'worn' ? l.dismissedWorn : v.reviewed_verdict === 'not_a_worker' ? l.dismissedNotWorker : null;
+  const note = v.review.note ? fill(l.reviewNote, { note: v.review.note }) : null;
+  return [by, what, note].filter(Boolean).join(' · ');
+}
+
+/** One violation: the worker's crop (or a note that it is missing), when and what they were seen without, and its review. */
+async function drawViolation(s: Sheet, v: Violation, load: (url: string) => Promise<Buffer | null>, color: string): Promise<void> {
   const { doc, l, left, width } = s;
   ensure(s, 88);
   const y = doc.y;
-  const image = await load(v.image_url);
+  const image = v.image_url ? await load(v.image_url) : null;
   const time = durationText(l, v.time_sec);
   const end = v.end_sec === null ? time : durationText(l, v.end_sec);
   const line =
@@ -26,11 +46,15 @@ async function drawViolation(s: Sheet, v: Violation, load: (url: string) => Prom
       ? fill(l.violationLine, { worker: v.worker, time, group: v.group_name })
       : fill(l.violationSpanLine, { worker: v.worker, time, end, frames: v.frames ?? 2, group: v.group_name });
   const text = v.reason_name ? fill(l.violationReason, { line, reason: v.reason_name }) : line;
+  const review = reviewText(s, v);
   if (image && tryImage(doc, image, left, y, { fit: [80, 80] })) {
-    doc.font('Sans').fontSize(10).fillColor(COLORS.bad).text(text, left + 92, y + 4, { width: width - 92 });
+    doc.font('Sans').fontSize(10).fillColor(color).text(text, left + 92, y + 4, { width: width - 92 });
+    doc.font('Sans').fontSize(8.5).fillColor(COLORS.muted).text(review, left + 92, doc.y + 2, { width: width - 92 });
     doc.y = Math.max(doc.y, y + 82);
   } else {
-    doc.font('Sans').fontSize(10).fillColor(COLORS.bad).text(`${text} ${l.imageMissing}`, left, y, { width });
+    // A violation added by a reviewer has no crop of its own: nothing is missing.
+    doc.font('Sans').fontSize(10).fillColor(color).text(v.image_url ? `${text} ${l.imageMissing}` : text, left, y, { width });
+    doc.font('Sans').fontSize(8.5).fillColor(COLORS.muted).text(review, left, doc.y + 2, { width });
   }
   doc.moveDown(0.3);
 }
