@@ -1,5 +1,5 @@
 /**
- * The findings of a job's result and what a review makes of them (issue 53, docs/adr/0032). Pure:
+ * The findings of a job's result and what a review makes of them (issue 53, docs/adr/0033). Pure:
  * the decider, the read models, the job page, the CSV and the PDF all count through these
  * functions, so a rebuild from the events gives the same figures as the live projection.
  *

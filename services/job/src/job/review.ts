@@ -10,7 +10,7 @@ export const ONLY_ORG_MANAGERS_REVIEW = 'Only the managers of the job’s organi
 export const ONLY_OWNER_REVIEWS = 'Only the owner of a personal job can review its findings.';
 
 /**
- * Who may review a job's findings (issue 53, docs/adr/0032): for a job of an organisation, its
+ * Who may review a job's findings (issue 53, docs/adr/0033): for a job of an organisation, its
  * managers (never the person who recorded it: the decider refuses them); for a personal job, its
  * owner. Not an admin as such: a review is the customer's safety sign-off that an auditor reads,
  * and Baret's own administrators support, they do not sign. A crew member (role member) does not review.
