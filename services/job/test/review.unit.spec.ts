@@ -2,9 +2,10 @@
  * Reviews of findings (issue 53) on the job's decider, given / when / then, no I/O; and what the
  * reviewed verdict makes of a result (findings.ts, reviewedResult.ts).
  */
-import { ForbiddenError, IllegalStateError, NotFoundError } from '@baret/platform';
+import { ForbiddenError, hasTurkish, IllegalStateError, NotFoundError } from '@baret/platform';
 import { describe, expect, it } from 'vitest';
-import { decideJob, type ReviewFinding } from '../src/job/businessLogic.js';
+import { decideJob, NO_SUCH_FINDING, REVIEW_NOT_DONE, REVIEW_OWN_JOB, type ReviewFinding } from '../src/job/businessLogic.js';
+import { ONLY_ORG_MANAGERS_REVIEW, ONLY_OWNER_REVIEWS } from '../src/job/review.js';
 import { countedViolations, type FindingReviewedData } from '../src/job/findings.js';
 import { evolveJob, initialJobState, type JobEvent } from '../src/job/job.js';
 import { reviewedResult } from '../src/job/reviewedResult.js';
@@ -147,5 +148,11 @@ describe('the result as it counts once reviewed', () => {
     const notWorker = (group: string, model: 'missing' | 'worn') => data(reviewed({ worker: 1, group, model_verdict: model, verdict: 'not_a_worker', violation_count: 0, previous_violation_count: 1 }));
     expect(reviewedResult(RESULT, [notWorker(HAT, 'missing')]).workers_seen).toBe(3);
     expect(reviewedResult(RESULT, [notWorker(HAT, 'missing'), notWorker(VEST, 'worn')]).workers_seen).toBe(2);
+  });
+});
+
+describe('the refusals of a review', () => {
+  it('are said in Turkish too', () => {
+    expect([REVIEW_NOT_DONE, REVIEW_OWN_JOB, NO_SUCH_FINDING, ONLY_ORG_MANAGERS_REVIEW, ONLY_OWNER_REVIEWS].filter((m) => !hasTurkish(m))).toEqual([]);
   });
 });
