@@ -141,6 +141,8 @@ describe('an analysis with the offline analyzer, end to end through HTTP', () =>
         crew_id: null,
         work_order: null,
         has_violations: (job.result as { violations: unknown[] }).violations.length > 0,
+        // As reviewed (issue 53): with no review, the result's.
+        violation_count: (job.result as { violations: unknown[] }).violations.length,
         // Named for the report (issue 40): no site or crew; the video's length apart from the processing time.
         site_name: null,
         crew_name: null,
