@@ -249,4 +249,26 @@ describe('reviews of findings', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(hooks.requests.filter((r) => r.body.toString().includes(jobId))).toHaveLength(1);
   });
+
+  it('keeps the reviews of an erased reviewer, by id, without their name', async () => {
+    const leaving = await person('leaving', 'Giden Müdür');
+    const inv = (await req('POST', `/orgs/${team.org.id}/invites`, team.manager.token, { email: leaving.email, role: 'manager' })).json() as { token: string };
+    expect((await req('POST', `/invites/${inv.token}/accept`, leaving.token)).statusCode).toBe(200);
+    const jobId = await finishedJob(team.alice.id);
+    expect((await review(jobId, leaving.token, { worker: 1, group: HAT, verdict: 'worn' })).statusCode).toBe(200);
+    expect((await detail(jobId)).result.violations[0]).toMatchObject({ review: { by: leaving.id, by_name: 'Giden Müdür' } });
+    expect((await app.request({ method: 'DELETE', url: `/admin/users/${leaving.id}`, token: admin.token })).statusCode).toBeLessThan(300);
+    const after = await eventually(async () => {
+      const job = await detail(jobId);
+      return (job.result.violations[0]!.review as { by_name: string | null }).by_name === null ? job : undefined;
+    }, 15_000);
+    expect(after.result.violations[0]).toMatchObject({ dismissed: true, review: { by: leaving.id, by_name: null } });
+    expect(after.logs.find((l) => l.event === 'finding_reviewed')!.data).toMatchObject({ reviewer_id: leaving.id, reviewer_name: null });
+    expect(JSON.stringify(after)).not.toContain('Giden Müdür');
+    // A rebuild from the events says the same: the name was sealed with the reviewer's key, now shredded.
+    const jobs = app.infra.documents.collection(JOBS);
+    await jobs.delete(jobId);
+    for (const e of await app.infra.eventStore.readStream(`job-${jobId}`)) await jobsProjection.apply(e, app.infra.documents, app.infra.eventStore);
+    expect(JSON.stringify(await detail(jobId))).not.toContain('Giden Müdür');
+  });
 });

@@ -1,3 +1,4 @@
+import { withoutReviewer } from '../readModels/jobs.js';
 import type { JobDeps } from './deps.js';
 import { isFinished } from './job.js';
 import { purge } from './purge.js';
@@ -6,7 +7,8 @@ import { deleteObjects, runJob } from './run.js';
 /**
  * A deleted (or erased, issue 30) user's jobs: their own jobs are stopped and purged; jobs of an
  * organisation stay with it, anonymised (the owner's name and address gone from the read model,
- * and from the job's events with the user's key). Their usage row goes.
+ * and from the job's events with the user's key). Their usage row goes. Reviews they made of
+ * others' jobs (issue 53) stay, by user id, without their name and address.
  */
 export async function removeUserJobs(deps: JobDeps, userId: string) {
   const { jobs } = deps;
@@ -23,6 +25,12 @@ export async function removeUserJobs(deps: JobDeps, userId: string) {
       await jobs.delete(job.id);
     }
     deps.cache.changed(job.id, [userId]);
+  }
+  for (const job of await jobs.find({ where: { reviewed: true } })) {
+    const anonymous = withoutReviewer(job, userId);
+    if (!anonymous) continue;
+    await jobs.put(job.id, anonymous);
+    deps.cache.changed(job.id, [job.user_id]);
   }
   await deps.shredder?.shred(`user:${userId}`);
   await deps.usage.delete(userId);

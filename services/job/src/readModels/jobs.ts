@@ -47,6 +47,19 @@ export interface JobDoc extends Record<string, unknown> {
   reviews?: FindingReviewedData[];
   /** The finished job's violations as they count, reviewed (absent before issue 53: the result's). */
   violation_count?: number;
+  /** Whether any finding was reviewed: the jobs whose reviewers' names an erasure looks through. */
+  reviewed?: boolean;
+}
+
+/** The job without the name and address of a reviewer whose account was erased (their reviews stay, by id). */
+export function withoutReviewer(doc: JobDoc, userId: string): JobDoc | null {
+  const theirs = (d: { reviewer_id?: unknown } | undefined) => d?.reviewer_id === userId;
+  if (!doc.reviews?.some(theirs) && !doc.logs.some((l) => theirs(l.data))) return null;
+  return {
+    ...doc,
+    reviews: doc.reviews?.map((r) => (theirs(r) ? { ...r, reviewer_email: null, reviewer_name: null } : r)),
+    logs: doc.logs.map((l) => (theirs(l.data) ? { ...l, data: { ...l.data, reviewer_name: null } } : l)),
+  };
 }
 
 export const JOBS = 'job_jobs';
@@ -150,7 +163,13 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
         violation_count: Array.isArray(event.data.result.violations) ? event.data.result.violations.length : 0,
       };
     case 'finding_reviewed':
-      return { ...next, reviews: currentReviews([...(next.reviews ?? []), event.data]), violation_count: event.data.violation_count, has_violations: event.data.violation_count > 0 };
+      return {
+        ...next,
+        reviewed: true,
+        reviews: currentReviews([...(next.reviews ?? []), event.data]),
+        violation_count: event.data.violation_count,
+        has_violations: event.data.violation_count > 0,
+      };
     case 'job_failed':
       return { ...next, status: 'error', completed_at: timestamp, error: event.data.error };
     case 'job_cancel_requested':
