@@ -35,8 +35,9 @@ notifications.json   bildirimleriniz, tercihleriniz, webhook'larınız / your no
 
 /** What of a job document goes out (no storage keys). */
 function jobOut(job: JobDoc): Record<string, unknown> {
-  const { video_key: _key, revision: _revision, ...rest } = job;
-  return rest;
+  const { video_key: _key, revision: _revision, reviewed: _reviewed, ...rest } = job;
+  // A reviewer's address is theirs, not the job owner's (issue 53): their name and id stay, as the job page shows them.
+  return rest.reviews ? { ...rest, reviews: rest.reviews.map(({ reviewer_email: _email, ...r }) => r) } : rest;
 }
 
 export function writeExport(deps: ExportDeps, principal: Principal): Readable {
