@@ -167,6 +167,13 @@ describe('reviews of findings', () => {
     expect((await review(jobId, team.manager.token, { worker: 1, group: HAT, verdict: 'worn', note: 'x'.repeat(501) })).statusCode).toBe(400);
     // Nothing was recorded for the refused attempts.
     expect((await detail(jobId)).logs.filter((l) => l.event === 'finding_reviewed')).toEqual([]);
+    // The job's page says who may review (may_review), so the web shows controls only to them.
+    const mayReview = async (id: string, token: string) => ((await req('GET', `/jobs/${id}`, token)).json() as { may_review?: boolean }).may_review;
+    expect(await mayReview(jobId, team.manager.token)).toBe(true);
+    expect(await mayReview(jobId, team.alice.token)).toBe(false);
+    expect(await mayReview(jobId, admin.token)).toBe(false);
+    expect(await mayReview(own, team.manager.token)).toBe(false);
+    expect(await mayReview(own, team.manager2.token)).toBe(true);
   });
 
   it('lets the owner of a personal job review it', async () => {
@@ -174,6 +181,7 @@ describe('reviews of findings', () => {
     const { plan_name, daily_limit, monthly_limit, lifetime_limit } = PRESETS.enterprise;
     await app.quota.changeLimits(solo.id, { plan_name, daily_limit, monthly_limit, lifetime_limit }, 'test');
     const jobId = await finishedJob(solo.id);
+    expect(((await req('GET', `/jobs/${jobId}`, solo.token)).json() as { may_review?: boolean }).may_review).toBe(true);
     const res = await review(jobId, solo.token, { worker: 1, group: HAT, verdict: 'confirmed' });
     expect(res.statusCode, res.body).toBe(200);
     expect((await review(jobId, team.manager.token, { worker: 1, group: HAT, verdict: 'worn' })).statusCode).toBe(404);

@@ -51,6 +51,8 @@ export interface JobListItem {
   video_duration_sec?: number | null;
   processing_sec?: number | null;
   has_violations?: boolean | null;
+  /** The finished job's violations as reviewed (issue 53); null until done. */
+  violation_count?: number | null;
 }
 
 export interface LogEntry {
@@ -115,6 +117,8 @@ export interface JobResult {
   workers?: WorkerReport[];
   /** Each missing group with the violation that proves it, or null when no sampled frame showed the item. */
   missing_evidence?: MissingEvidence[];
+  /** Present once reviewed: the violations that count. */
+  violation_count?: number;
 }
 
 export interface Violation {
@@ -137,8 +141,14 @@ export interface Violation {
   confidence?: number;
   /** 0..1 of the evidence frame. */
   box: { x: number; y: number; w: number; h: number };
-  /** The worker cropped out of the frame (GET with the bearer token). */
-  image_url: string;
+  /** The worker cropped out of the frame (GET with the bearer token); null for a violation added by a reviewer (no crop). */
+  image_url: string | null;
+  /** A reviewer said the item was worn or the person is no worker: kept, counted nowhere (issue 53). */
+  dismissed?: boolean;
+  /** Not found by the model: a reviewer said the item was missing. */
+  added_by_review?: boolean;
+  reviewed_verdict?: ReviewedVerdict;
+  review?: Review | null;
   /** What the worker had instead, when the analyzer can tell (a cap or hat, a bare head). */
   reason?: 'other_headgear' | 'bare_head' | null;
   reason_name?: string | null;
@@ -147,11 +157,29 @@ export interface Violation {
 /** A worker's verdict on one group over the whole track: cannot_tell = seen too briefly, too small or too unclear to decide (never a violation). */
 export type ItemVerdict = 'worn' | 'missing' | 'cannot_tell';
 
+/** What a reviewer says of a finding: the model was right, or what is true (issue 53). */
+export type ReviewVerdict = 'confirmed' | 'worn' | 'missing' | 'not_a_worker';
+/** The verdict that counts: the reviewer's, or the model's when confirmed or not reviewed. */
+export type ReviewedVerdict = ItemVerdict | 'not_a_worker';
+
+/** The review standing for a finding (the latest). */
+export interface Review {
+  verdict: ReviewVerdict;
+  by: string;
+  /** Null once the reviewer's account is erased. */
+  by_name: string | null;
+  at: string;
+  note: string | null;
+}
+
 export interface WorkerItem {
   verdict: ItemVerdict;
   frames_worn: number;
   frames_without: number;
   confidence: number | null;
+  /** Present once the job has any review (null review: this finding is not reviewed). */
+  reviewed_verdict?: ReviewedVerdict;
+  review?: Review | null;
 }
 
 /** One worker followed through the video (issue 51). */
@@ -175,6 +203,8 @@ export interface MissingEvidence {
 export interface JobDetail extends JobListItem {
   logs: LogEntry[];
   result: JobResult | null;
+  /** Whether the reader may review the findings (a manager of the job's organisation who did not record it, a personal job's owner). */
+  may_review?: boolean;
 }
 
 export interface Task {

@@ -23,6 +23,17 @@ export function mayReview(principal: Principal, job: Pick<JobDoc, 'org_id' | 'us
   if (principal.userId !== job.user_id) throw new ForbiddenError(ONLY_OWNER_REVIEWS);
 }
 
+/**
+ * Whether the reader may review this job's findings now (served as `may_review` on the job's page,
+ * so the web shows review controls only to them; the POST decides anyway): a done job, signed in
+ * (not an API key), a manager of its organisation who did not record it, or a personal job's owner.
+ */
+export function mayReviewNow(principal: Principal, job: Pick<JobDoc, 'org_id' | 'user_id' | 'status'>): boolean {
+  if (job.status !== 'done' || principal.via !== 'jwt') return false;
+  if (job.org_id) return principal.orgId === job.org_id && principal.orgRole === 'manager' && principal.userId !== job.user_id;
+  return principal.userId === job.user_id;
+}
+
 export interface ReviewInput {
   worker: number;
   group: string;

@@ -159,7 +159,16 @@ export const ResultSchema = Type.Object(
   { additionalProperties: true },
 );
 export type PresentedResult = Static<typeof ResultSchema>;
-export const JobDetailSchema = Type.Composite([JobItemSchema, Type.Object({ logs: Type.Array(LogSchema), result: Type.Union([ResultSchema, Type.Null()]) })]);
+export const JobDetailSchema = Type.Composite([
+  JobItemSchema,
+  Type.Object({
+    logs: Type.Array(LogSchema),
+    result: Type.Union([ResultSchema, Type.Null()]),
+    may_review: Type.Optional(
+      Type.Boolean({ description: 'Whether the reader may review the findings (POST /jobs/{id}/reviews): the job is done and they are a manager of its organisation who did not record it, or a personal job’s owner; signed in, not with an API key' }),
+    ),
+  }),
+]);
 
 export const UsageSchema = Type.Object({
   total_prompt_tokens: Type.Integer(),

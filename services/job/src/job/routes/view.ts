@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { IdParams, preferredLang, principalOf, problems } from '@baret/platform';
+import { mayReviewNow } from '../review.js';
 import { auditAccess } from './auditAccess.js';
 import type { JobRoutesDeps } from './deps.js';
 import { jobItem, presentResult } from './present.js';
@@ -36,6 +37,8 @@ export const viewRoutes =
           ...(await jobItem(deps, job, preferredLang(request.headers['accept-language']))),
           logs: job.logs,
           result: presentResult(job, preferredLang(request.headers['accept-language'])),
+          // Whether this reader may review the findings (issue 53): the page shows its review controls to them only.
+          may_review: mayReviewNow(principal, job),
         };
       },
     );

@@ -1,3 +1,5 @@
 import { JobPage } from '@/features/analyze/components/job-page';
+import { ReviewBoard } from '@/features/review/components/review-board';
 
-export const JobRoute = () => <JobPage />;
+/** A job's page with the review of its findings after the result (issue 53). */
+export const JobRoute = () => <JobPage after={(job) => <ReviewBoard job={job} />} />;

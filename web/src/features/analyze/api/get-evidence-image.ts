@@ -10,6 +10,7 @@ export function getEvidenceImage(imageUrl: string): Promise<Blob> {
 export const evidenceImageQueryOptions = (imageUrl: string) =>
   queryOptions({ queryKey: ['evidence', imageUrl], queryFn: () => getEvidenceImage(imageUrl), staleTime: Infinity });
 
-export function useEvidenceImage(imageUrl: string) {
-  return useQuery({ ...evidenceImageQueryOptions(imageUrl), retry: 1 });
+/** Nothing to fetch for a violation added by a reviewer (no crop: `image_url` null). */
+export function useEvidenceImage(imageUrl: string | null) {
+  return useQuery({ ...evidenceImageQueryOptions(imageUrl ?? ''), enabled: !!imageUrl, retry: 1 });
 }

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 
@@ -12,10 +13,13 @@ import { useDurationText } from '@/features/analyze/components/job-result';
 import { ApiError } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { formatDateTime } from '@/lib/format';
-import { TERMINAL_STATUSES } from '@/types/api';
+import { TERMINAL_STATUSES, type JobDetail } from '@/types/api';
 
-/** A job's own page (/dashboard/jobs/:id): shareable, read from the server, polled while it runs. */
-export function JobPage() {
+/**
+ * A job's own page (/dashboard/jobs/:id): shareable, read from the server, polled while it runs.
+ * `after` renders what the route composes after the result (the review of its findings).
+ */
+export function JobPage({ after }: { after?: (job: JobDetail) => ReactNode } = {}) {
   const { t, i18n } = useTranslation();
   const { id = '' } = useParams();
   const { user } = useAuth();
@@ -85,7 +89,7 @@ export function JobPage() {
             </dl>
             {/* The result's sections are h3, as under the analyze page's h2 panel title (axe heading-order). */}
             <h2 className="visually-hidden">{t('job.resultTitle')}</h2>
-            <JobReport job={job} />
+            <JobReport job={job}>{after?.(job)}</JobReport>
             {TERMINAL_STATUSES.has(job.status) ? (
               <div className="result-actions">
                 <JobDownloads job={job} planName={user?.quota?.plan_name} />

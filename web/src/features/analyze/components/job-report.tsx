@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 
@@ -52,14 +52,15 @@ export function JobInsights({ job }: { job: JobDetail }) {
   return null;
 }
 
-/** Insights, the result of a finished job and its timeline (open while the job runs). */
-export function JobReport({ job }: { job: JobDetail }) {
+/** Insights, the result of a finished job, what the route adds after it (the review of its findings), and its timeline (open while the job runs). */
+export function JobReport({ job, children }: { job: JobDetail; children?: ReactNode }) {
   const { t } = useTranslation();
   const finished = TERMINAL_STATUSES.has(job.status);
   return (
     <>
       <JobInsights job={job} />
       {job.status === 'done' ? <JobResultView job={job} /> : null}
+      {children}
       <details className="timeline-wrap" open={!finished}>
         <summary>{t('analyze.timeline.title')}</summary>
         <JobTimeline logs={job.logs ?? []} running={!finished} />

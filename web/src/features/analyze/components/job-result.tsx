@@ -61,7 +61,7 @@ export function JobResultView({ job }: { job: JobDetail }) {
   const proofOf = (name: string): string | null => {
     const index = (result.missing_groups_name ?? []).indexOf(name);
     const proof = index >= 0 ? result.missing_evidence?.[index] : undefined;
-    const violation = proof?.violation != null ? violations[proof.violation] : violations.find((v) => v.group_name === name);
+    const violation = proof?.violation != null ? violations[proof.violation] : violations.find((v) => v.group_name === name && !v.dismissed);
     if (violation) return t('analyze.result.missingProof', { time: clockTime(violation.evidence_sec ?? violation.time_sec), worker: violation.worker });
     return proof ? t('analyze.result.missingNotSeen') : null;
   };

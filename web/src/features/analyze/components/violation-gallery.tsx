@@ -6,7 +6,23 @@ import { Spinner } from '@/components/ui/spinner';
 import { useEvidenceImage } from '@/features/analyze/api/get-evidence-image';
 import { clockTime } from '@/features/analyze/model/result';
 import { useObjectUrl } from '@/hooks/use-object-url';
+import { formatDateTime } from '@/lib/format';
 import type { Violation } from '@/types/api';
+
+/** Who reviewed a violation and when (issue 53), or that a reviewer added it; nothing before any review. */
+function ReviewLine({ violation }: { violation: Violation }) {
+  const { t, i18n } = useTranslation();
+  if (violation.review === undefined) return null;
+  if (violation.review === null) return <span className="muted small review-line">{t('analyze.result.notReviewed')}</span>;
+  const by = violation.review.by_name ?? t('analyze.result.erasedReviewer');
+  const at = formatDateTime(violation.review.at, i18n.language);
+  return (
+    <span className="small review-line">
+      {t(violation.added_by_review ? 'analyze.result.addedByReview' : violation.dismissed ? 'analyze.result.dismissedBy' : 'analyze.result.reviewedBy', { by, at })}
+      {violation.review.note ? ` — “${violation.review.note}”` : ''}
+    </span>
+  );
+}
 
 /**
  * One violation: the worker's crop, large, opening full size on click. Captioned from the worker's
@@ -35,10 +51,18 @@ function ViolationCard({ violation }: { violation: Violation }) {
   const caption = reason ? t('analyze.result.violationWithReason', { caption: base, reason }) : base;
   return (
     <figure className="violation">
-      <button type="button" className="violation-frame" onClick={() => setOpen(true)} disabled={!url} aria-label={t('analyze.result.violationOpen', { caption })}>
-        {url ? <img src={url} alt={caption} /> : image.isError ? <span className="muted small">{t('analyze.result.evidenceFailed')}</span> : <Spinner size="sm" />}
-      </button>
-      <figcaption>{caption}</figcaption>
+      {violation.image_url === null ? (
+        <div className="violation-frame no-crop">
+          <span className="muted small">{t('analyze.result.noCrop')}</span>
+        </div>
+      ) : (
+        <button type="button" className="violation-frame" onClick={() => setOpen(true)} disabled={!url} aria-label={t('analyze.result.violationOpen', { caption })}>
+          {url ? <img src={url} alt={caption} /> : image.isError ? <span className="muted small">{t('analyze.result.evidenceFailed')}</span> : <Spinner size="sm" />}
+        </button>
+      )}
+      <figcaption>
+        {caption} <ReviewLine violation={violation} />
+      </figcaption>
       <Modal open={open} title={caption} onClose={() => setOpen(false)} size="lg" closeLabel={t('analyze.result.close')}>
         {url ? <img className="violation-full" src={url} alt={caption} /> : null}
       </Modal>
@@ -46,20 +70,42 @@ function ViolationCard({ violation }: { violation: Violation }) {
   );
 }
 
+const violationKey = (v: Violation) => v.image_url ?? `added-${v.worker}-${v.group.join(',')}`;
+
+/** The violations that count; those a reviewer dismissed apart, under their own heading (what was cleared, by whom). */
 export function ViolationGallery({ items }: { items: Violation[] }) {
   const { t } = useTranslation();
+  const counted = items.filter((v) => !v.dismissed);
+  const dismissed = items.filter((v) => v.dismissed);
   if (items.length === 0) return null;
   return (
-    <section className="result-block violations" aria-labelledby="violations-title">
-      <h3 id="violations-title" className="block-title">
-        {t('analyze.result.violations')}
-      </h3>
-      <p className="muted small">{t('analyze.result.violationsHint')}</p>
-      <div className="violation-grid">
-        {items.map((item) => (
-          <ViolationCard key={item.image_url} violation={item} />
-        ))}
-      </div>
-    </section>
+    <>
+      {counted.length > 0 ? (
+        <section className="result-block violations" aria-labelledby="violations-title">
+          <h3 id="violations-title" className="block-title">
+            {t('analyze.result.violations')}
+          </h3>
+          <p className="muted small">{t('analyze.result.violationsHint')}</p>
+          <div className="violation-grid">
+            {counted.map((item) => (
+              <ViolationCard key={violationKey(item)} violation={item} />
+            ))}
+          </div>
+        </section>
+      ) : null}
+      {dismissed.length > 0 ? (
+        <section className="result-block violations dismissed" aria-labelledby="dismissed-title">
+          <h3 id="dismissed-title" className="block-title">
+            {t('analyze.result.dismissedTitle')}
+          </h3>
+          <p className="muted small">{t('analyze.result.dismissedHint')}</p>
+          <div className="violation-grid">
+            {dismissed.map((item) => (
+              <ViolationCard key={violationKey(item)} violation={item} />
+            ))}
+          </div>
+        </section>
+      ) : null}
+    </>
   );
 }

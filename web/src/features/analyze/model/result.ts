@@ -11,6 +11,9 @@ export interface RequiredRow {
 
 const sameGroup = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('|') === [...b].sort().join('|');
 
+/** The violations that count (issue 53): a violation a reviewer dismissed stays in the result, counted nowhere. */
+export const countedViolations = (result: JobResult) => (result.violations ?? []).filter((v) => !v.dismissed);
+
 const inGroups = (groups: readonly (readonly string[])[] | undefined, codes: readonly string[]) => (groups ?? []).some((group) => sameGroup(group, codes));
 
 /**
@@ -22,7 +25,7 @@ export function requiredRows(result: JobResult): RequiredRow[] {
   return (result.required_groups ?? []).map((codes, index) => {
     const name = result.required_groups_name?.[index] ?? codes.join(' / ');
     // A group with a violation is missing whatever else was seen.
-    const violated = (result.violations ?? []).some((v) => sameGroup(v.group, codes));
+    const violated = countedViolations(result).some((v) => sameGroup(v.group, codes));
     const missing = violated || inGroups(result.missing_groups, codes) || (result.missing_groups_name ?? []).includes(name);
     const unchecked = inGroups(result.not_checked, codes) || (result.not_checked_name ?? []).includes(name);
     // Checkable, but no worker could be judged for it (none seen, or none judged): never "missing".
@@ -51,7 +54,7 @@ export function clockTime(seconds: number): string {
  */
 export function missingNames(result: JobResult): string[] {
   const names = [...(result.missing_groups_name ?? [])];
-  for (const v of result.violations ?? []) if (!names.includes(v.group_name)) names.push(v.group_name);
+  for (const v of countedViolations(result)) if (!names.includes(v.group_name)) names.push(v.group_name);
   return names;
 }
 

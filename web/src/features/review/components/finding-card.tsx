@@ -1,0 +1,151 @@
+import { useId, useState, type KeyboardEvent, type Ref } from 'react';
+import { useTranslation } from 'react-i18next';
+
+import { Alert } from '@/components/ui/alert';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Modal } from '@/components/ui/modal';
+import { Spinner } from '@/components/ui/spinner';
+import { useFindingImage } from '@/features/review/api/get-finding-image';
+import { useReviewFindings } from '@/features/review/api/review-finding';
+import { CHOICES, type Finding } from '@/features/review/model/findings';
+import { useObjectUrl } from '@/hooks/use-object-url';
+import { serverReason } from '@/lib/api-client';
+import { formatDateTime } from '@/lib/format';
+import type { ReviewVerdict } from '@/types/api';
+
+const VERDICT_TONE = { worn: 'success', missing: 'danger', cannot_tell: 'neutral', not_a_worker: 'neutral' } as const;
+
+/** The words of a choice for this kind of item ("No hard hat", "Vest worn", "Right"). */
+export function useChoiceLabel() {
+  const { t } = useTranslation();
+  return (verdict: ReviewVerdict, finding: Pick<Finding, 'kind'>) => (verdict === 'worn' || verdict === 'missing' ? t(`review.choice.${verdict}.${finding.kind}`) : t(`review.choice.${verdict}`));
+}
+
+function FindingCrop({ finding, title }: { finding: Finding; title: string }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const image = useFindingImage(finding.imageUrl);
+  const url = useObjectUrl(image.data);
+  if (!finding.imageUrl) return <span className="muted small review-no-crop">{t('review.noCrop')}</span>;
+  const alt = t('review.cropAlt', { title });
+  return (
+    <>
+      <button type="button" className="review-crop-button" onClick={() => setOpen(true)} disabled={!url} aria-label={t('review.openCrop', { title })} tabIndex={-1}>
+        {url ? <img src={url} alt={alt} /> : image.isError ? <span className="muted small">{t('analyze.result.evidenceFailed')}</span> : <Spinner size="sm" />}
+      </button>
+      <Modal open={open} title={title} onClose={() => setOpen(false)} size="lg" closeLabel={t('analyze.result.close')}>
+        {url ? <img className="violation-full" src={url} alt={alt} /> : null}
+      </Modal>
+    </>
+  );
+}
+
+function ReviewState({ finding, id }: { finding: Finding; id: string }) {
+  const { t, i18n } = useTranslation();
+  const label = useChoiceLabel();
+  const review = finding.review;
+  if (!review) return <p id={id} className="review-state muted small">{t('review.notReviewed')}</p>;
+  return (
+    <p id={id} className="review-state small">
+      {t('review.reviewedBy', { by: review.by_name ?? t('review.erasedReviewer'), at: formatDateTime(review.at, i18n.language), verdict: label(review.verdict, finding) })}
+    </p>
+  );
+}
+
+export interface FindingCardProps {
+  jobId: string;
+  finding: Finding;
+  /** The groups of this worker's findings: "not a worker" reviews each of them. */
+  groupsOfWorker: string[];
+  actionable: boolean;
+  index: number;
+  cardRef: Ref<HTMLElement>;
+  /** After a recorded review: the board moves on to the next card. */
+  onReviewed: (index: number) => void;
+}
+
+/**
+ * One worker and one item: the evidence crop, what Baret says and how sure it is, the review
+ * standing, and — for whoever may review — the four choices, on keys 1–4 while the card (or one of
+ * its buttons) has the focus; big buttons for touch.
+ */
+export function FindingCard({ jobId, finding, groupsOfWorker, actionable, index, cardRef, onReviewed }: FindingCardProps) {
+  const { t } = useTranslation();
+  const label = useChoiceLabel();
+  const mutation = useReviewFindings(jobId);
+  const titleId = useId();
+  const stateId = useId();
+  const title = t('review.cardTitle', { worker: finding.worker, item: finding.groupName });
+  const current = finding.review?.verdict ?? null;
+
+  const choose = (verdict: ReviewVerdict) => {
+    if (mutation.isPending) return;
+    const groups = verdict === 'not_a_worker' ? groupsOfWorker : [finding.group];
+    mutation.mutate(
+      groups.map((group) => ({ worker: finding.worker, group, verdict })),
+      { onSuccess: () => onReviewed(index) },
+    );
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (!actionable || event.altKey || event.ctrlKey || event.metaKey) return;
+    const choice = CHOICES[Number(event.key) - 1];
+    if (!/^[1-4]$/.test(event.key) || !choice) return;
+    event.preventDefault();
+    event.stopPropagation();
+    choose(choice);
+  };
+
+  const sure = finding.verdict === 'cannot_tell' ? t('review.cannotTellSure') : finding.confidence === null ? t('review.sureUnknown') : t('review.sure', { percent: Math.round(finding.confidence * 100) });
+  const changed = finding.review && finding.reviewedVerdict !== finding.verdict;
+
+  return (
+    <article
+      ref={cardRef}
+      tabIndex={0}
+      className={finding.review ? 'review-card is-reviewed' : 'review-card'}
+      aria-labelledby={titleId}
+      aria-describedby={stateId}
+      data-card-index={index}
+      onKeyDown={onKeyDown}
+    >
+      <div className="review-crop">
+        <FindingCrop finding={finding} title={title} />
+      </div>
+      <div className="review-body">
+        <h3 id={titleId} className="review-title">
+          {title}
+        </h3>
+        <p className="review-model small">
+          {t('review.baretSays')} <Badge tone={VERDICT_TONE[finding.verdict]}>{t(`analyze.result.verdict.${finding.verdict}`)}</Badge> <span className="muted">{sure}</span>
+        </p>
+        {changed ? (
+          <p className="small review-now">
+            {t('review.nowCounts')} <Badge tone={VERDICT_TONE[finding.reviewedVerdict]}>{t(`review.counted.${finding.reviewedVerdict}`)}</Badge>
+          </p>
+        ) : null}
+        <ReviewState finding={finding} id={stateId} />
+        {actionable ? (
+          <div className="review-choices" role="group" aria-label={t('review.choicesLabel', { title })}>
+            {CHOICES.map((verdict, i) => (
+              <Button
+                key={verdict}
+                variant={current === verdict ? 'primary' : 'secondary'}
+                aria-pressed={current === verdict}
+                aria-keyshortcuts={String(i + 1)}
+                disabled={mutation.isPending}
+                onClick={() => choose(verdict)}
+                icon={<kbd aria-hidden="true">{i + 1}</kbd>}
+              >
+                {label(verdict, finding)}
+              </Button>
+            ))}
+          </div>
+        ) : null}
+        {mutation.isPending ? <Spinner size="sm" label={t('review.saving')} /> : null}
+        {mutation.isError ? <Alert tone="error">{serverReason(mutation.error) ?? t('review.failed')}</Alert> : null}
+      </div>
+    </article>
+  );
+}

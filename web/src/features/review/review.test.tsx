@@ -1,0 +1,144 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+
+import { reviewFindings } from '@/features/review/model/findings';
+import { doneJob, user } from '@/testing/fixtures';
+import { renderApp } from '@/testing/render';
+import { HttpResponse, http, server } from '@/testing/server';
+import type { JobDetail, JobResult, WorkerItem } from '@/types/api';
+
+const HAT = 'pic1,pic2,pic3';
+const VEST = 'pic23,pic24';
+const item = (verdict: WorkerItem['verdict'], confidence: number | null, extra: Partial<WorkerItem> = {}): WorkerItem => ({ verdict, frames_worn: 0, frames_without: 0, confidence, ...extra });
+const image = () => new HttpResponse(new Uint8Array([0xff, 0xd8, 0xff, 0xd9]), { headers: { 'Content-Type': 'image/jpeg' } });
+
+/** Worker 1 without a hard hat (a violation, 90 % sure), in a vest (60 %); worker 2 in both (95 %); worker 3 could not be told. */
+function result(overrides: Partial<JobResult> = {}): JobResult {
+  return {
+    ...doneJob().result!,
+    required_groups: [HAT.split(','), VEST.split(',')],
+    required_groups_name: ['Baret', 'Yelek'],
+    missing_groups: [HAT.split(',')],
+    missing_groups_name: ['Baret'],
+    workers: [
+      { worker: 1, first_sec: 2, last_sec: 9, frames: 5, items: { [HAT]: item('missing', 0.9), [VEST]: item('worn', 0.6) } },
+      { worker: 2, first_sec: 3, last_sec: 12, frames: 6, items: { [HAT]: item('worn', 0.95), [VEST]: item('worn', 0.95) } },
+      { worker: 3, first_sec: 20, last_sec: 21, frames: 2, items: { [HAT]: item('cannot_tell', null), [VEST]: item('cannot_tell', null) } },
+    ],
+    violations: [{ group: HAT.split(','), group_name: 'Baret', worker: 1, time_sec: 2, end_sec: 9, frames: 4, evidence_sec: 5, confidence: 0.9, box: { x: 0, y: 0, w: 1, h: 1 }, image_url: '/jobs/job-9/violations/0' }],
+    missing_evidence: [{ group: HAT.split(','), violation: 0, image_url: '/jobs/job-9/violations/0' }],
+    evidence: [],
+    ...overrides,
+  };
+}
+
+describe('the findings to review', () => {
+  it('are every worker and item, the least sure first, cannot tell included, with the crop of a violation', () => {
+    const findings = reviewFindings(result());
+    expect(findings.map((f) => [f.worker, f.kind, f.verdict])).toEqual([
+      [3, 'hat', 'cannot_tell'],
+      [3, 'vest', 'cannot_tell'],
+      [1, 'vest', 'worn'],
+      [1, 'hat', 'missing'],
+      [2, 'hat', 'worn'],
+      [2, 'vest', 'worn'],
+    ]);
+    expect(findings.find((f) => f.worker === 1 && f.kind === 'hat')).toMatchObject({ groupName: 'Baret', imageUrl: '/jobs/job-9/violations/0', confidence: 0.9 });
+    expect(findings.find((f) => f.worker === 2 && f.kind === 'hat')?.imageUrl).toBeNull();
+  });
+});
+
+describe('the review screen', () => {
+  function serve(job: JobDetail) {
+    const posted: unknown[] = [];
+    const state = { job };
+    server.use(
+      http.get('*/jobs/job-9', () => HttpResponse.json(state.job)),
+      http.get('*/jobs/job-9/violations/0', image),
+      http.post('*/jobs/job-9/reviews', async ({ request }) => {
+        posted.push(await request.json());
+        return HttpResponse.json({ job_id: 'job-9', violation_count: 0, reviews: [], history: [] });
+      }),
+    );
+    return { posted, state };
+  }
+
+  it('a manager reviews with the keyboard: 1–4 choose on the focused card, the focus moves on, j/k move between cards', async () => {
+    const { posted } = serve(doneJob({ job_id: 'job-9', may_review: true, result: result() }));
+    renderApp('/dashboard/jobs/job-9', { user: user() });
+    const list = await screen.findByRole('list', { name: 'İncelenecek bulgular' });
+    const cards = within(list).getAllByRole('article');
+    expect(cards).toHaveLength(6);
+    expect(within(cards[0]!).getByRole('heading').textContent).toBe('3. çalışan · Baret');
+    expect(within(cards[3]!).getByRole('button', { name: 'Baret yok' })).toHaveAttribute('aria-keyshortcuts', '3');
+    expect(within(cards[2]!).getByRole('button', { name: 'Yelek giyili' })).toBeInTheDocument();
+    expect(screen.getByText('6 bulgudan 0 tanesi incelendi')).toBeInTheDocument();
+
+    const u = userEvent.setup();
+    cards[0]!.focus();
+    await u.keyboard('j');
+    expect(cards[1]).toHaveFocus();
+    await u.keyboard('k');
+    expect(cards[0]).toHaveFocus();
+    await u.keyboard('{ArrowDown}{ArrowDown}{ArrowDown}');
+    expect(cards[3]).toHaveFocus();
+    // Worker 1 wore the hard hat after all: 2 = worn; the focus moves to the next card.
+    await u.keyboard('2');
+    await waitFor(() => expect(posted).toEqual([{ worker: 1, group: HAT, verdict: 'worn' }]));
+    await waitFor(() => expect(cards[4]).toHaveFocus());
+    await u.keyboard('1');
+    await waitFor(() => expect(posted).toHaveLength(2));
+    expect(posted[1]).toEqual({ worker: 2, group: HAT, verdict: 'confirmed' });
+    // Worker 3 is a reflection: "not a worker" reviews each of their items.
+    cards[0]!.focus();
+    await u.keyboard('4');
+    await waitFor(() => expect(posted).toHaveLength(4));
+    expect(posted.slice(2)).toEqual([
+      { worker: 3, group: HAT, verdict: 'not_a_worker' },
+      { worker: 3, group: VEST, verdict: 'not_a_worker' },
+    ]);
+  });
+
+  it('shows who reviewed a finding and what counts now; the violation dismissed leaves the missing list and is listed apart', async () => {
+    const review = { verdict: 'worn' as const, by: 'm1', by_name: 'Mehmet Müdür', at: '2026-03-02T10:00:00.000Z', note: null };
+    const reviewed = result({
+      missing_groups: [],
+      missing_groups_name: [],
+      missing_evidence: [],
+      workers: result().workers!.map((w) => ({
+        ...w,
+        items: Object.fromEntries(Object.entries(w.items).map(([g, it]) => [g, w.worker === 1 && g === HAT ? { ...it, reviewed_verdict: 'worn' as const, review } : { ...it, reviewed_verdict: it.verdict, review: null }])),
+      })),
+      violations: [{ ...result().violations![0]!, dismissed: true, reviewed_verdict: 'worn', review }],
+    });
+    serve(doneJob({ job_id: 'job-9', may_review: true, result: reviewed }));
+    renderApp('/dashboard/jobs/job-9', { user: user() });
+    const list = await screen.findByRole('list', { name: 'İncelenecek bulgular' });
+    const card = within(list).getAllByRole('article')[3]!;
+    expect(card).toHaveTextContent(/Mehmet Müdür inceledi \(.+\): Baret takılı/);
+    expect(card).toHaveTextContent('Artık sayılan: Kullanıyor');
+    expect(within(card).getByRole('button', { name: 'Baret takılı' })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByText('6 bulgudan 1 tanesi incelendi')).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'İhlaller' })).not.toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'İncelemede geçersiz sayılanlar' })).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: /^Eksik 0$/ })).toBeInTheDocument();
+  });
+
+  it('shows a crew member no review controls, and the server’s refusal when a review is refused', async () => {
+    serve(doneJob({ job_id: 'job-9', may_review: false, result: result() }));
+    const { unmount } = renderApp('/dashboard/jobs/job-9', { user: user() });
+    await screen.findByRole('heading', { name: 'İhlaller' });
+    expect(screen.queryByRole('list', { name: 'İncelenecek bulgular' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Doğru' })).not.toBeInTheDocument();
+    unmount();
+
+    serve(doneJob({ job_id: 'job-9', may_review: true, result: result() }));
+    server.use(http.post('*/jobs/job-9/reviews', () => HttpResponse.json({ detail: 'Yalnızca işin kuruluşunun yöneticileri inceleyebilir.' }, { status: 403 })));
+    renderApp('/dashboard/jobs/job-9', { user: user() });
+    const list = await screen.findByRole('list', { name: 'İncelenecek bulgular' });
+    const card = within(list).getAllByRole('article')[0]!;
+    await userEvent.setup().click(within(card).getByRole('button', { name: 'Doğru' }));
+    expect(await within(card).findByText('Yalnızca işin kuruluşunun yöneticileri inceleyebilir.')).toBeInTheDocument();
+  });
+});
