@@ -176,6 +176,22 @@ describe('reviews of findings', () => {
     expect(await mayReview(own, team.manager2.token)).toBe(true);
   });
 
+  it('keeps a job in the team’s review queue (reviewed=false) until no violation or cannot-tell finding is left unreviewed', async () => {
+    const jobId = await finishedJob(team.alice.id);
+    const queue = async (reviewed: boolean) =>
+      ((await req('GET', `/jobs?scope=org&limit=100&reviewed=${reviewed}`, team.manager.token)).json() as Array<{ job_id: string }>).map((j) => j.job_id);
+    expect(await queue(false)).toContain(jobId);
+    expect(await queue(true)).not.toContain(jobId);
+    // Worker 1's violation reviewed; worker 3 (cannot tell) still waits; worker 2 (worn) never did.
+    expect((await review(jobId, team.manager.token, { worker: 1, group: HAT, verdict: 'confirmed' })).statusCode).toBe(200);
+    expect(await queue(false)).toContain(jobId);
+    for (const group of [HAT, VEST]) expect((await review(jobId, team.manager.token, { worker: 3, group, verdict: 'not_a_worker' })).statusCode).toBe(200);
+    expect(await queue(false)).not.toContain(jobId);
+    expect(await queue(true)).toContain(jobId);
+    // A crew member has no team queue.
+    expect((await req('GET', '/jobs?scope=org&reviewed=false', team.alice.token)).statusCode).toBe(403);
+  });
+
   it('lets the owner of a personal job review it', async () => {
     const solo = await person('solo', 'Solo Kullanıcı');
     const { plan_name, daily_limit, monthly_limit, lifetime_limit } = PRESETS.enterprise;

@@ -143,6 +143,15 @@ export function countedViolations(result: Record<string, unknown>, reviews: read
   return counted;
 }
 
+/**
+ * The findings a reviewer still has to look at (issue 53: the team's queue): a violation the model
+ * listed, or a "cannot tell", that no review stands for. A worn item nobody doubted is not counted.
+ */
+export function findingsToReview(result: Record<string, unknown> | null | undefined, reviews: readonly FindingReviewedData[] = []): number {
+  const byKey = reviewsByKey(reviews);
+  return Object.entries(modelFindings(result)).filter(([key, f]) => (f.violations > 0 || f.verdict === 'cannot_tell') && !byKey[key]).length;
+}
+
 export const workerOf = (result: Record<string, unknown>, worker: number): StoredWorker | undefined => workersOf(result).find((w) => w.worker === worker);
 
 /**

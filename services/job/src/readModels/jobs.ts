@@ -1,5 +1,5 @@
 import { foldStreamInto, type DocumentStore, type Lang, type Projection, type RecordedEvent, type StreamReader } from '@baret/platform';
-import { currentReviews, type FindingReviewedData } from '../job/findings.js';
+import { currentReviews, findingsToReview, type FindingReviewedData } from '../job/findings.js';
 import type { AnalysisParams, JobEvent, JobStatus } from '../job/job.js';
 
 export interface LogEntry {
@@ -47,6 +47,8 @@ export interface JobDoc extends Record<string, unknown> {
   reviews?: FindingReviewedData[];
   /** The finished job's violations as they count, reviewed (absent before issue 53: the result's). */
   violation_count?: number;
+  /** The findings (violations, cannot tell) no review stands for yet: the team's review queue (absent for jobs done before it was kept). */
+  to_review?: number;
   /** Whether any finding was reviewed: the jobs whose reviewers' names an erasure looks through. */
   reviewed?: boolean;
 }
@@ -161,15 +163,19 @@ function apply(doc: JobDoc | null, event: JobEvent, recorded: RecordedEvent): Jo
         result: event.data.result as StoredResult,
         has_violations: Array.isArray(event.data.result.violations) && event.data.result.violations.length > 0,
         violation_count: Array.isArray(event.data.result.violations) ? event.data.result.violations.length : 0,
+        to_review: findingsToReview(event.data.result),
       };
-    case 'finding_reviewed':
+    case 'finding_reviewed': {
+      const reviews = currentReviews([...(next.reviews ?? []), event.data]);
       return {
         ...next,
         reviewed: true,
-        reviews: currentReviews([...(next.reviews ?? []), event.data]),
+        reviews,
+        to_review: findingsToReview(next.result, reviews),
         violation_count: event.data.violation_count,
         has_violations: event.data.violation_count > 0,
       };
+    }
     case 'job_failed':
       return { ...next, status: 'error', completed_at: timestamp, error: event.data.error };
     case 'job_cancel_requested':

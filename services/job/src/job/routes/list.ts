@@ -21,7 +21,8 @@ export const listRoutes =
           tags: ['jobs'],
           summary: 'Your jobs, newest first; with scope=org, every job of your organisation (managers)',
           description:
-            'Filters: `site_id`, `crew_id`, `user_id` (who recorded it), `status`, `from` and `to` (the day the job was recorded, UTC; `to` includes its day), `has_violations` (finished jobs with or without violations). ' +
+            'Filters: `site_id`, `crew_id`, `user_id` (who recorded it), `status`, `from` and `to` (the day the job was recorded, UTC; `to` includes its day), `has_violations` (finished jobs with or without violations), ' +
+            '`reviewed` (false: the review queue — finished jobs with findings, violations or cannot tell, that no review stands for yet; true: finished jobs with none left; jobs finished before issue 53 are in neither). ' +
             '`scope=org` lists the jobs of every member of your organisation, with who recorded them: managers only (403 for members).',
           security: bearer,
           querystring: Type.Object({
@@ -34,6 +35,7 @@ export const listRoutes =
             from: Type.Optional(DateParam),
             to: Type.Optional(DateParam),
             has_violations: Type.Optional(Type.Boolean()),
+            reviewed: Type.Optional(Type.Boolean({ description: 'false: jobs with findings not yet reviewed (the review queue); true: jobs with none left' })),
           }),
           response: { 200: Type.Array(JobItemSchema), ...problems(400, 401, 403) },
         },
@@ -50,6 +52,7 @@ export const listRoutes =
         if (q.user_id && org) where.user_id = q.user_id;
         if (q.status) where.status = q.status;
         if (q.has_violations !== undefined) where.has_violations = q.has_violations;
+        if (q.reviewed !== undefined) where.to_review = q.reviewed ? 0 : { $gt: 0 };
         if (q.from || q.to) {
           const range: { $gte?: string; $lt?: string } = {};
           if (q.from) range.$gte = dateBound(q.from, 'from', new Date(0));
