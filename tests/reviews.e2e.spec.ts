@@ -182,6 +182,10 @@ describe('reviews of findings', () => {
       ((await req('GET', `/jobs?scope=org&limit=100&reviewed=${reviewed}`, team.manager.token)).json() as Array<{ job_id: string }>).map((j) => j.job_id);
     expect(await queue(false)).toContain(jobId);
     expect(await queue(true)).not.toContain(jobId);
+    // The manager's notice of the finished job (with a violation) opens its review; the crew member's, the page.
+    const notices = async (token: string) => ((await req('GET', '/notifications', token)).json() as { items: Array<{ job_id: string | null; url: string }> }).items.filter((i) => i.job_id === jobId);
+    expect(await eventually(async () => (await notices(team.manager.token)).map((i) => i.url).at(0))).toBe(`/dashboard/jobs/${jobId}#review`);
+    expect(await eventually(async () => (await notices(team.alice.token)).map((i) => i.url).at(0))).toBe(`/dashboard/jobs/${jobId}`);
     // Worker 1's violation reviewed; worker 3 (cannot tell) still waits; worker 2 (worn) never did.
     expect((await review(jobId, team.manager.token, { worker: 1, group: HAT, verdict: 'confirmed' })).statusCode).toBe(200);
     expect(await queue(false)).toContain(jobId);

@@ -19,8 +19,17 @@ export async function handleEvent(d: Delivery, event: DecodedEnvelope, signal?: 
   const notice = noticeOf(event);
   if (!notice) return;
   if (await cols.handled.get(event.id)) return;
-  for (const userId of await recipientsOf(d, notice)) await notify(d, { ...notice, userId }, signal);
+  for (const userId of await recipientsOf(d, notice)) await notify(d, { ...notice, userId, path: pathFor(notice, userId) }, signal);
   await cols.handled.put(event.id, { id: event.id, type: event.type, handled_at: clock().toISOString() });
+}
+
+/**
+ * Where a notice takes its reader: a manager told of a crew member's finished job with violations
+ * goes straight to its review (issue 53: `#review` on the job's page); everyone else to the page itself.
+ */
+function pathFor(notice: Notice, userId: string): string {
+  const review = notice.kind === 'report_ready' && notice.webhookEvent === 'job.completed' && typeof notice.data.org_id === 'string' && userId !== notice.userId && Number(notice.data.violation_count) > 0;
+  return review ? `${notice.path}#review` : notice.path;
 }
 
 /**
