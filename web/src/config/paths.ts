@@ -30,6 +30,8 @@ export const paths = {
     dashboard: { path: '/dashboard', getHref: () => '/dashboard' },
     job: { path: '/dashboard/jobs/:id', getHref: (id: string) => `/dashboard/jobs/${encodeURIComponent(id)}` },
     history: { path: '/dashboard/history', getHref: () => '/dashboard/history' },
+    /** The team's review queue (issue 53): the organisation's jobs with findings not yet reviewed. */
+    reviewQueue: { path: '/dashboard/history', getHref: () => '/dashboard/history?scope=org&reviewed=false' },
     apiKeys: { path: '/dashboard/api-keys', getHref: () => '/dashboard/api-keys' },
     profile: { path: '/dashboard/profile', getHref: () => '/dashboard/profile' },
     admin: { path: '/dashboard/admin', getHref: () => '/dashboard/admin' },

@@ -3,10 +3,12 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 
 import { reviewFindings } from '@/features/review/model/findings';
-import { doneJob, user } from '@/testing/fixtures';
+import { doneJob, job as listJob, quota, user } from '@/testing/fixtures';
 import { renderApp } from '@/testing/render';
 import { HttpResponse, http, server } from '@/testing/server';
-import type { JobDetail, JobResult, WorkerItem } from '@/types/api';
+import type { JobDetail, JobResult, Org, WorkerItem } from '@/types/api';
+
+const ORG: Org = { id: 'org-1', name: 'Boğaziçi Elektrik', role: 'manager', created_at: '2026-03-01T10:00:00.000Z', member_count: 2, quota: quota() };
 
 const HAT = 'pic1,pic2,pic3';
 const VEST = 'pic23,pic24';
@@ -140,5 +142,46 @@ describe('the review screen', () => {
     const card = within(list).getAllByRole('article')[0]!;
     await userEvent.setup().click(within(card).getByRole('button', { name: 'Doğru' }));
     expect(await within(card).findByText('Yalnızca işin kuruluşunun yöneticileri inceleyebilir.')).toBeInTheDocument();
+  });
+});
+
+describe('the team’s review queue', () => {
+  it('a manager sees on the dashboard how many jobs wait for review, and the link opens the queue (reviewed=false)', async () => {
+    const asked: string[] = [];
+    server.use(
+      http.get('*/orgs/current', () => HttpResponse.json(ORG)),
+      http.get('*/orgs/:id/members', () => HttpResponse.json([])),
+      http.get('*/orgs/:id/sites', () => HttpResponse.json([])),
+      http.get('*/orgs/:id/crews', () => HttpResponse.json([])),
+      http.get('*/jobs', ({ request }) => {
+        const url = new URL(request.url);
+        asked.push(url.search);
+        return HttpResponse.json(url.searchParams.get('reviewed') === 'false' ? [listJob({ job_id: 'q-1', status: 'done', input_filename: 'direk.mp4', user_email: 'ekip@example.com' })] : []);
+      }),
+    );
+    renderApp('/dashboard', { user: user() });
+    const card = await screen.findByRole('region', { name: 'İncelenecek bulgular' });
+    expect(await within(card).findByText('Kuruluşunuzun 1 işinde incelenmemiş bulgu var.')).toBeInTheDocument();
+    await userEvent.setup().click(within(card).getByRole('link', { name: 'İnceleme kuyruğunu aç' }));
+    expect(await screen.findByRole('link', { name: /direk\.mp4/ })).toBeInTheDocument();
+    expect(screen.getByLabelText('İnceleme')).toHaveValue('false');
+    expect(asked.filter((q) => q.includes('scope=org')).every((q) => q.includes('reviewed=false'))).toBe(true);
+  });
+
+  it('a crew member sees no queue on the dashboard', async () => {
+    server.use(http.get('*/orgs/current', () => HttpResponse.json({ ...ORG, role: 'member' })));
+    renderApp('/dashboard', { user: user() });
+    await screen.findByRole('heading', { level: 1 });
+    expect(screen.queryByRole('region', { name: 'İncelenecek bulgular' })).not.toBeInTheDocument();
+  });
+
+  it('opened from a notice (#review), the first finding not yet reviewed has the focus', async () => {
+    server.use(
+      http.get('*/jobs/job-9', () => HttpResponse.json(doneJob({ job_id: 'job-9', may_review: true, result: result() }))),
+      http.get('*/jobs/job-9/violations/0', image),
+    );
+    renderApp('/dashboard/jobs/job-9#review', { user: user() });
+    const list = await screen.findByRole('list', { name: 'İncelenecek bulgular' });
+    await waitFor(() => expect(within(list).getAllByRole('article')[0]).toHaveFocus());
   });
 });

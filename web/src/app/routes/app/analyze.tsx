@@ -1,3 +1,5 @@
 import { AnalyzePage } from '@/features/analyze/components/analyze-page';
+import { ReviewQueueCard } from '@/features/review/components/review-queue-card';
 
-export const AnalyzeRoute = () => <AnalyzePage />;
+/** The dashboard: a manager sees the team's review queue first (issue 53). */
+export const AnalyzeRoute = () => <AnalyzePage top={<ReviewQueueCard />} />;

@@ -1,4 +1,4 @@
-import { useEffect, useReducer, useRef, useState } from 'react';
+import { useEffect, useReducer, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { StatusBadge, type DisplayStatus } from '@/components/status-badge';
@@ -26,7 +26,8 @@ import { formatBytes, formatDateTime } from '@/lib/format';
 import type { UploadProgress } from '@/lib/upload';
 import { TERMINAL_STATUSES, type JobDetail } from '@/types/api';
 
-export function AnalyzePage() {
+/** `top`: what the route composes under the title (a manager's review queue, issue 53). */
+export function AnalyzePage({ top }: { top?: ReactNode } = {}) {
   const { t, i18n } = useTranslation();
   const { user, refreshUser } = useAuth();
   const [form, dispatch] = useReducer(evolveAnalyzeForm, initialAnalyzeForm);
@@ -164,6 +165,7 @@ export function AnalyzePage() {
           <p className="muted">{t('analyze.subtitle')}</p>
         </div>
       </header>
+      {top}
       <RecordingContextCard value={context} onChange={setContext} />
       <Card className="record-card" title={t('record.title')} titleId="record-title" lead={t('record.hint')}>
         <RecordPanel params={toParams(initialAnalyzeForm)} context={context} userId={user?.id} />

@@ -15,6 +15,8 @@ export interface OrgJobFilters {
   user_id?: string;
   status?: JobStatus;
   has_violations?: 'true' | 'false';
+  /** 'false': the review queue — jobs with findings (violations, cannot tell) not yet reviewed; 'true': none left. */
+  reviewed?: 'true' | 'false';
 }
 
 /** GET /jobs?scope=org (managers): every member's jobs, newest first, with who recorded them. */

@@ -17,7 +17,7 @@ import { useOrgMembers, useOrgUnits } from '@/lib/org';
 import { JOB_STATUSES, type JobStatus, type Org } from '@/types/api';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const FILTER_KEYS = ['from', 'to', 'site_id', 'crew_id', 'user_id', 'status', 'has_violations'] as const;
+const FILTER_KEYS = ['from', 'to', 'site_id', 'crew_id', 'user_id', 'status', 'has_violations', 'reviewed'] as const;
 
 /** The filters, kept in the URL (beside `scope=org`) so a reload or a shared link shows the same list. */
 function useTeamFilters(): [OrgJobFilters, (next: Partial<OrgJobFilters>) => void] {
@@ -28,7 +28,7 @@ function useTeamFilters(): [OrgJobFilters, (next: Partial<OrgJobFilters>) => voi
     if (!value) continue;
     if ((key === 'from' || key === 'to') && !DATE.test(value)) continue;
     if (key === 'status' && !(JOB_STATUSES as readonly string[]).includes(value)) continue;
-    if (key === 'has_violations' && value !== 'true' && value !== 'false') continue;
+    if ((key === 'has_violations' || key === 'reviewed') && value !== 'true' && value !== 'false') continue;
     (filters as Record<string, string>)[key] = value;
   }
   const update = (next: Partial<OrgJobFilters>) => {
@@ -56,6 +56,10 @@ export function TeamJobs({ org }: { org: Org }) {
   const resultOptions = [
     { id: 'true', name: t('teamJobs.withViolations') },
     { id: 'false', name: t('teamJobs.withoutViolations') },
+  ];
+  const reviewOptions = [
+    { id: 'false', name: t('teamJobs.toReview') },
+    { id: 'true', name: t('teamJobs.reviewedAll') },
   ];
   const memberOptions = (members.data ?? []).map((m) => ({ id: m.user_id, name: m.full_name ? `${m.full_name} (${m.email})` : m.email }));
 
@@ -85,7 +89,15 @@ export function TeamJobs({ org }: { org: Org }) {
           options={resultOptions}
           onChange={(v) => setFilters({ has_violations: (v as 'true' | 'false' | null) ?? undefined })}
         />
+        <UnitSelect
+          label={t('teamJobs.review')}
+          emptyLabel={t('teamJobs.anyReview')}
+          value={filters.reviewed}
+          options={reviewOptions}
+          onChange={(v) => setFilters({ reviewed: (v as 'true' | 'false' | null) ?? undefined })}
+        />
       </Card>
+      {filters.reviewed === 'false' ? <p className="muted small review-queue-hint">{t('teamJobs.toReviewHint')}</p> : null}
       <Card as="div">
         <div className="toolbar">
           <p className="muted small" role="status">

@@ -1,5 +1,6 @@
-import { useMemo, useRef, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useLocation } from 'react-router-dom';
 
 import { FindingCard } from '@/features/review/components/finding-card';
 import { reviewFindings, workerGroups } from '@/features/review/model/findings';
@@ -19,6 +20,15 @@ export function ReviewBoard({ job }: { job: JobDetail }) {
   const findings = useMemo(() => (job.status === 'done' && job.result ? reviewFindings(job.result) : []), [job.status, job.result]);
   const cards = useRef<(HTMLElement | null)[]>([]);
   const actionable = job.may_review === true;
+  const { hash } = useLocation();
+  const arrived = useRef(false);
+  // Opened from a notice (`#review`): the first finding not yet reviewed has the focus, ready for the keys.
+  useEffect(() => {
+    if (arrived.current || hash !== '#review' || !actionable || findings.length === 0) return;
+    arrived.current = true;
+    const first = findings.findIndex((f) => !f.review);
+    cards.current[Math.max(0, first)]?.focus();
+  }, [hash, actionable, findings]);
   if (findings.length === 0 || (!actionable && !findings.some((f) => f.review))) return null;
   const reviewed = findings.filter((f) => f.review).length;
 
@@ -34,7 +44,7 @@ export function ReviewBoard({ job }: { job: JobDetail }) {
   };
 
   return (
-    <section className="result-block review-board" aria-labelledby="review-title">
+    <section id="review" className="result-block review-board" aria-labelledby="review-title">
       <h2 id="review-title" className="block-title">
         {t(actionable ? 'review.title' : 'review.titleReadOnly')}
       </h2>
