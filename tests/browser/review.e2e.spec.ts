@@ -49,6 +49,11 @@ const T = {
     audit: 'Denetim kaydı, en yeni önce',
     reviewedAction: 'Bir bulguyu inceledi',
     refused: 'İşin bulgularını yalnızca işin kuruluşunun yöneticileri inceleyebilir.',
+    bell: /^Bildirimler/,
+    queueCard: 'İncelenecek bulgular',
+    queueCount: 'Kuruluşunuzun 2 işinde incelenmemiş bulgu var.',
+    openQueue: 'İnceleme kuyruğunu aç',
+    teamList: 'Kuruluşun işleri',
   },
   en: {
     title: 'Review the findings',
@@ -67,6 +72,11 @@ const T = {
     audit: 'Audit log entries, newest first',
     reviewedAction: 'Reviewed a finding',
     refused: 'Only the managers of the job’s organisation can review its findings.',
+    bell: /^Notifications/,
+    queueCard: 'Findings to review',
+    queueCount: /^\d jobs of your organisation have findings not yet reviewed\.$/,
+    openQueue: 'Open the review queue',
+    teamList: 'Organisation’s jobs',
   },
 } as const;
 type Lang = keyof typeof T;
@@ -174,6 +184,32 @@ async function tabToCards(page: Page) {
   expect(await focusedCard(page), 'Tab reaches the review cards').toBe('0');
 }
 
+/**
+ * The way a manager comes to the job: in Turkish from the notice that it finished (its link opens the
+ * review, the first finding not yet reviewed focused); in English from the dashboard's review queue,
+ * then with Tab to the cards.
+ */
+async function openForReview(page: Page, lang: Lang, id: string) {
+  const t = T[lang];
+  await signInAs(page, lang, MANAGER.email, '/dashboard');
+  if (lang === 'tr') {
+    await page.getByRole('button', { name: t.bell }).click();
+    await page.getByRole('region', { name: 'Bildirimler' }).locator(`a[href="/dashboard/jobs/${id}#review"]`).click();
+    await page.waitForURL((url) => url.pathname === `/dashboard/jobs/${id}` && url.hash === '#review');
+    await visible(page.getByRole('list', { name: t.list }));
+    await expect.poll(() => focusedCard(page)).toBe('0');
+    return;
+  }
+  const card = page.getByRole('region', { name: t.queueCard });
+  await visible(card.getByText(t.queueCount));
+  await card.getByRole('link', { name: t.openQueue }).click();
+  const list = page.getByRole('list', { name: t.teamList });
+  await list.locator(`a[href="/dashboard/jobs/${id}"]`).click();
+  await page.waitForURL((url) => url.pathname === `/dashboard/jobs/${id}`);
+  await visible(page.getByRole('list', { name: t.list }));
+  await tabToCards(page);
+}
+
 /** Presses j until the focused card is a violation the model found and nobody reviewed yet. */
 async function jToUnreviewedViolation(page: Page, list: Locator, t: (typeof T)[Lang]) {
   const cards = list.getByRole('article');
@@ -200,12 +236,10 @@ describe.each(['tr', 'en'] as const)('reviews of findings in %s', (lang) => {
     await withBrowser(
       `review ${lang} desktop`,
       async ({ page }) => {
-        await signInAs(page, lang, MANAGER.email, `/dashboard/jobs/${id}`);
+        await openForReview(page, lang, id);
         const list = page.getByRole('list', { name: t.list });
-        await visible(list);
         const total = await list.getByRole('article').count();
         await visible(page.getByText(t.progress(0, total)));
-        await tabToCards(page);
         // The first violation: the worker wore the hard hat after all (2 = worn).
         const first = await jToUnreviewedViolation(page, list, t);
         await page.keyboard.press('2');
