@@ -78,6 +78,13 @@ describe('the PDF report’s layout', () => {
     expect(text).not.toContain('centernet');
     expect(text).not.toContain('baret-offline');
     expect(text).toContain(lang === 'tr' ? 'Baret yerleşik denetleyicisi' : 'Baret built-in checker');
+    // The evidence is a third of the page wide at least (issue 53: a hard hat's brim must show):
+    // each crop (320 px wide) is placed at 320 px × 72 / its x-ppi points.
+    const path = join(dir, `two-${lang}.pdf`);
+    const { stdout } = await run('pdfimages', ['-list', path]);
+    const crops = stdout.split('\n').map((line) => line.trim().split(/\s+/)).filter((cols) => cols[3] === '320' && cols[4] === '400');
+    expect(crops).toHaveLength(2);
+    for (const cols of crops) expect((320 * 72) / Number(cols[12])).toBeGreaterThanOrEqual(595.28 / 3);
   });
 
   it('leaves no page with a lone violation: many violations fill their pages', async () => {

@@ -21,6 +21,8 @@ export interface ReportJob {
 }
 
 export interface Violation {
+  /** The group's codes: which part of the worker the evidence is about (a hard hat: the head). */
+  group: string[];
   group_name: string;
   worker: number;
   time_sec: number;
@@ -62,6 +64,7 @@ export function violationsOf(result: Record<string, unknown> | null): Violation[
     const review = typeof r.review === 'object' && r.review !== null ? (r.review as Violation['review']) : null;
     return [
       {
+        group: strings(r.group),
         group_name: typeof r.group_name === 'string' ? r.group_name : strings(r.group).join(' / '),
         worker,
         time_sec: time,

@@ -16,7 +16,8 @@ export async function drawViolations(s: Sheet, result: Record<string, unknown>, 
   const dismissed = all.filter((v) => v.dismissed);
   heading(s, l.violations, violations.length > 0 ? 88 : 20);
   if (violations.length === 0) para(s, l.noViolations, COLORS.muted);
-  // A compact row each (an 80-pt crop beside its words), so a second violation does not open an almost empty page (issue 40).
+  // A row each: the evidence a third of the page wide (issue 53: a hard hat's brim must show), kept
+  // short enough that two violations share the first page with the facts (issue 40).
   for (const v of violations) await drawViolation(s, v, image, COLORS.bad);
   if (dismissed.length === 0) return;
   heading(s, l.dismissed, 88);
@@ -33,10 +34,30 @@ function reviewText(s: Sheet, v: Violation): string {
   return [by, what, note].filter(Boolean).join(' · ');
 }
 
+/** The evidence's width: a third of the page (issue 53), and its height (a window onto the worker's crop). */
+export const EVIDENCE_WIDTH = 200;
+export const EVIDENCE_HEIGHT = 100;
+const HEAD_CODES = new Set(['pic1', 'pic2', 'pic3']);
+
+/**
+ * The worker's crop a third of the page wide, in a window of the part the finding is about: the head
+ * and shoulders for a hard hat (the crop's top), the middle of the worker for anything else. Clipped
+ * to the window; false when the image cannot be read.
+ */
+function drawEvidence(doc: PDFKit.PDFDocument, image: Buffer, x: number, y: number, group: readonly string[]): boolean {
+  doc.save();
+  doc.rect(x, y, EVIDENCE_WIDTH, EVIDENCE_HEIGHT).clip();
+  const head = group.some((c) => HEAD_CODES.has(c));
+  const drawn = tryImage(doc, image, x, y, { cover: [EVIDENCE_WIDTH, EVIDENCE_HEIGHT], align: 'center', ...(head ? {} : { valign: 'center' as const }) });
+  doc.restore();
+  if (drawn) doc.rect(x, y, EVIDENCE_WIDTH, EVIDENCE_HEIGHT).lineWidth(0.5).strokeColor(COLORS.line).stroke();
+  return drawn;
+}
+
 /** One violation: the worker's crop (or a note that it is missing), when and what they were seen without, and its review. */
 async function drawViolation(s: Sheet, v: Violation, load: (url: string) => Promise<Buffer | null>, color: string): Promise<void> {
   const { doc, l, left, width } = s;
-  ensure(s, 88);
+  ensure(s, EVIDENCE_HEIGHT + 8);
   const y = doc.y;
   const image = v.image_url ? await load(v.image_url) : null;
   const time = durationText(l, v.time_sec);
@@ -47,10 +68,11 @@ async function drawViolation(s: Sheet, v: Violation, load: (url: string) => Prom
       : fill(l.violationSpanLine, { worker: v.worker, time, end, frames: v.frames ?? 2, group: v.group_name });
   const text = v.reason_name ? fill(l.violationReason, { line, reason: v.reason_name }) : line;
   const review = reviewText(s, v);
-  if (image && tryImage(doc, image, left, y, { fit: [80, 80] })) {
-    doc.font('Sans').fontSize(10).fillColor(color).text(text, left + 92, y + 4, { width: width - 92 });
-    doc.font('Sans').fontSize(8.5).fillColor(COLORS.muted).text(review, left + 92, doc.y + 2, { width: width - 92 });
-    doc.y = Math.max(doc.y, y + 82);
+  const beside = EVIDENCE_WIDTH + 12;
+  if (image && drawEvidence(doc, image, left, y, v.group)) {
+    doc.font('Sans').fontSize(10).fillColor(color).text(text, left + beside, y + 4, { width: width - beside });
+    doc.font('Sans').fontSize(8.5).fillColor(COLORS.muted).text(review, left + beside, doc.y + 2, { width: width - beside });
+    doc.y = Math.max(doc.y, y + EVIDENCE_HEIGHT + 2);
   } else {
     // A violation added by a reviewer has no crop of its own: nothing is missing.
     doc.font('Sans').fontSize(10).fillColor(color).text(v.image_url ? `${text} ${l.imageMissing}` : text, left, y, { width });
