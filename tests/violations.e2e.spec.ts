@@ -96,6 +96,11 @@ describe('violations over the whole video', () => {
         expect(image.headers['content-type']).toBe('image/jpeg');
         const meta = await sharp(image.rawPayload).metadata();
         expect(Math.max(meta.width!, meta.height!)).toBeGreaterThanOrEqual(480); // large enough to judge
+        // The whole frame with the worker boxed (issue 53), at the frame's size.
+        const frame = await app.request({ method: 'GET', url: `${v.image_url}/frame`, token: user.token });
+        expect(frame.statusCode).toBe(200);
+        expect(frame.headers['content-type']).toBe('image/jpeg');
+        expect(await sharp(frame.rawPayload).metadata()).toMatchObject({ width: 640, height: 480 });
       }
       // A violated group is missing, never satisfied; its evidence is the violation.
       expect(r.missing_groups).toContainEqual(hatGroup);

@@ -54,6 +54,7 @@ const T = {
     queueCount: 'Kuruluşunuzun 2 işinde incelenmemiş bulgu var.',
     openQueue: 'İnceleme kuyruğunu aç',
     teamList: 'Kuruluşun işleri',
+    frame: /karenin tamamı$/,
   },
   en: {
     title: 'Review the findings',
@@ -77,6 +78,7 @@ const T = {
     queueCount: /^\d jobs of your organisation have findings not yet reviewed\.$/,
     openQueue: 'Open the review queue',
     teamList: 'Organisation’s jobs',
+    frame: /: the whole frame$/,
   },
 } as const;
 type Lang = keyof typeof T;
@@ -253,6 +255,14 @@ describe.each(['tr', 'en'] as const)('reviews of findings in %s', (lang) => {
         await visible(page.getByRole('heading', { name: t.violations, exact: true }));
         expect(await second.getByRole('button', { name: t.right }).getAttribute('aria-pressed')).toBe('true');
         await page.screenshot({ path: join(SHOTS, `review-${lang}-desktop.png`), fullPage: true });
+        // Back to the confirmed violation (the focus moved on): f opens its whole frame, the worker boxed.
+        await page.keyboard.press('k');
+        await page.keyboard.press('f');
+        const dialog = page.getByRole('dialog', { name: t.frame });
+        await visible(dialog.getByRole('img'));
+        await expect.poll(() => dialog.getByRole('img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(640);
+        await page.screenshot({ path: join(SHOTS, `review-${lang}-frame.png`) });
+        await page.keyboard.press('Escape');
 
         // The PDF says who reviewed what, and lists the dismissed finding apart.
         const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: t.pdf }).click()]);

@@ -188,6 +188,7 @@ export const MATRIX: readonly Row[] = [
   // No evidence yet (the job is queued): 404 for everyone allowed, and the same 404 for the others.
   { method: 'GET', path: '/jobs/{id}/evidence/{n}', access: 'job', except: { member_a: 'any', api_key_a: 'any', manager_a: 'any', admin: 'any' } },
   { method: 'GET', path: '/jobs/{id}/violations/{n}', access: 'job', except: { member_a: 'any', api_key_a: 'any', manager_a: 'any', admin: 'any' } },
+  { method: 'GET', path: '/jobs/{id}/violations/{n}/frame', access: 'job', except: { member_a: 'any', api_key_a: 'any', manager_a: 'any', admin: 'any' } },
   { method: 'GET', path: '/jobs/{id}/report.pdf', access: 'job' },
   // Reviews (issue 53): whoever sees the job reads them; only the managers of its organisation review (the job is queued: a 409 for
   // manager_a). Its owner, a crew member, may not clear their own findings, the admin does not sign, an API key is no signature: 403.

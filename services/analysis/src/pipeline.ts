@@ -498,13 +498,18 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
     const original = plainFrames.find((f) => f.index === v.frame_index);
     return { covered: crop.jpeg, original: original && (await cropWorker(original.jpeg, v.box)).jpeg };
   };
-  // The crops alongside the composites: the detector pool keeps both threads busy.
+  // The crops alongside the composites: the detector pool keeps both threads busy. Beside each crop,
+  // the whole frame with the worker boxed (issue 53: a reviewer judges the worker in their scene).
   work.push(
     ...violations.map(async (v, n) => {
       const crop = await cropOf(v);
       if (!crop) return;
       await objects.put(`jobs/${jobId}/violations/${n}.jpg`, crop.covered, { contentType: 'image/jpeg' });
       if (crop.original) await objects.put(unblurredPrefix(jobId) + `violations/${n}.jpg`, crop.original, { contentType: 'image/jpeg' });
+      const frame = covered.frames.find((f) => f.index === v.frame_index);
+      if (frame) await objects.put(`jobs/${jobId}/violations/${n}-frame.jpg`, await boxedFrame(frame.jpeg, v.box), { contentType: 'image/jpeg' });
+      const original = plainFrames.find((f) => f.index === v.frame_index);
+      if (original) await objects.put(unblurredPrefix(jobId) + `violations/${n}-frame.jpg`, await boxedFrame(original.jpeg, v.box), { contentType: 'image/jpeg' });
     }),
   );
   await Promise.all(work);
@@ -538,6 +543,24 @@ export async function coverWorkerCrop(
     ...(people ? { people: { persons: people.persons.map(inCrop), heads: people.heads.map(inCrop) }, tiles: false, heads: false, worker } : {}),
   });
   return { ...crop, cut };
+}
+
+/**
+ * The whole frame with the worker's `box` drawn round them (issue 53): the scene a reviewer judges
+ * the crop in. Made from the covered frame (its faces covered), at the frame's own size.
+ */
+export async function boxedFrame(frame: Buffer, box: RelBox): Promise<Buffer> {
+  const meta = await sharp(frame).metadata();
+  const W = meta.width ?? 1;
+  const H = meta.height ?? 1;
+  const line = Math.max(3, Math.round(Math.max(W, H) / 240));
+  const [x, y, w, h] = [box.x * W, box.y * H, box.w * W, box.h * H].map((v) => Math.round(v));
+  const rect = (color: string, width: number) => `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="${color}" stroke-width="${width}"/>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}">${rect('#000000', line + 2)}${rect('#facc15', line)}</svg>`;
+  return sharp(frame)
+    .composite([{ input: Buffer.from(svg), top: 0, left: 0 }])
+    .jpeg({ quality: 88 })
+    .toBuffer();
 }
 
 /** Long side of a violation's evidence crop at least (smaller crops are scaled up). */

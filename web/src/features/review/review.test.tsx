@@ -102,6 +102,26 @@ describe('the review screen', () => {
     ]);
   });
 
+  it('opens the whole frame of a violation with f (fetched when opened), and keys in the dialog review nothing', async () => {
+    const { posted } = serve(doneJob({ job_id: 'job-9', may_review: true, result: result() }));
+    const frames: string[] = [];
+    server.use(http.get('*/jobs/job-9/violations/0/frame', ({ request }) => (frames.push(new URL(request.url).pathname), image())));
+    renderApp('/dashboard/jobs/job-9', { user: user() });
+    const list = await screen.findByRole('list', { name: 'İncelenecek bulgular' });
+    const card = within(list).getAllByRole('article')[3]!;
+    expect(frames).toEqual([]);
+    expect(within(card).getByRole('button', { name: '1. çalışan · Baret: karenin tamamı' })).toHaveAttribute('aria-keyshortcuts', 'f');
+    const u = userEvent.setup();
+    card.focus();
+    await u.keyboard('f');
+    const dialog = await screen.findByRole('dialog', { name: '1. çalışan · Baret: karenin tamamı' });
+    expect(await within(dialog).findByRole('img', { name: 'Karenin tamamı, çalışan çerçeve içinde: 1. çalışan · Baret' })).toBeInTheDocument();
+    expect(frames).toEqual(['/jobs/job-9/violations/0/frame']);
+    await u.keyboard('1');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(posted).toEqual([]);
+  });
+
   it('shows who reviewed a finding and what counts now; the violation dismissed leaves the missing list and is listed apart', async () => {
     const review = { verdict: 'worn' as const, by: 'm1', by_name: 'Mehmet Müdür', at: '2026-03-02T10:00:00.000Z', note: null };
     const reviewed = result({

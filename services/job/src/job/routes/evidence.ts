@@ -78,4 +78,26 @@ export const evidenceRoutes =
         return sendImage(reply, deps.objects, key);
       },
     );
+
+    app.get(
+      '/jobs/:id/violations/:n/frame',
+      {
+        preHandler: app.requireUser,
+        schema: {
+          tags: ['jobs'],
+          summary: 'The whole frame of a violation with the worker boxed, faces blurred: the scene a reviewer judges the crop in (jobs analysed since issue 53; 404 before)',
+          description: UNBLURRED_DESCRIPTION,
+          security: bearer,
+          params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 999 }) }),
+          querystring: UnblurredQuery,
+          produces: ['image/jpeg'],
+          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 403, 404) },
+        },
+      },
+      async (request, reply) => {
+        const job = await deps.visibleJob(principalOf(request), request.params.id);
+        const key = `${evidencePrefix(principalOf(request), job, request.query.unblurred)}violations/${request.params.n}-frame.jpg`;
+        return sendImage(reply, deps.objects, key);
+      },
+    );
   };

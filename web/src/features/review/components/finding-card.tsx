@@ -31,11 +31,31 @@ function FindingCrop({ finding, title }: { finding: Finding; title: string }) {
   const alt = t('review.cropAlt', { title });
   return (
     <>
-      <button type="button" className="review-crop-button" onClick={() => setOpen(true)} disabled={!url} aria-label={t('review.openCrop', { title })} tabIndex={-1}>
+      <button type="button" className="review-crop-button" onClick={() => setOpen(true)} disabled={!url} aria-label={t('review.openCrop', { title })}>
         {url ? <img src={url} alt={alt} /> : image.isError ? <span className="muted small">{t('analyze.result.evidenceFailed')}</span> : <Spinner size="sm" />}
       </button>
       <Modal open={open} title={title} onClose={() => setOpen(false)} size="lg" closeLabel={t('analyze.result.close')}>
         {url ? <img className="violation-full" src={url} alt={alt} /> : null}
+      </Modal>
+    </>
+  );
+}
+
+/** The whole frame with the worker boxed (faces covered), fetched when opened: the scene the crop was cut from. */
+function WholeFrame({ finding, title, open, setOpen }: { finding: Finding; title: string; open: boolean; setOpen: (open: boolean) => void }) {
+  const { t } = useTranslation();
+  const url = finding.imageUrl ? `${finding.imageUrl}/frame` : null;
+  const image = useFindingImage(open ? url : null);
+  const objectUrl = useObjectUrl(image.data);
+  if (!url) return null;
+  const alt = t('review.frameAlt', { title });
+  return (
+    <>
+      <button type="button" className="text-link review-frame-link" onClick={() => setOpen(true)} aria-keyshortcuts="f" aria-label={t('review.wholeFrameOf', { title })}>
+        {t('review.wholeFrame')} <kbd aria-hidden="true">f</kbd>
+      </button>
+      <Modal open={open} title={t('review.frameTitle', { title })} onClose={() => setOpen(false)} size="lg" closeLabel={t('analyze.result.close')}>
+        {objectUrl ? <img className="violation-full" src={objectUrl} alt={alt} /> : image.isError ? <p className="muted">{t('review.frameMissing')}</p> : <Spinner size="sm" />}
       </Modal>
     </>
   );
@@ -78,6 +98,7 @@ export function FindingCard({ jobId, finding, groupsOfWorker, actionable, index,
   const stateId = useId();
   const title = t('review.cardTitle', { worker: finding.worker, item: finding.groupName });
   const current = finding.review?.verdict ?? null;
+  const [frameOpen, setFrameOpen] = useState(false);
 
   const choose = (verdict: ReviewVerdict) => {
     if (mutation.isPending) return;
@@ -89,7 +110,14 @@ export function FindingCard({ jobId, finding, groupsOfWorker, actionable, index,
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
-    if (!actionable || event.altKey || event.ctrlKey || event.metaKey) return;
+    // Keys pressed in a dialog the card opened (a portal: its events bubble here through React) are the dialog's.
+    if (event.altKey || event.ctrlKey || event.metaKey || !event.currentTarget.contains(event.target as Node)) return;
+    if (event.key === 'f' && finding.imageUrl) {
+      event.preventDefault();
+      setFrameOpen(true);
+      return;
+    }
+    if (!actionable) return;
     const choice = CHOICES[Number(event.key) - 1];
     if (!/^[1-4]$/.test(event.key) || !choice) return;
     event.preventDefault();
@@ -110,8 +138,11 @@ export function FindingCard({ jobId, finding, groupsOfWorker, actionable, index,
       data-card-index={index}
       onKeyDown={onKeyDown}
     >
-      <div className="review-crop">
-        <FindingCrop finding={finding} title={title} />
+      <div className="review-evidence">
+        <div className="review-crop">
+          <FindingCrop finding={finding} title={title} />
+        </div>
+        <WholeFrame finding={finding} title={title} open={frameOpen} setOpen={setFrameOpen} />
       </div>
       <div className="review-body">
         <h3 id={titleId} className="review-title">

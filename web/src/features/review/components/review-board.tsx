@@ -34,7 +34,7 @@ export function ReviewBoard({ job }: { job: JobDetail }) {
 
   const focusCard = (index: number) => cards.current[Math.max(0, Math.min(findings.length - 1, index))]?.focus();
   const onKeyDown = (event: KeyboardEvent<HTMLOListElement>) => {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || !event.currentTarget.contains(event.target as Node)) return;
     const forward = NEXT.has(event.key);
     if (!forward && !PREVIOUS.has(event.key)) return;
     const at = (event.target as HTMLElement).closest<HTMLElement>('[data-card-index]');
