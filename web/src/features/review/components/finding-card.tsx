@@ -96,7 +96,8 @@ export function FindingCard({ jobId, finding, groupsOfWorker, actionable, index,
   const mutation = useReviewFindings(jobId);
   const titleId = useId();
   const stateId = useId();
-  const title = t('review.cardTitle', { worker: finding.worker, item: finding.groupName });
+  // A hard hat and a hi-vis vest by their short names (the group's full name is long: "… helmet / … helmet / …").
+  const title = t('review.cardTitle', { worker: finding.worker, item: finding.kind === 'other' ? finding.groupName : t(`review.item.${finding.kind}`) });
   const current = finding.review?.verdict ?? null;
   const [frameOpen, setFrameOpen] = useState(false);
 
@@ -145,7 +146,7 @@ export function FindingCard({ jobId, finding, groupsOfWorker, actionable, index,
         <WholeFrame finding={finding} title={title} open={frameOpen} setOpen={setFrameOpen} />
       </div>
       <div className="review-body">
-        <h3 id={titleId} className="review-title">
+        <h3 id={titleId} className="review-title" title={finding.groupName}>
           {title}
         </h3>
         <p className="review-model small">
