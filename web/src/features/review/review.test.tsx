@@ -110,7 +110,7 @@ describe('the review screen', () => {
     const list = await screen.findByRole('list', { name: 'İncelenecek bulgular' });
     const card = within(list).getAllByRole('article')[3]!;
     expect(frames).toEqual([]);
-    expect(within(card).getByRole('button', { name: '1. çalışan · Baret: karenin tamamı' })).toHaveAttribute('aria-keyshortcuts', 'f');
+    expect(within(card).getByRole('button', { name: 'Karenin tamamı — 1. çalışan · Baret' })).toHaveAttribute('aria-keyshortcuts', 'f');
     const u = userEvent.setup();
     card.focus();
     await u.keyboard('f');
