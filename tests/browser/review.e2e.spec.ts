@@ -306,8 +306,9 @@ describe.each(['tr', 'en'] as const)('reviews of findings in %s', (lang) => {
         const list = page.getByRole('list', { name: t.list });
         await visible(list);
         // What a phone shows at the review cards, and the whole review section.
-        await page.getByRole('heading', { name: t.title }).scrollIntoViewIfNeeded();
-        await page.evaluate(() => (globalThis as unknown as { scrollBy(x: number, y: number): void }).scrollBy(0, -120));
+        // The section's title at the top, under the sticky header.
+        await page.getByRole('heading', { name: t.title }).evaluate((el) => (el as unknown as { scrollIntoView(o: object): void }).scrollIntoView({ block: 'start' }));
+        await page.evaluate(() => (globalThis as unknown as { scrollBy(x: number, y: number): void }).scrollBy(0, -80));
         await page.screenshot({ path: join(SHOTS, `review-${lang}-phone.png`) });
         await page.getByRole('region', { name: t.title }).screenshot({ path: join(SHOTS, `review-${lang}-phone-section.png`) });
         const box = await list.getByRole('article').first().getByRole('button', { name: t.right }).boundingBox();

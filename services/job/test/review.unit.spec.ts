@@ -6,7 +6,7 @@ import { ForbiddenError, hasTurkish, IllegalStateError, NotFoundError } from '@b
 import { describe, expect, it } from 'vitest';
 import { decideJob, NO_SUCH_FINDING, REVIEW_NOT_DONE, REVIEW_OWN_JOB, type ReviewFinding } from '../src/job/businessLogic.js';
 import { ONLY_ORG_MANAGERS_REVIEW, ONLY_OWNER_REVIEWS } from '../src/job/review.js';
-import { countedViolations, type FindingReviewedData } from '../src/job/findings.js';
+import { countedViolations, findingsToReview, type FindingReviewedData } from '../src/job/findings.js';
 import { evolveJob, initialJobState, type JobEvent } from '../src/job/job.js';
 import { reviewedResult } from '../src/job/reviewedResult.js';
 import { HAT, queued, RESULT, VEST } from './fixtures/reviewResult.js';
@@ -148,6 +148,17 @@ describe('the result as it counts once reviewed', () => {
     const notWorker = (group: string, model: 'missing' | 'worn') => data(reviewed({ worker: 1, group, model_verdict: model, verdict: 'not_a_worker', violation_count: 0, previous_violation_count: 1 }));
     expect(reviewedResult(RESULT, [notWorker(HAT, 'missing')]).workers_seen).toBe(3);
     expect(reviewedResult(RESULT, [notWorker(HAT, 'missing'), notWorker(VEST, 'worn')]).workers_seen).toBe(2);
+  });
+});
+
+describe('the findings still to review (the team’s queue)', () => {
+  it('are the violations and the cannot-tell findings no review stands for; a worn item nobody doubted is not one', () => {
+    // Worker 1's hard hat (a violation), worker 3's hard hat and vest (cannot tell).
+    expect(findingsToReview(RESULT)).toBe(3);
+    const review = (worker: number, group: string, model: 'missing' | 'cannot_tell') => data(reviewed({ worker, group, model_verdict: model, verdict: 'confirmed', violation_count: 1, previous_violation_count: 1 }));
+    expect(findingsToReview(RESULT, [review(1, HAT, 'missing')])).toBe(2);
+    expect(findingsToReview(RESULT, [review(1, HAT, 'missing'), review(3, HAT, 'cannot_tell'), review(3, VEST, 'cannot_tell')])).toBe(0);
+    expect(findingsToReview(null)).toBe(0);
   });
 });
 
