@@ -116,18 +116,18 @@ export const orgRoutes =
       async (request) => orgs.pendingInvites(principalOf(request).userId, request.params.id),
     );
 
+    // Public (issue 54): the token is the secret the mail carried, and a person who has no account
+    // yet (or is logged out) must see which organisation invites them before signing up or in.
     app.get(
       '/invites/:token',
       {
-        preHandler: app.requireUser,
         schema: {
           tags: ['organisations'],
-          summary: 'What an invitation is for: the organisation, the address and the role',
-          security: bearer,
+          summary: 'What an invitation is for: the organisation, the address and the role (no login needed: the token is the secret)',
           params: TokenParams,
           response: {
             200: Type.Object({ org_id: Type.String(), org_name: Type.String(), email: Type.String(), role: Role, expires_at: Type.String(), accepted: Type.Boolean() }),
-            ...problems(400, 401, 404),
+            ...problems(400, 404),
           },
         },
       },

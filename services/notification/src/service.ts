@@ -20,6 +20,7 @@ import { createClaims, defaultOwner } from './claims.js';
 import { composeMail } from './email.js';
 import { createEngine, type OutboxDoc } from './engine.js';
 import { createOrgHandler } from './orgs.js';
+import { mailStatusRoutes } from './mailStatus.js';
 import { notificationRoutes } from './routes.js';
 import { C, collections, loadKeys, type ServiceKeys } from './store.js';
 
@@ -155,6 +156,8 @@ export function createNotificationService(opts: NotificationOptions) {
         const words = ACCOUNT_MAILS[kind][lang];
         const page = kind === 'password_reset' ? 'reset-password' : 'verify-email';
         const recipient = await cols.recipients.get(userId);
+        // The address they asked from: their later mails (a job finished, a quota) link there too.
+        if (recipient && d.origin && recipient.origin !== d.origin) await cols.recipients.put(userId, { ...recipient, origin: d.origin });
         const composed = composeMail(lang, { name: recipient?.full_name ?? null, title: words.title, body: words.body, link: engine.link(`/${page}?token=${encodeURIComponent(d.token ?? '')}`, d.origin ?? undefined), linkLabel: words.label });
         await engine.mail(`${event.id}:email`, kind, userId, { to: d.email ?? '', ...composed }, signal);
         return;
@@ -215,6 +218,7 @@ export function createNotificationService(opts: NotificationOptions) {
 
   const routes = async (instance: FastifyInstance) => {
     await instance.register(notificationRoutes({ cols, outbox, keys, allowPrivateHosts: opts.allowPrivateHosts ?? false, clock }));
+    await instance.register(mailStatusRoutes(mailer !== null));
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
       '/contact',

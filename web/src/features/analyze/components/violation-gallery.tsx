@@ -5,6 +5,7 @@ import { Modal } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
 import { useEvidenceImage } from '@/features/analyze/api/get-evidence-image';
 import { clockTime } from '@/features/analyze/model/result';
+import { useTouchScreen } from '@/hooks/use-media-query';
 import { useObjectUrl } from '@/hooks/use-object-url';
 import type { Violation } from '@/types/api';
 
@@ -48,13 +49,14 @@ function ViolationCard({ violation }: { violation: Violation }) {
 
 export function ViolationGallery({ items }: { items: Violation[] }) {
   const { t } = useTranslation();
+  const touch = useTouchScreen();
   if (items.length === 0) return null;
   return (
     <section className="result-block violations" aria-labelledby="violations-title">
       <h3 id="violations-title" className="block-title">
         {t('analyze.result.violations')}
       </h3>
-      <p className="muted small">{t('analyze.result.violationsHint')}</p>
+      <p className="muted small">{t(touch ? 'analyze.result.violationsHintTouch' : 'analyze.result.violationsHint')}</p>
       <div className="violation-grid">
         {items.map((item) => (
           <ViolationCard key={item.image_url} violation={item} />
