@@ -5,7 +5,7 @@ import { IdParams, principalOf, problems, type Collection, type DocumentStore } 
 import type { Logger } from 'pino';
 import { isFinished } from './job/job.js';
 import type { JobDoc } from './readModels/jobs.js';
-import { requireOrg } from './sitesCrews.js';
+import { requireOrg } from './orgAccess.js';
 
 /**
  * Retention (issue 30, docs/adr/0025): a job older than its organisation's period (or the global

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IllegalStateError, NotFoundError, ValidationError } from '@baret/platform';
 import { deciderSpec } from '@baret/platform/testing';
 import { unitDecider } from '../src/siteCrew/businessLogic.js';
-import { csvCell, periodStart, rangeOf } from '../src/compliance.js';
+import { csvCell, periodStart, rangeOf } from '../src/compliance/queries.js';
 import { jobContextOf } from '../src/params.js';
 
 const now = new Date('2026-05-01T08:00:00.000Z');

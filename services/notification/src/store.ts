@@ -101,6 +101,20 @@ export interface OrgMemberDoc extends Record<string, unknown> {
   role: 'manager' | 'member';
 }
 
+/** A mail as stored in the outbox: what was sent (or, without SMTP, what would have been). */
+export interface OutboxDoc extends Record<string, unknown> {
+  id: string;
+  kind: 'contact' | 'upgrade_request' | NoticeKind | 'webhook_disabled' | 'password_reset' | 'email_verification' | 'org_invite';
+  to: string;
+  subject: string;
+  text: string;
+  html?: string | null;
+  reply_to: string | null;
+  user_id?: string | null;
+  channel: 'smtp' | 'log';
+  created_at: string;
+}
+
 interface KeyDoc extends Record<string, unknown> {
   id: string;
   value: Record<string, string>;

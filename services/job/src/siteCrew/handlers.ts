@@ -1,21 +1,10 @@
 /** Sites and crews of an organisation: create, list, archive (managers create and archive). */
 import { randomUUID } from 'node:crypto';
-import { ForbiddenError, handleCommand, NotFoundError, projectInline, type DocumentStore, type EventStore, type Principal } from '@baret/platform';
-import { unitDecider } from './siteCrew/businessLogic.js';
-import { unitStream, type UnitKind } from './siteCrew/siteCrew.js';
-import { publicUnit, siteCrewsProjection, unitCollection, type UnitDoc } from './readModels/siteCrews.js';
-
-/**
- * Who may do what with an organisation's data: its members read, its managers also change and
- * see everyone's jobs; admins may read any. Anyone else is told it does not exist.
- */
-export function requireOrg(principal: Principal, orgId: string, need: 'member' | 'manager'): void {
-  if (principal.orgId !== orgId) {
-    if (principal.isAdmin && need === 'member') return;
-    throw new NotFoundError('This organisation does not exist.');
-  }
-  if (need === 'manager' && principal.orgRole !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
-}
+import { handleCommand, NotFoundError, projectInline, type DocumentStore, type EventStore, type Principal } from '@baret/platform';
+import { unitDecider } from './businessLogic.js';
+import { unitStream, type UnitKind } from './siteCrew.js';
+import { requireOrg } from '../orgAccess.js';
+import { publicUnit, siteCrewsProjection, unitCollection, type UnitDoc } from '../readModels/siteCrews.js';
 
 export function createSitesCrews(opts: { eventStore: EventStore; documents: DocumentStore; clock: () => Date }) {
   const { eventStore, documents, clock } = opts;

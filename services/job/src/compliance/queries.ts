@@ -1,6 +1,6 @@
 /** Compliance over time of an organisation, from the compliance read model (readModels/compliance.ts). */
 import { ValidationError, type Collection, type ComplianceRow, type Filter, type Lang } from '@baret/platform';
-import { periodBounds, type ComplianceDayDoc, type CompliancePeriodDoc } from './readModels/compliance.js';
+import { periodBounds, type ComplianceDayDoc, type CompliancePeriodDoc } from '../readModels/compliance.js';
 
 export const GROUP_BY = ['site', 'crew', 'job_type'] as const;
 export const INTERVALS = ['day', 'week', 'month'] as const;
