@@ -135,9 +135,9 @@ export const MATRIX: readonly Row[] = [
   // Only the invited address can accept it (pending@…, none of the principals).
   // Members of an organisation are told they already belong to one (409).
   { method: 'POST', path: '/invites/{token}/accept', access: 'nobody', except: { member_a: 'refused', manager_a: 'refused', member_b: 'refused', manager_b: 'refused', api_key_a: 'refused' } },
-  // Members read which blurring applies to their videos; managers change it.
+  // Members read which blurring and which time zone apply (issue 54); managers change them.
   { method: 'GET', path: '/orgs/{id}/settings', access: 'org_member' },
-  { method: 'PATCH', path: '/orgs/{id}/settings', access: 'org_manager', body: () => ({ blur_third_party: true }) },
+  { method: 'PATCH', path: '/orgs/{id}/settings', access: 'org_manager', body: () => ({ blur_third_party: true, time_zone: 'Europe/Istanbul' }) },
   { method: 'GET', path: '/orgs/{id}/members', access: 'org_member' },
   { method: 'PATCH', path: '/orgs/{id}/members/{user_id}', access: 'org_manager', destructive: true, body: () => ({ role: 'member' }) },
   // {user_id} is member_a: leaving one's organisation is one's own right.

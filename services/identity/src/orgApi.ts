@@ -33,8 +33,15 @@ const OrgSettingsSchema = Type.Object(
       description:
         'Keep an unblurred copy of the evidence that only the organisation’s managers can open (`?unblurred=true` on the evidence routes). Default false: unblurred frames are never stored. Applies to jobs analysed after the change.',
     }),
+    time_zone: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      examples: ['Europe/Istanbul'],
+      description:
+        'The IANA time zone the organisation’s reports write dates and times in, named (issue 54). Default Europe/Istanbul. An unknown name is refused with a 400; a name is answered as Intl spells it ("europe/istanbul" → "Europe/Istanbul").',
+    }),
   },
-  { description: 'How the organisation’s evidence treats faces (issue 30). Stored evidence always has faces blurred.' },
+  { description: 'How the organisation’s evidence treats faces (issue 30; stored evidence always has faces blurred) and the time zone of its reports (issue 54).' },
 );
 const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
 /** A member of an organisation: `/orgs/{id}/members/{user_id}`. */

@@ -215,7 +215,7 @@ export function createOrgs(opts: OrgsOptions) {
    * which the principal reads. Recorded in the audit log once, keyed by the event.
    */
   /** An organisation setting that changed, in the audit log once (keyed by its event and the setting; ADR 0023). */
-  async function auditSetting(byUserId: string, orgId: string, name: string, value: boolean, eventId: string, from: AuditSource) {
+  async function auditSetting(byUserId: string, orgId: string, name: string, value: boolean | string, eventId: string, from: AuditSource) {
     await opts.audit?.record(settingChanged({ by: byUserId, name, scope: 'org', value: String(value), orgId, from, key: eventId }));
   }
 
@@ -312,8 +312,9 @@ export function createOrgs(opts: OrgsOptions) {
     await requireMember(orgId, byUserId);
     const result = await onOrg(orgId, { type: 'change_org_settings', data: { by: byUserId, settings: patch, now: clock() } });
     for (const e of result.recorded.filter((x) => x.type === 'org_settings_changed')) {
-      const data = e.data as Partial<Record<(typeof ORG_SETTING_KEYS)[number], boolean>>;
+      const data = e.data as Partial<OrgSettings>;
       for (const key of ORG_SETTING_KEYS) if (typeof data[key] === 'boolean') await auditSetting(byUserId, orgId, key, data[key], e.id, from);
+      if (typeof data.time_zone === 'string') await auditSetting(byUserId, orgId, 'time_zone', data.time_zone, e.id, from);
     }
     if (result.newEvents.length > 0) log.info({ org_id: orgId, by: byUserId, changed: Object.keys(patch) }, 'organisation settings changed');
     const org = await queries.org(orgId);
