@@ -41,6 +41,20 @@ export function timeZoneOf(name: string): string {
   return zone;
 }
 
+/** The settings asked for that differ from the organisation's (a time zone spelt as Intl spells it). */
+function settingsChanged(current: OrgSettings, asked: Partial<OrgSettings>): Partial<OrgSettings> {
+  const changed: Partial<OrgSettings> = {};
+  for (const key of ORG_SETTING_KEYS) {
+    const value = asked[key];
+    if (typeof value === 'boolean' && value !== current[key]) changed[key] = value;
+  }
+  if (asked.time_zone !== undefined) {
+    const zone = timeZoneOf(asked.time_zone);
+    if (zone !== current.time_zone) changed.time_zone = zone;
+  }
+  return changed;
+}
+
 const managers = (state: Extract<OrgState, { status: 'active' }>) => Object.values(state.members).filter((r) => r === 'manager').length;
 
 export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
@@ -145,15 +159,7 @@ export function decideOrg(command: OrgCommand, state: OrgState): OrgEvent[] {
       const org = active(state);
       const { by, settings, now } = command.data;
       if (roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
-      const changed: Partial<OrgSettings> = {};
-      for (const key of ORG_SETTING_KEYS) {
-        const value = settings[key];
-        if (typeof value === 'boolean' && value !== org.settings[key]) changed[key] = value;
-      }
-      if (settings.time_zone !== undefined) {
-        const zone = timeZoneOf(settings.time_zone);
-        if (zone !== org.settings.time_zone) changed.time_zone = zone;
-      }
+      const changed = settingsChanged(org.settings, settings);
       if (Object.keys(changed).length === 0) return [];
       return [{ type: 'org_settings_changed', data: { org_id: org.id, changed_by: by, at: now.toISOString(), ...changed } }];
     }
