@@ -201,7 +201,37 @@ describe.each(['tr', 'en'] as const)('issue 54 in %s', (lang) => {
     }
   }, 300_000);
 
-  it("3. the PDF names the organisation and its time zone (the manager's choice), lists the job's timeline in it and ends with the reviewer's sign-off; a personal job's is in UTC", async () => {
+  /** The PDF of the organisation's job, downloaded from its page, in `zone`: the organisation, the dates named, the timeline, the sign-off. */
+  async function checkTeamPdf(zone: string, name: string): Promise<void> {
+    await withBrowser(`report ${name}`, async ({ page }) => {
+      await signInAs(page, lang, manager.email, PASSWORD, `/dashboard/jobs/${teamJob.job_id}`);
+      const pdf = await readPdf(await downloadPdf(page, lang), name);
+      // The organisation, among the facts.
+      expect(pdf.flat).toContain(`${t.orgLabel} ${ORG}`);
+      // Dates in the organisation's zone, named; none in UTC.
+      expect(pdf.flat).toContain(dateIn(teamJob.created_at, lang, zone));
+      const named = `\\(${zone.replace('/', '\\/')}\\)`;
+      expect(pdf.flat).toMatch(new RegExp(`${named} ${t.generated}|${t.generated} [^(]+${named}`));
+      expect(pdf.text).not.toContain('UTC');
+      // The timeline: its steps with their times of day in the zone.
+      expect(pdf.flat).toContain(t.timeline);
+      expect(pdf.flat).toContain(t.timelineZone(zone));
+      const queued = teamJob.logs.find((l) => l.event === 'job_queued')!;
+      const completed = teamJob.logs.find((l) => l.event === 'job_completed')!;
+      expect(pdf.flat).toContain(`${clockIn(queued.timestamp, zone)} ${t.queued}`);
+      expect(pdf.flat).toContain(`${clockIn(completed.timestamp, zone)} ${t.completed}`);
+      // The sign-off, at the end.
+      const last = pdf.pages.at(-1)!.replace(/\s+/g, ' ');
+      for (const label of t.signOff) expect(last).toContain(label);
+      expect(pdf.flat.lastIndexOf(t.signOff[0])).toBeGreaterThan(pdf.flat.lastIndexOf(t.completed));
+    });
+  }
+
+  it("3. the PDF names the organisation and its time zone, lists the job's timeline in it and ends with the reviewer's sign-off; the manager changes the zone on the organisation's page; a personal job's is in UTC", async () => {
+    // The zone the organisation has now (Europe/Istanbul until its manager chooses one).
+    const settings = await api<{ time_zone?: string }>(server.url, `/orgs/${orgId}/settings`, { token: manager.token });
+    await checkTeamPdf(settings.body.time_zone ?? 'Europe/Istanbul', `team-job-before-${lang}`);
+
     for (const [size, viewport] of [
       ['phone', PHONE],
       ['desktop', DESKTOP],
@@ -232,29 +262,7 @@ describe.each(['tr', 'en'] as const)('issue 54 in %s', (lang) => {
       return (await readPdf(Buffer.from(await res.arrayBuffer()), `poll-${lang}`)).flat.includes(`(${t.timeZone})`);
     };
     await expect.poll(zoned, { timeout: 20_000, intervals: [1000] }).toBe(true);
-
-    await withBrowser(`report ${lang}`, async ({ page }) => {
-      await signInAs(page, lang, manager.email, PASSWORD, `/dashboard/jobs/${teamJob.job_id}`);
-      const pdf = await readPdf(await downloadPdf(page, lang), `team-job-zoned-${lang}`);
-      const zone = t.timeZone;
-      // The organisation, among the facts.
-      expect(pdf.flat).toContain(`${t.orgLabel} ${ORG}`);
-      // Dates in the organisation's zone, named; none in UTC.
-      expect(pdf.flat).toContain(dateIn(teamJob.created_at, lang, zone));
-      expect(pdf.flat).toMatch(new RegExp(`\\(${zone.replace('/', '\\/')}\\) ${t.generated}|${t.generated} [^(]+\\(${zone.replace('/', '\\/')}\\)`));
-      expect(pdf.text).not.toContain('UTC');
-      // The timeline: its steps with their times of day in the zone.
-      expect(pdf.flat).toContain(t.timeline);
-      expect(pdf.flat).toContain(t.timelineZone(zone));
-      const queued = teamJob.logs.find((l) => l.event === 'job_queued')!;
-      const completed = teamJob.logs.find((l) => l.event === 'job_completed')!;
-      expect(pdf.flat).toMatch(new RegExp(`${clockIn(queued.timestamp, zone)} ${t.queued}`));
-      expect(pdf.flat).toContain(`${clockIn(completed.timestamp, zone)} ${t.completed}`);
-      // The sign-off, at the end.
-      const last = pdf.pages.at(-1)!.replace(/\s+/g, ' ');
-      for (const label of t.signOff) expect(last).toContain(label);
-      expect(pdf.flat.lastIndexOf(t.signOff[0])).toBeGreaterThan(pdf.flat.lastIndexOf(t.completed));
-    });
+    await checkTeamPdf(t.timeZone, `team-job-zoned-${lang}`);
 
     // A job recorded by someone with no organisation: in UTC, named, and said to be personal.
     const personal = await fetch(`${server.url}/jobs/${personalJob.job_id}/report.pdf?lang=${lang}`, { headers: { authorization: `Bearer ${adminToken}` } });
