@@ -262,7 +262,7 @@ describe.each(['tr', 'en'] as const)('issue 54 in %s', (lang) => {
       const res = await fetch(`${server.url}/jobs/${teamJob.job_id}/report.pdf?lang=${lang}`, { headers: { authorization: `Bearer ${manager.token}` } });
       return (await readPdf(Buffer.from(await res.arrayBuffer()), `poll-${lang}`)).flat.includes(`(${t.timeZone})`);
     };
-    await expect.poll(zoned, { timeout: 20_000, intervals: [1000] }).toBe(true);
+    await expect.poll(zoned, { timeout: 20_000, interval: 1000 }).toBe(true);
     await checkTeamPdf(t.timeZone, `team-job-zoned-${lang}`);
 
     // A job recorded by someone with no organisation: in UTC, named, and said to be personal.
