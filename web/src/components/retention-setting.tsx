@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
+import { Card } from '@/components/ui/card';
 import { api, serverReason } from '@/lib/api-client';
 
 interface OrgRetention {
@@ -50,11 +51,7 @@ export function RetentionSetting({ orgId }: { orgId?: string }) {
   }
 
   return (
-    <section className="card" aria-labelledby={`retention-title-${orgId ?? 'global'}`}>
-      <h2 id={`retention-title-${orgId ?? 'global'}`} className="card-title">
-        {t('retention.title')}
-      </h2>
-      <p className="muted">{t('retention.lead')}</p>
+    <Card title={t('retention.title')} titleId={`retention-title-${orgId ?? 'global'}`} lead={t('retention.lead')}>
       {globalDays !== null ? <p className="muted">{t('retention.global', { days: globalDays })}</p> : null}
       {message ? <Alert tone={message.tone}>{message.text}</Alert> : null}
       <form className="form-stack" onSubmit={submit} noValidate aria-label={t('retention.title')}>
@@ -72,6 +69,6 @@ export function RetentionSetting({ orgId }: { orgId?: string }) {
           ) : null}
         </div>
       </form>
-    </section>
+    </Card>
   );
 }

@@ -112,6 +112,30 @@ export function classify(error: unknown): SsoError {
   return SSO_ERRORS.token();
 }
 
+/** The flow, encrypted and authenticated for the browser's cookie. */
+function seal(key: Buffer, flow: Flow): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(JSON.stringify(flow), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** The flow a cookie holds; an SsoError when it is missing, altered or older than FLOW_TTL_MS. */
+function open(key: Buffer, cookie: string | undefined, clock: () => Date): Flow {
+  if (!cookie) throw SSO_ERRORS.flow();
+  try {
+    const raw = Buffer.from(cookie, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    const flow = JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')) as Flow;
+    const age = clock().getTime() - flow.at;
+    if (age < 0 || age > FLOW_TTL_MS) throw SSO_ERRORS.flow();
+    return flow;
+  } catch {
+    throw SSO_ERRORS.flow();
+  }
+}
+
 export function createOidc(settings: OidcSettings, secret: string, clock: () => Date) {
   const key = Buffer.from(hkdfSync('sha256', secret, 'baret-sso', 'oidc-flow-cookie', 32));
   const insecure = settings.issuer.startsWith('http://');
@@ -147,27 +171,6 @@ export function createOidc(settings: OidcSettings, secret: string, clock: () => 
     return config;
   }
 
-  const seal = (flow: Flow): string => {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    const body = Buffer.concat([cipher.update(JSON.stringify(flow), 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-  };
-  const open = (cookie: string | undefined): Flow => {
-    if (!cookie) throw SSO_ERRORS.flow();
-    try {
-      const raw = Buffer.from(cookie, 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      const flow = JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')) as Flow;
-      const age = clock().getTime() - flow.at;
-      if (age < 0 || age > FLOW_TTL_MS) throw SSO_ERRORS.flow();
-      return flow;
-    } catch {
-      throw SSO_ERRORS.flow();
-    }
-  };
-
   return {
     settings,
     /** Where to send the browser to sign in, and the cookie that remembers the flow. */
@@ -187,7 +190,7 @@ export function createOidc(settings: OidcSettings, secret: string, clock: () => 
         code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
         code_challenge_method: 'S256',
       });
-      return { url: url.href, cookie: seal(flow) };
+      return { url: url.href, cookie: seal(key, flow) };
     },
 
     /**
@@ -196,7 +199,7 @@ export function createOidc(settings: OidcSettings, secret: string, clock: () => 
      * ID token. Throws an SsoError saying what was wrong.
      */
     async finish(cookie: string | undefined, params: Record<string, string>): Promise<{ claims: SsoClaims; redirectTo: string | null }> {
-      const flow = open(cookie);
+      const flow = open(key, cookie, clock);
       const back = new URL(settings.redirectUrl);
       for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
       let claims: oidc.IDToken | undefined;

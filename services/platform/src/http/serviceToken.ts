@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Principal } from './auth.js';
+import type { Principal } from './principal.js';
 
 /** The header that carries the service credential between Baret's processes (docs/adr/0011). */
 export const SERVICE_HEADER = 'x-baret-service';

@@ -1,6 +1,7 @@
 export * from '@/components/ui/alert';
 export * from '@/components/ui/badge';
 export * from '@/components/ui/button';
+export * from '@/components/ui/card';
 export * from '@/components/ui/field';
 export * from '@/components/ui/logo';
 export * from '@/components/ui/modal';

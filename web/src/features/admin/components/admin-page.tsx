@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { useDeleteUser } from '@/features/admin/api/delete-user';
 import { useUsage } from '@/features/admin/api/get-usage';
 import { useUserQuotas } from '@/features/admin/api/get-user-quotas';
@@ -56,25 +57,21 @@ function UsageSection() {
           </dl>
         ) : null}
       </section>
-      <section className="card" aria-labelledby="vision-title">
-        <h2 id="vision-title" className="card-title">
-          {t('admin.vision.title')}
-        </h2>
-        <p className="muted small">{t('admin.vision.offline')}</p>
+      <Card title={t('admin.vision.title')} titleId="vision-title" lead={t('admin.vision.offline')} leadSmall>
         <p className="muted small">{t('admin.vision.how')}</p>
-      </section>
-      <section className="card" aria-labelledby="usage-title">
-        <div className="card-head">
-          <h2 id="usage-title" className="card-title">
-            {t('admin.usage.title')}
-          </h2>
+      </Card>
+      <Card
+        title={t('admin.usage.title')}
+        titleId="usage-title"
+        actions={
           <div className="search">
             <label htmlFor="usage-search" className="visually-hidden">
               {t('admin.usage.search')}
             </label>
             <input id="usage-search" type="search" className="input" placeholder={t('admin.usage.search')} value={search} onChange={(e) => setSearch(e.target.value)} />
           </div>
-        </div>
+        }
+      >
         {usage.data ? (
           users.length === 0 ? (
             <p className="muted">{search.trim() ? t('admin.usage.empty') : t('admin.usage.none')}</p>
@@ -116,7 +113,7 @@ function UsageSection() {
             </div>
           )
         ) : null}
-      </section>
+      </Card>
     </>
   );
 }
@@ -144,21 +141,21 @@ function QuotaSection() {
   };
 
   return (
-    <section className="card" aria-labelledby="quotas-title">
-      <div className="card-head">
-        <div>
-          <h2 id="quotas-title" className="card-title">
-            {t('admin.quotas.title')}
-          </h2>
-          <p className="muted small">{t('admin.quotas.help')}</p>
-        </div>
+    <Card
+      title={t('admin.quotas.title')}
+      titleId="quotas-title"
+      lead={t('admin.quotas.help')}
+      leadSmall
+      leadWithTitle
+      actions={
         <div className="search">
           <label htmlFor="quota-search" className="visually-hidden">
             {t('admin.quotas.search')}
           </label>
           <input id="quota-search" type="search" className="input" placeholder={t('admin.quotas.search')} value={search} onChange={(e) => setSearch(e.target.value)} />
         </div>
-      </div>
+      }
+    >
       <datalist id="plan-names">
         {PLAN_IDS.map((id) => (
           <option key={id} value={id} label={planLabel(t, id)} />
@@ -186,7 +183,7 @@ function QuotaSection() {
         onCancel={() => setToDelete(null)}
         onConfirm={() => void confirmDelete()}
       />
-    </section>
+    </Card>
   );
 }
 
@@ -197,11 +194,7 @@ function OrgQuotaSection() {
   const update = useUpdateOrgQuota();
   if (!orgs.data || orgs.data.length === 0) return null;
   return (
-    <section className="card" aria-labelledby="org-quotas-title">
-      <h2 id="org-quotas-title" className="card-title">
-        {t('admin.orgQuotas.title')}
-      </h2>
-      <p className="muted small">{t('admin.orgQuotas.help')}</p>
+    <Card title={t('admin.orgQuotas.title')} titleId="org-quotas-title" lead={t('admin.orgQuotas.help')} leadSmall>
       <ul className="quota-list">
         {orgs.data.map((o) => (
           <QuotaEditor
@@ -211,7 +204,7 @@ function OrgQuotaSection() {
           />
         ))}
       </ul>
-    </section>
+    </Card>
   );
 }
 

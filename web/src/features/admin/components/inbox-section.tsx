@@ -5,6 +5,7 @@ import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { useInbox, useMarkHandled, type InboxItem } from '@/features/admin/api/inbox';
 import { formatDateTime } from '@/lib/format';
 
@@ -25,15 +26,19 @@ function InboxList({ kind }: { kind: InboxItem['kind'] }) {
   };
 
   return (
-    <section className="card" aria-labelledby={titleId}>
-      <div className="card-head">
-        <h2 id={titleId} className="card-title">
+    <Card
+      title={
+        <>
           {t(`admin.inbox.${kind}.title`)} {inbox.data ? <Badge tone={inbox.data.some((i) => !i.handled) ? 'warning' : 'neutral'}>{inbox.data.filter((i) => !i.handled).length}</Badge> : null}
-        </h2>
+        </>
+      }
+      titleId={titleId}
+      actions={
         <Button size="sm" variant="secondary" onClick={() => void inbox.refetch()} loading={inbox.isFetching}>
           {t('common.refresh')}
         </Button>
-      </div>
+      }
+    >
       {inbox.isError ? <Alert tone="error">{t('admin.inbox.loadFailed')}</Alert> : null}
       {failed ? <Alert tone="error">{t('errors.actionFailed')}</Alert> : null}
       {inbox.isPending ? (
@@ -67,7 +72,7 @@ function InboxList({ kind }: { kind: InboxItem['kind'] }) {
           ))}
         </ul>
       )}
-    </section>
+    </Card>
   );
 }
 

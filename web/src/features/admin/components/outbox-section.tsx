@@ -5,6 +5,7 @@ import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { useAdminMail, useOutbox, type AdminMailAction, type OutboxMail } from '@/features/admin/api/outbox';
 import { formatDateTime } from '@/lib/format';
 
@@ -51,16 +52,17 @@ export function OutboxSection() {
   const mails = outbox.data ?? [];
   const kept = mails.some((m) => m.channel === 'log');
   return (
-    <section className="card" aria-labelledby="outbox-title">
-      <div className="card-head">
-        <h2 id="outbox-title" className="card-title">
-          {t('admin.outbox.title')}
-        </h2>
+    <Card
+      title={t('admin.outbox.title')}
+      titleId="outbox-title"
+      actions={
         <Button size="sm" variant="secondary" onClick={() => void outbox.refetch()} loading={outbox.isFetching}>
           {t('common.refresh')}
         </Button>
-      </div>
-      <p className="muted small">{t('admin.outbox.intro')}</p>
+      }
+      lead={t('admin.outbox.intro')}
+      leadSmall
+    >
       {kept ? <Alert tone="warning">{t('admin.outbox.noSmtp')}</Alert> : null}
       {outbox.isError ? <Alert tone="error">{t('admin.outbox.loadFailed')}</Alert> : null}
       {notice ? (
@@ -96,6 +98,6 @@ export function OutboxSection() {
           ))}
         </ul>
       )}
-    </section>
+    </Card>
   );
 }

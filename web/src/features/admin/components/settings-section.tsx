@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 
 import { SettingToggle } from '@/components/ui/setting-toggle';
+import { Card } from '@/components/ui/card';
 import { api } from '@/lib/api-client';
 
 interface AccountSettings {
@@ -19,13 +20,13 @@ export function SettingsSection() {
   });
   if (!settings.data) return null;
   return (
-    <section className="card" aria-label={t('admin.requireVerification')}>
+    <Card aria-label={t('admin.requireVerification')}>
       <SettingToggle
         label={t('admin.requireVerification')}
         checked={settings.data.require_email_verification}
         disabled={save.isPending}
         onChange={(checked) => save.mutate({ require_email_verification: checked })}
       />
-    </section>
+    </Card>
   );
 }

@@ -6,6 +6,7 @@ import { OrgManagersHint } from '@/components/org-managers';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
+import { Card } from '@/components/ui/card';
 import { VideoPicker } from '@/features/analyze/components/video-picker';
 import { COMPOSITES, FRAMES_PER_COMPOSITE, type AnalyzeFormEvent, type AnalyzeFormState, type StartBlocker } from '@/features/analyze/model/analyze-form';
 import { paths } from '@/config/paths';
@@ -61,8 +62,7 @@ export function AnalyzeForm({
     : '';
 
   return (
-    <form className="card analyze-form form-stack" onSubmit={submit} aria-label={t('analyze.form.title')} noValidate>
-      <h2 className="card-title">{t('analyze.form.title')}</h2>
+    <Card as="form" className="analyze-form form-stack" title={t('analyze.form.title')} onSubmit={submit} aria-label={t('analyze.form.title')} noValidate>
       <VideoPicker file={state.file} disabled={busy} onChange={(file) => dispatch({ type: 'FileChosen', file })} onRemove={() => dispatch({ type: 'FileRemoved' })} />
 
       <fieldset className="choice-group" disabled={busy}>
@@ -198,6 +198,6 @@ export function AnalyzeForm({
         </svg>
         {t('analyze.form.retention')}
       </p>
-    </form>
+    </Card>
   );
 }

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { StatusBadge, type DisplayStatus } from '@/components/status-badge';
 import { Alert } from '@/components/ui/alert';
 import { Button, ButtonLink } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { useJobPolling } from '@/features/analyze/api/get-job';
 import { useLatestJob } from '@/features/analyze/api/get-latest-job';
@@ -167,13 +168,9 @@ export function AnalyzePage() {
         </div>
       </header>
       <RecordingContextCard value={context} onChange={setContext} />
-      <section className="card record-card" aria-labelledby="record-title">
-        <h2 id="record-title" className="card-title">
-          {t('record.title')}
-        </h2>
-        <p className="muted">{t('record.hint')}</p>
+      <Card className="record-card" title={t('record.title')} titleId="record-title" lead={t('record.hint')}>
         <RecordPanel params={toParams(initialAnalyzeForm)} context={context} userId={user?.id} />
-      </section>
+      </Card>
       {/* The queue near the top, where a crew looks after recording (issue 40), not below the report. */}
       <UploadQueue userId={user?.id} notice={queuedNotice} />
       <div className="analyze-grid">
@@ -190,7 +187,7 @@ export function AnalyzePage() {
           quota={user?.quota}
           onSubmit={() => void onStart()}
         />
-        <section id="job-panel" className={activeJobId ? 'card job-panel following' : 'card job-panel'} aria-labelledby="job-panel-title">
+        <Card id="job-panel" className={activeJobId ? 'job-panel following' : 'job-panel'} aria-labelledby="job-panel-title">
           <div className="job-panel-head">
             <h2 id="job-panel-title" className="card-title">
               {shownJob ? jobDisplayName(shownJob) : t('analyze.panel.title')}
@@ -221,13 +218,10 @@ export function AnalyzePage() {
               <JobDownloads job={shownJob} planName={user?.quota?.plan_name} />
             </div>
           ) : null}
-        </section>
+        </Card>
       </div>
       {recent.length > 0 ? (
-        <section className="card recent" aria-labelledby="recent-title">
-          <h2 id="recent-title" className="card-title">
-            {t('analyze.recent.title')}
-          </h2>
+        <Card className="recent" title={t('analyze.recent.title')} titleId="recent-title">
           <ul className="recent-list">
             {recent.map((job) => (
               <li key={job.job_id}>
@@ -250,7 +244,7 @@ export function AnalyzePage() {
               </li>
             ))}
           </ul>
-        </section>
+        </Card>
       ) : null}
     </div>
   );

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router-dom';
 import { StatusBadge } from '@/components/status-badge';
 import { Alert } from '@/components/ui/alert';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { useJobPolling } from '@/features/analyze/api/get-job';
 import { JobDownloads, JobReport, jobDisplayName } from '@/features/analyze/components/job-report';
@@ -29,7 +30,7 @@ export function JobPage() {
       <p className="small">
         <Link to={paths.app.history.getHref()}>← {t('job.backToHistory')}</Link>
       </p>
-      <section className="card job-panel" aria-labelledby="job-title">
+      <Card className="job-panel" aria-labelledby="job-title">
         <div className="job-panel-head">
           <h1 id="job-title" className="card-title">
             {job ? jobDisplayName(job) : t('job.title')}
@@ -92,7 +93,7 @@ export function JobPage() {
             ) : null}
           </>
         ) : null}
-      </section>
+      </Card>
     </div>
   );
 }

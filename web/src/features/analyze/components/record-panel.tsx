@@ -5,6 +5,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button, ButtonLink } from '@/components/ui/button';
 import { UnitSelect } from '@/components/ui/field';
 import { Modal } from '@/components/ui/modal';
+import { Card } from '@/components/ui/card';
 import type { AnalysisParams } from '@/features/analyze/api/start-analysis';
 import { requestBackgroundSync } from '@/features/analyze/offline/background-sync';
 import { enqueueUpload } from '@/features/analyze/offline/enqueue';
@@ -32,11 +33,7 @@ export function RecordingContextCard({ value, onChange }: { value: RecordingCont
   // The empty choice: "choose one", "none yet", or while the list loads "Loading…" (not "none yet").
   const emptyLabel = (list: unknown[] | undefined, choose: string, none: string) => t(!list ? 'common.loading' : list.length ? choose : none);
   return (
-    <section className="card context-card" aria-labelledby="context-title">
-      <h2 id="context-title" className="card-title">
-        {t('record.contextTitle')}
-      </h2>
-      <p className="muted">{t('record.contextHint')}</p>
+    <Card className="context-card" title={t('record.contextTitle')} titleId="context-title" lead={t('record.contextHint')}>
       <div className="record-context">
         <UnitSelect label={t('record.site')} emptyLabel={emptyLabel(sites.data, 'record.noSite', 'record.noSites')} value={value.site_id} options={sites.data ?? []} onChange={(v) => set({ site_id: v })} />
         <UnitSelect label={t('record.crew')} emptyLabel={emptyLabel(crews.data, 'record.noCrew', 'record.noCrews')} value={value.crew_id} options={crews.data ?? []} onChange={(v) => set({ crew_id: v })} />
@@ -47,7 +44,7 @@ export function RecordingContextCard({ value, onChange }: { value: RecordingCont
           <input id={`${ids}-3`} className="input" value={value.work_order} maxLength={64} onChange={(e) => set({ work_order: e.target.value })} />
         </div>
       </div>
-    </section>
+    </Card>
   );
 }
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { ProgressBar } from '@/components/ui/progress-bar';
+import { Card } from '@/components/ui/card';
 import { useUploadQueue } from '@/features/analyze/offline/use-upload-queue';
 import { hasBackgroundSync } from '@/features/analyze/offline/background-sync';
 import { formatBytes } from '@/lib/format';
@@ -17,7 +18,7 @@ export function UploadQueue({ userId, notice = false }: { userId: string | undef
   if (items.length === 0) return null;
   const waiting = items.some((item) => item.state === 'waiting');
   return (
-    <section className="card upload-queue" aria-labelledby="upload-queue-title" style={{ display: 'grid', gap: 12 }}>
+    <Card className="upload-queue" aria-labelledby="upload-queue-title" style={{ display: 'grid', gap: 12 }}>
       <div>
         <h2 id="upload-queue-title" className="card-title">
           {t('offline.queue.title')}
@@ -56,6 +57,6 @@ export function UploadQueue({ userId, notice = false }: { userId: string | undef
           );
         })}
       </ul>
-    </section>
+    </Card>
   );
 }

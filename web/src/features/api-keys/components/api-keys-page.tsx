@@ -6,6 +6,7 @@ import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { ConfirmDialog } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { API_KEY_NAME_MAX, useCreateApiKey, validateKeyName } from '@/features/api-keys/api/create-api-key';
 import { useDeleteApiKey } from '@/features/api-keys/api/delete-api-key';
 import { useApiKeys } from '@/features/api-keys/api/get-api-keys';
@@ -95,10 +96,7 @@ export function ApiKeysPage({ webhooksSlot }: { webhooksSlot?: ReactNode } = {})
       </header>
       <div className="stack-lg">
         <QuotaCard />
-        <section className="card" aria-labelledby="keys-title">
-          <h2 id="keys-title" className="card-title">
-            {t('apiKeys.listTitle')}
-          </h2>
+        <Card title={t('apiKeys.listTitle')} titleId="keys-title">
           {created ? <NewTokenBanner created={created} onHide={() => setCreated(null)} /> : null}
           <form className="key-form" onSubmit={onCreate} noValidate aria-label={t('apiKeys.createTitle')}>
             <Field label={t('apiKeys.name')} hint={t('apiKeys.nameHint', { max: API_KEY_NAME_MAX })} error={nameError ? t(nameError, { max: API_KEY_NAME_MAX }) : undefined} className="grow">
@@ -149,7 +147,7 @@ export function ApiKeysPage({ webhooksSlot }: { webhooksSlot?: ReactNode } = {})
               </table>
             </div>
           )}
-        </section>
+        </Card>
       </div>
       {webhooksSlot}
       <ConfirmDialog

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { useAuth } from '@/lib/auth';
 import { planLabel } from '@/lib/plans';
 import { formatNumber } from '@/lib/format';
@@ -39,11 +40,10 @@ export function QuotaCard() {
   const quota: Quota | undefined = user?.quota;
   const lifetimeLeft = quota ? remaining(quota.lifetime_limit, quota.lifetime_used) : null;
   return (
-    <section className="card" aria-labelledby="quota-title">
-      <div className="card-head">
-        <h2 id="quota-title" className="card-title">
-          {t('quota.title')}
-        </h2>
+    <Card
+      title={t('quota.title')}
+      titleId="quota-title"
+      actions={
         <Button
           variant="secondary"
           size="sm"
@@ -56,7 +56,8 @@ export function QuotaCard() {
         >
           {t('quota.refresh')}
         </Button>
-      </div>
+      }
+    >
       {quota ? (
         <>
           <div className="quota-plan">
@@ -73,6 +74,6 @@ export function QuotaCard() {
       ) : (
         <p className="muted">{t('quota.none')}</p>
       )}
-    </section>
+    </Card>
   );
 }

@@ -11,6 +11,7 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { AUDIT_ACTIONS, downloadAuditCsv, useAuditLog, useAuditPeople, type AuditFilters, type AuditScope } from '@/features/audit/api/audit';
 import { formatDateTime } from '@/lib/format';
 import { planLabel } from '@/lib/plans';
@@ -72,7 +73,6 @@ export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headi
   const [csvBusy, setCsvBusy] = useState(false);
   const [csvFailed, setCsvFailed] = useState(false);
   const entries = log.data?.pages.flatMap((p) => p.entries) ?? [];
-  const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const titleId = `audit-title-${scope.kind}`;
 
   const csv = async () => {
@@ -88,16 +88,18 @@ export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headi
   };
 
   return (
-    <section className="card audit-log" aria-labelledby={titleId}>
-      <div className="card-head">
-        <Heading id={titleId} className="card-title">
-          {t('audit.title')}
-        </Heading>
+    <Card
+      className="audit-log"
+      title={t('audit.title')}
+      titleId={titleId}
+      headingLevel={headingLevel}
+      actions={
         <Button size="sm" variant="secondary" onClick={() => void csv()} loading={csvBusy}>
           {t('audit.downloadCsv')}
         </Button>
-      </div>
-      <p className="muted">{t(scope.kind === 'org' ? 'audit.introOrg' : 'audit.introAdmin')}</p>
+      }
+      lead={t(scope.kind === 'org' ? 'audit.introOrg' : 'audit.introAdmin')}
+    >
       {csvFailed ? <Alert tone="error">{t('audit.csvFailed')}</Alert> : null}
       <form
         className="filters"
@@ -210,6 +212,6 @@ export function AuditLog({ scope, headingLevel = 2 }: { scope: AuditScope; headi
           {t('audit.more')}
         </Button>
       ) : null}
-    </section>
+    </Card>
   );
 }

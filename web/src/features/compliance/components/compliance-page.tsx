@@ -6,6 +6,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button, ButtonLink } from '@/components/ui/button';
 import { UnitSelect } from '@/components/ui/field';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { downloadJobsCsv } from '@/features/compliance/api/download-csv';
 import { useCompliance, type ComplianceFilters } from '@/features/compliance/api/get-compliance';
@@ -97,8 +98,7 @@ function ViolationCrop({ v }: { v: LatestViolation }) {
 function RankingTable({ title, rows, fmt }: { title: string; rows: Ranked[]; fmt: ReturnType<typeof useFormats> }) {
   const { t } = useTranslation();
   return (
-    <section className="card" aria-label={title}>
-      <h2 className="card-title">{title}</h2>
+    <Card title={title} aria-label={title}>
       <div className="table-wrap">
         {/* On a phone each row stacks (table-stack): name, jobs and share on the left, the trend on the right, nothing cut (issue 40). */}
         <table className="table table-stack ranking-table" data-testid="ranking">
@@ -143,7 +143,7 @@ function RankingTable({ title, rows, fmt }: { title: string; rows: Ranked[]; fmt
           </tbody>
         </table>
       </div>
-    </section>
+    </Card>
   );
 }
 
@@ -210,7 +210,7 @@ export function CompliancePage() {
       </header>
       {csvFailed ? <Alert tone="error">{t('compliance.csvFailed')}</Alert> : null}
 
-      <form className="card filters" aria-label={t('compliance.filters')} onSubmit={(e) => e.preventDefault()}>
+      <Card as="form" className="filters" aria-label={t('compliance.filters')} onSubmit={(e) => e.preventDefault()}>
         <div className="field">
           <label className="field-label" htmlFor={`${ids}-1`}>
             {t('compliance.from')}
@@ -232,7 +232,7 @@ export function CompliancePage() {
           options={jobTypes.map(([id, name]) => ({ id, name }))}
           onChange={(v) => setFilters({ job_type: v ?? undefined })}
         />
-      </form>
+      </Card>
 
       {bySite.isError ? <Alert tone="error">{t('compliance.loadFailed')}</Alert> : null}
       {bySite.isPending ? <Spinner label={t('common.loading')} /> : null}
@@ -257,10 +257,7 @@ export function CompliancePage() {
       </dl>
 
       <div className="compliance-grid">
-        <section className="card" aria-labelledby="weekly-title">
-          <h2 id="weekly-title" className="card-title">
-            {t('compliance.weekly')}
-          </h2>
+        <Card title={t('compliance.weekly')} titleId="weekly-title">
           {periods.length === 0 ? (
             <p className="muted">{t('compliance.noJobs')}</p>
           ) : (
@@ -301,12 +298,9 @@ export function CompliancePage() {
               </details>
             </>
           )}
-        </section>
+        </Card>
 
-        <section className="card" aria-labelledby="by-equipment-title">
-          <h2 id="by-equipment-title" className="card-title">
-            {t('compliance.byEquipment')}
-          </h2>
+        <Card title={t('compliance.byEquipment')} titleId="by-equipment-title">
           {groups.length === 0 ? <p className="muted">{t('compliance.noViolations')}</p> : null}
           <ul className="bar-list" data-testid="by-equipment">
             {groups.map((g) => (
@@ -319,7 +313,7 @@ export function CompliancePage() {
               </li>
             ))}
           </ul>
-        </section>
+        </Card>
       </div>
 
       <div className="compliance-grid">
@@ -327,17 +321,14 @@ export function CompliancePage() {
         <RankingTable title={t('compliance.rankingCrews')} rows={ranking(byCrew.data?.rows ?? [])} fmt={fmt} />
       </div>
 
-      <section className="card" aria-labelledby="latest-title">
-        <h2 id="latest-title" className="card-title">
-          {t('compliance.latest')}
-        </h2>
+      <Card title={t('compliance.latest')} titleId="latest-title">
         {(bySite.data?.latest_violations ?? []).length === 0 ? <p className="muted">{t('compliance.noViolations')}</p> : null}
         <ul className="violation-cards" data-testid="latest-violations">
           {(bySite.data?.latest_violations ?? []).map((v) => (
             <ViolationCrop key={v.job_id} v={v} />
           ))}
         </ul>
-      </section>
+      </Card>
     </div>
   );
 }

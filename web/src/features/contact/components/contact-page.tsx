@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
+import { Card } from '@/components/ui/card';
 import { CONTACT_MESSAGE_MAX, CONTACT_MESSAGE_MIN, useSendContact, type ContactInput } from '@/features/contact/api/send-contact';
 import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
@@ -56,8 +57,7 @@ function ContactForm() {
   const locked = state === 'loading' || state === 'success';
 
   return (
-    <form className="card form-stack" onSubmit={onSubmit} noValidate aria-label={t('contact.formTitle')}>
-      <h2 className="card-title">{t('contact.formTitle')}</h2>
+    <Card as="form" className="form-stack" title={t('contact.formTitle')} onSubmit={onSubmit} noValidate aria-label={t('contact.formTitle')}>
       {state === 'success' ? <Alert tone="success">{t('contact.success')}</Alert> : null}
       {state === 'error' ? <Alert tone="error">{reason ?? t('errors.tryLater')}</Alert> : null}
       <div className="form-row">
@@ -94,7 +94,7 @@ function ContactForm() {
       <Button type="submit" size="lg" loading={state === 'loading'} disabled={state === 'success'}>
         {state === 'success' ? t('contact.sent') : t('contact.submit')}
       </Button>
-    </form>
+    </Card>
   );
 }
 
@@ -102,10 +102,7 @@ function TeamPanel() {
   const { t } = useTranslation();
   const points = ['contact.team.point1', 'contact.team.point2', 'contact.team.point3'];
   return (
-    <aside className="card team-panel" aria-labelledby="team-title">
-      <h2 id="team-title" className="card-title">
-        {t('contact.team.title')}
-      </h2>
+    <Card as="aside" className="team-panel" title={t('contact.team.title')} titleId="team-title">
       <p>{t('contact.team.body')}</p>
       <ul className="check-list">
         {points.map((key) => (
@@ -128,7 +125,7 @@ function TeamPanel() {
           </dd>
         </div>
       </dl>
-    </aside>
+    </Card>
   );
 }
 

@@ -8,9 +8,10 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { UnitSelect } from '@/components/ui/field';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
-import { jobTypeText } from '@/features/history/components/history-page';
 import { ORG_JOBS_LIMIT, useOrgJobs, type OrgJobFilters } from '@/features/history/api/get-org-jobs';
+import { jobTypeText } from '@/features/history/model/jobs';
 import { formatDateTime } from '@/lib/format';
 import { useOrgMembers, useOrgUnits } from '@/lib/org';
 import { JOB_STATUSES, type JobStatus, type Org } from '@/types/api';
@@ -60,7 +61,7 @@ export function TeamJobs({ org }: { org: Org }) {
 
   return (
     <>
-      <form className="card filters" aria-label={t('teamJobs.filters')} onSubmit={(e) => e.preventDefault()}>
+      <Card as="form" className="filters" aria-label={t('teamJobs.filters')} onSubmit={(e) => e.preventDefault()}>
         <div className="field">
           <label className="field-label" htmlFor={`${ids}-from`}>
             {t('compliance.from')}
@@ -84,8 +85,8 @@ export function TeamJobs({ org }: { org: Org }) {
           options={resultOptions}
           onChange={(v) => setFilters({ has_violations: (v as 'true' | 'false' | null) ?? undefined })}
         />
-      </form>
-      <div className="card">
+      </Card>
+      <Card as="div">
         <div className="toolbar">
           <p className="muted small" role="status">
             {jobs.isPending ? '' : rows.length >= ORG_JOBS_LIMIT ? t('teamJobs.latestOnly', { count: ORG_JOBS_LIMIT }) : t('teamJobs.count', { count: rows.length })}
@@ -136,7 +137,7 @@ export function TeamJobs({ org }: { org: Org }) {
             ))}
           </ul>
         )}
-      </div>
+      </Card>
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 
 import { ButtonLink } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { useAuth } from '@/lib/auth';
 
@@ -28,10 +29,10 @@ export function HowItWorksPage() {
           </h2>
           <ul className="feature-grid four">
             {OVERVIEW.map((key) => (
-              <li key={key} className="card feature">
+              <Card as="li" key={key} className="feature">
                 <h3>{t(`howItWorks.overview.${key}.title`)}</h3>
                 <p className="muted">{t(`howItWorks.overview.${key}.text`)}</p>
-              </li>
+              </Card>
             ))}
           </ul>
         </div>

@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 
 import { Badge } from '@/components/ui/badge';
 import { ButtonLink } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { useDemoVideo } from '@/features/landing/api/check-demo-video';
 import { ScenarioCarousel } from '@/features/landing/components/carousel';
@@ -95,13 +96,13 @@ export function LandingPage() {
           </header>
           <ul className="feature-grid">
             {FEATURES.map((key) => (
-              <li key={key} className="card feature">
+              <Card as="li" key={key} className="feature">
                 <span className="feature-icon">
                   <Icon d={FEATURE_ICONS[key] ?? ''} />
                 </span>
                 <h3>{t(`landing.features.items.${key}.title`)}</h3>
                 <p className="muted">{t(`landing.features.items.${key}.text`)}</p>
-              </li>
+              </Card>
             ))}
           </ul>
         </div>
@@ -121,7 +122,7 @@ export function LandingPage() {
               <li>{t('landing.results.point3')}</li>
             </ul>
           </div>
-          <div className="card sample-result" aria-label={t('landing.results.sampleLabel')}>
+          <Card as="div" className="sample-result" aria-label={t('landing.results.sampleLabel')}>
             <div className="job-panel-head">
               <strong>{t('landing.results.sampleJob')}</strong>
               <Badge tone="success">{t('status.done')}</Badge>
@@ -169,7 +170,7 @@ export function LandingPage() {
                 <dd>{formatCost(0, 'USD', i18n.language)}</dd>
               </div>
             </dl>
-          </div>
+          </Card>
         </div>
       </section>
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import {
   CHANNELS,
   NOTICE_KINDS,
@@ -50,11 +51,7 @@ export function NotificationPreferences() {
   };
 
   return (
-    <section className="card profile-notifications" aria-labelledby="notifications-title">
-      <h2 id="notifications-title" className="card-title">
-        {t('notifications.preferencesTitle')}
-      </h2>
-      <p className="muted">{t('notifications.preferencesLead')}</p>
+    <Card className="profile-notifications" title={t('notifications.preferencesTitle')} titleId="notifications-title" lead={t('notifications.preferencesLead')}>
       {data ? (
         <table className="prefs-table">
           <thead>
@@ -98,6 +95,6 @@ export function NotificationPreferences() {
           </Button>
         )}
       </div>
-    </section>
+    </Card>
   );
 }

@@ -4,6 +4,7 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { useAcceptInvite, useInvitePreview } from '@/features/organisation/api/accept-invite';
 import { serverReason } from '@/lib/api-client';
@@ -23,7 +24,7 @@ export function InvitePage() {
       <header className="page-head">
         <h1 className="page-title">{t('org.invitation')}</h1>
       </header>
-      <section className="card">
+      <Card>
         {preview.isPending ? <Spinner label={t('common.loading')} /> : null}
         {preview.isError ? <Alert tone="error">{serverReason(preview.error) ?? t('org.failed')}</Alert> : null}
         {preview.data ? (
@@ -40,7 +41,7 @@ export function InvitePage() {
             </Button>
           </>
         ) : null}
-      </section>
+      </Card>
     </div>
   );
 }

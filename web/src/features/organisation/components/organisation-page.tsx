@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { ConfirmDialog } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { SignInSettings } from '@/features/organisation/components/sign-in-settings';
 import { useArchiveUnit, useChangeRole, useCreateOrg, useCreateUnit, useInvite, useMembers, usePendingInvites, useRemoveMember } from '@/features/organisation/api/org-admin';
 import { serverReason } from '@/lib/api-client';
@@ -28,11 +29,7 @@ function CreateOrg() {
     if (name.trim()) create.mutate(name.trim());
   };
   return (
-    <section className="card" aria-labelledby="org-create-title">
-      <h2 id="org-create-title" className="card-title">
-        {t('org.createTitle')}
-      </h2>
-      <p className="muted">{t('org.createIntro')}</p>
+    <Card title={t('org.createTitle')} titleId="org-create-title" lead={t('org.createIntro')}>
       <form onSubmit={submit} className="stack-lg">
         <Field label={t('org.name')}>{(p) => <input {...p} className="input" value={name} maxLength={120} required onChange={(e) => setName(e.target.value)} />}</Field>
         {create.isError ? <Alert tone="error">{serverReason(create.error) ?? t('org.failed')}</Alert> : null}
@@ -40,7 +37,7 @@ function CreateOrg() {
           {t('org.create')}
         </Button>
       </form>
-    </section>
+    </Card>
   );
 }
 
@@ -53,10 +50,7 @@ function Members({ org }: { org: Org }) {
   const [pending, setPending] = useState<OrgMember | null>(null);
   const manager = org.role === 'manager';
   return (
-    <section className="card org-members" aria-labelledby="org-members-title">
-      <h2 id="org-members-title" className="card-title">
-        {t('org.members')}
-      </h2>
+    <Card className="org-members" title={t('org.members')} titleId="org-members-title">
       {members.isPending ? <Spinner label={t('common.loading')} /> : null}
       {remove.isError ? <Alert tone="error">{serverReason(remove.error) ?? t('errors.actionFailed')}</Alert> : null}
       {changeRole.isError ? <Alert tone="error">{serverReason(changeRole.error) ?? t('errors.actionFailed')}</Alert> : null}
@@ -123,7 +117,7 @@ function Members({ org }: { org: Org }) {
           if (pending) remove.mutate(pending.user_id, { onSettled: () => setPending(null) });
         }}
       />
-    </section>
+    </Card>
   );
 }
 
@@ -142,10 +136,7 @@ function Invites({ org }: { org: Org }) {
     invite.mutate({ email: email.trim(), role }, { onSuccess: (c) => (setCreated(c), setEmail('')) });
   };
   return (
-    <section className="card" aria-labelledby="org-invite-title">
-      <h2 id="org-invite-title" className="card-title">
-        {t('org.inviteTitle')}
-      </h2>
+    <Card title={t('org.inviteTitle')} titleId="org-invite-title">
       <form onSubmit={submit} className="inline-form">
         <Field label={t('org.email')}>{(p) => <input {...p} type="email" className="input" value={email} required maxLength={254} onChange={(e) => setEmail(e.target.value)} />}</Field>
         <Field label={t('org.role')}>
@@ -186,7 +177,7 @@ function Invites({ org }: { org: Org }) {
           </ul>
         </>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
@@ -204,8 +195,7 @@ function Units({ org, kind }: { org: Org; kind: UnitKind }) {
   };
   const title = t(kind === 'site' ? 'org.sites' : 'org.crews');
   return (
-    <section className="card" aria-label={title}>
-      <h2 className="card-title">{title}</h2>
+    <Card title={title} aria-label={title}>
       {units.isPending ? <Spinner label={t('common.loading')} /> : null}
       {units.data && units.data.length === 0 ? <p className="muted">{t(kind === 'site' ? 'org.noSites' : 'org.noCrews')}</p> : null}
       <ul className="plain-list">
@@ -243,7 +233,7 @@ function Units({ org, kind }: { org: Org; kind: UnitKind }) {
         </form>
       ) : null}
       {create.isError ? <Alert tone="error">{serverReason(create.error) ?? t('org.failed')}</Alert> : null}
-    </section>
+    </Card>
   );
 }
 
@@ -265,10 +255,7 @@ export function OrganisationPage({ auditLog }: { auditLog?: (orgId: string) => R
       {current.data === null ? <CreateOrg /> : null}
       {org ? (
         <div className="org-grid">
-          <section className="card org-plan" aria-labelledby="org-plan-title">
-            <h2 id="org-plan-title" className="card-title">
-              {t('org.plan')}
-            </h2>
+          <Card className="org-plan" title={t('org.plan')} titleId="org-plan-title">
             <dl className="stats">
               <div className="stat">
                 <dt>{t('org.planName')}</dt>
@@ -283,7 +270,7 @@ export function OrganisationPage({ auditLog }: { auditLog?: (orgId: string) => R
                 <dd>{formatNumber(org.member_count, i18n.language)}</dd>
               </div>
             </dl>
-          </section>
+          </Card>
           <Members org={org} />
           {org.role === 'manager' ? <Invites org={org} /> : null}
           {org.role === 'manager' ? <SignInSettings org={org} /> : null}

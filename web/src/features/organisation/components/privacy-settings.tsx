@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
 import { SettingToggle } from '@/components/ui/setting-toggle';
+import { Card } from '@/components/ui/card';
 import { useOrgSettings, useSaveOrgSettings } from '@/features/organisation/api/org-settings';
 import { serverReason } from '@/lib/api-client';
 import type { Org } from '@/types/api';
@@ -15,11 +16,7 @@ export function PrivacySettings({ org }: { org: Org }) {
   const save = useSaveOrgSettings(org.id);
   const manager = org.role === 'manager';
   return (
-    <section className="card" aria-labelledby="org-privacy-title">
-      <h2 id="org-privacy-title" className="card-title">
-        {t('org.privacy.title')}
-      </h2>
-      <p className="muted">{t('org.privacy.intro')}</p>
+    <Card title={t('org.privacy.title')} titleId="org-privacy-title" lead={t('org.privacy.intro')}>
       {settings.data ? (
         <div className="stack">
           {KEYS.map((k) => (
@@ -36,6 +33,6 @@ export function PrivacySettings({ org }: { org: Org }) {
         </div>
       ) : null}
       {save.isError ? <Alert tone="error">{serverReason(save.error) ?? t('org.failed')}</Alert> : null}
-    </section>
+    </Card>
   );
 }

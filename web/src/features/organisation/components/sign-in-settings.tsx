@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
 import { SettingToggle } from '@/components/ui/setting-toggle';
+import { Card } from '@/components/ui/card';
 import { api, serverReason } from '@/lib/api-client';
 import type { Org } from '@/types/api';
 
@@ -25,10 +26,7 @@ export function SignInSettings({ org }: { org: Org }) {
   });
   const data = settings.data;
   return (
-    <section className="card" aria-labelledby="org-sign-in-title">
-      <h2 id="org-sign-in-title" className="card-title">
-        {t('org.signIn.title')}
-      </h2>
+    <Card title={t('org.signIn.title')} titleId="org-sign-in-title">
       {data ? (
         <>
           <p className="muted">{data.sso_enabled ? t('org.signIn.lead') : t('org.signIn.noSso')}</p>
@@ -43,6 +41,6 @@ export function SignInSettings({ org }: { org: Org }) {
         </>
       ) : null}
       {change.isError ? <Alert tone="error">{serverReason(change.error) ?? t('org.failed')}</Alert> : null}
-    </section>
+    </Card>
   );
 }

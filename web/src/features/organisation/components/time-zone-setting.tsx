@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { useOrgSettings, useSaveOrgSettings } from '@/features/organisation/api/org-settings';
 import { serverReason } from '@/lib/api-client';
@@ -48,11 +49,7 @@ export function TimeZoneSetting({ org }: { org: Org }) {
   }
 
   return (
-    <section className="card" aria-labelledby="org-time-zone-title">
-      <h2 id="org-time-zone-title" className="card-title">
-        {t('org.timeZone.title')}
-      </h2>
-      <p className="muted">{t('org.timeZone.lead', { zone: DEFAULT_ZONE })}</p>
+    <Card title={t('org.timeZone.title')} titleId="org-time-zone-title" lead={t('org.timeZone.lead', { zone: DEFAULT_ZONE })}>
       <form className="form-stack" onSubmit={submit} noValidate aria-label={t('org.timeZone.title')}>
         <Field label={t('org.timeZone.label')} hint={now ? t('org.timeZone.now', { time: now, zone }) : undefined}>
           {(props) => (
@@ -77,6 +74,6 @@ export function TimeZoneSetting({ org }: { org: Org }) {
       </form>
       {save.isSuccess && draft === null ? <Alert tone="success">{t('org.timeZone.saved', { zone: stored })}</Alert> : null}
       {save.isError ? <Alert tone="error">{serverReason(save.error) ?? t('org.failed')}</Alert> : null}
-    </section>
+    </Card>
   );
 }

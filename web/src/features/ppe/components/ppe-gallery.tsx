@@ -2,6 +2,7 @@ import { useId, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { ButtonLink } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { equipmentCatalog, type EquipmentEntry } from '@/features/ppe/api/equipment-catalog';
 import { Pictogram, pictogramFor, type PictogramSpec } from '@/features/ppe/components/pictograms';
@@ -75,7 +76,7 @@ export function PpeGallery({ entries = equipmentCatalog }: { entries?: readonly 
             const title = entry.title[lang] || entry.title.en;
             const description = entry.description?.[lang] || entry.description?.en;
             return (
-              <li key={entry.code} className="card ppe-card">
+              <Card as="li" key={entry.code} className="ppe-card">
                 <div className="ppe-image">{spec ? <Pictogram {...spec} label={title} /> : <Placeholder label={t('ppe.missingImage')} />}</div>
                 <div className="ppe-body">
                   {/* Its family in words, not the catalogue's internal code (pic1…pic42: issue 40). */}
@@ -83,7 +84,7 @@ export function PpeGallery({ entries = equipmentCatalog }: { entries?: readonly 
                   <h2 className="ppe-title">{title}</h2>
                   {description ? <p className="muted small">{description}</p> : null}
                 </div>
-              </li>
+              </Card>
             );
           })}
         </ul>

@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 
 import { Badge } from '@/components/ui/badge';
 import { ButtonLink } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { FAQ_COUNT, PLANS, type Plan } from '@/features/pricing/components/plans';
 import { useAuth } from '@/lib/auth';
@@ -25,7 +26,7 @@ function PlanCard({ plan }: { plan: Plan }) {
   if (cta && plan.id === 'free' && user) cta = { ...cta, href: paths.app.dashboard.path, label: 'pricing.plans.free.ctaLoggedIn' };
   const variant = plan.highlight ? 'primary' : 'secondary';
   return (
-    <li className={plan.highlight ? 'card plan plan-highlight' : 'card plan'} aria-labelledby={`plan-${plan.id}`}>
+    <Card as="li" className={plan.highlight ? 'plan plan-highlight' : 'plan'} aria-labelledby={`plan-${plan.id}`}>
       <div className="plan-head">
         <h2 id={`plan-${plan.id}`} className="plan-name">
           {t(`${base}.name`)}
@@ -59,7 +60,7 @@ function PlanCard({ plan }: { plan: Plan }) {
           </ButtonLink>
         )
       ) : null}
-    </li>
+    </Card>
   );
 }
 
@@ -81,13 +82,7 @@ export function PricingPage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
         ))}
       </ul>
 
-      <section id="upgrade" className="card upgrade-section" aria-labelledby="upgrade-title">
-        <div>
-          <h2 id="upgrade-title" className="card-title">
-            {t('upgrade.title')}
-          </h2>
-          <p className="muted">{t('upgrade.lead')}</p>
-        </div>
+      <Card id="upgrade" className="upgrade-section" title={t('upgrade.title')} titleId="upgrade-title" lead={t('upgrade.lead')} leadWithTitle>
         {!user ? (
           <div className="login-prompt">
             <p>{t('upgrade.loginPrompt')}</p>
@@ -98,21 +93,23 @@ export function PricingPage({ upgradeSlot }: { upgradeSlot?: ReactNode }) {
         ) : (
           upgradeSlot
         )}
-      </section>
+      </Card>
 
-      <section className="card contact-block" aria-labelledby="pricing-contact">
-        <div>
-          <h2 id="pricing-contact" className="card-title">
-            {t('pricing.contact.title')}
-          </h2>
-          <p className="muted">
+      <Card
+        className="contact-block"
+        title={t('pricing.contact.title')}
+        titleId="pricing-contact"
+        lead={
+          <>
             {t('pricing.contact.text')} <a href="mailto:satis@baret.app">satis@baret.app</a>
-          </p>
-        </div>
+          </>
+        }
+        leadWithTitle
+      >
         <ButtonLink to={paths.contact.path} variant="secondary">
           {t('pricing.contact.button')}
         </ButtonLink>
-      </section>
+      </Card>
 
       <section className="faq" aria-labelledby="faq-title">
         <h2 id="faq-title" className="section-title">

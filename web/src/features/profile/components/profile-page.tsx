@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
+import { Card } from '@/components/ui/card';
 import { paths } from '@/config/paths';
 import { useAuth } from '@/lib/auth';
 import { planLabel } from '@/lib/plans';
@@ -51,10 +52,7 @@ export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: 
         </Button>
       </header>
       <div className="profile-grid">
-        <section className="card" aria-labelledby="account-title">
-          <h2 id="account-title" className="card-title">
-            {t('profile.account')}
-          </h2>
+        <Card title={t('profile.account')} titleId="account-title">
           <dl className="facts">
             <div>
               <dt>{t('profile.fullName')}</dt>
@@ -94,11 +92,8 @@ export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: 
           <Link to={paths.app.apiKeys.path} className="text-link">
             {t('profile.apiKeysLink')} →
           </Link>
-        </section>
-        <section className="card" aria-labelledby="plan-title">
-          <h2 id="plan-title" className="card-title">
-            {t('profile.planTitle')}
-          </h2>
+        </Card>
+        <Card title={t('profile.planTitle')} titleId="plan-title">
           <p className="plan-line">
             <span className="muted">{t('quota.plan')}</span> <Badge tone="accent">{planLabel(t, quota?.plan_name)}</Badge>
           </p>
@@ -113,17 +108,13 @@ export function ProfilePage({ upgradeSlot, notificationsSlot }: { upgradeSlot?: 
               </div>
             ))}
           </dl>
-        </section>
+        </Card>
         {notificationsSlot}
         <YourData />
         {upgradeSlot ? (
-          <section className="card profile-upgrade" aria-labelledby="profile-upgrade-title">
-            <h2 id="profile-upgrade-title" className="card-title">
-              {t('upgrade.title')}
-            </h2>
-            <p className="muted">{t('upgrade.lead')}</p>
+          <Card className="profile-upgrade" title={t('upgrade.title')} titleId="profile-upgrade-title" lead={t('upgrade.lead')}>
             {upgradeSlot}
-          </section>
+          </Card>
         ) : null}
       </div>
     </div>

@@ -5,6 +5,7 @@ import { useNavigate } from 'react-router-dom';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
+import { Card } from '@/components/ui/card';
 import { api, serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 import { rememberAccountDeleted } from '@/lib/storage';
@@ -61,11 +62,7 @@ export function YourData() {
   }
 
   return (
-    <section className="card" aria-labelledby="your-data-title">
-      <h2 id="your-data-title" className="card-title">
-        {t('yourData.title')}
-      </h2>
-      <p className="muted">{t('yourData.exportLead')}</p>
+    <Card title={t('yourData.title')} titleId="your-data-title" lead={t('yourData.exportLead')}>
       {downloadError ? <Alert tone="error">{downloadError}</Alert> : null}
       <Button variant="secondary" loading={downloading} onClick={() => void download()}>
         {t('yourData.download')}
@@ -96,6 +93,6 @@ export function YourData() {
           </div>
         </form>
       )}
-    </section>
+    </Card>
   );
 }

@@ -6,6 +6,7 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Spinner } from '@/components/ui/spinner';
+import { Card } from '@/components/ui/card';
 import { WEBHOOK_EVENTS, useCreateWebhook, useDeleteWebhook, useWebhooks, type WebhookEvent } from '@/features/webhooks/api/webhooks';
 import { serverReason } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
@@ -26,11 +27,7 @@ export function WebhooksCard() {
   };
   const toggle = (event: WebhookEvent, on: boolean) => setEvents((list) => (on ? [...list, event] : list.filter((e) => e !== event)));
   return (
-    <section className="card" aria-labelledby="webhooks-title">
-      <h2 id="webhooks-title" className="card-title">
-        {t('webhooks.title')}
-      </h2>
-      <p className="muted">{t('webhooks.lead')}</p>
+    <Card title={t('webhooks.title')} titleId="webhooks-title" lead={t('webhooks.lead')}>
       <form onSubmit={submit} className="form-stack">
         <Field label={t('webhooks.url')} hint={t('webhooks.urlHint')}>
           {(p) => <input {...p} type="url" className="input" inputMode="url" value={url} required maxLength={2048} placeholder="https://" onChange={(e) => setUrl(e.target.value)} />}
@@ -79,6 +76,6 @@ export function WebhooksCard() {
           ))}
         </ul>
       ) : null}
-    </section>
+    </Card>
   );
 }
