@@ -148,10 +148,10 @@ beforeAll(async () => {
 
   // The settings: defaults first, then the managers may see unblurred evidence.
   const initial = await app.request({ method: 'GET', url: `/orgs/${orgId}/settings`, token: member.token });
-  expect(initial.json()).toEqual({ blur_third_party: true, managers_see_unblurred: false });
+  expect(initial.json()).toEqual({ blur_third_party: true, managers_see_unblurred: false, time_zone: 'Europe/Istanbul' });
   const changed = await app.request({ method: 'PATCH', url: `/orgs/${orgId}/settings`, token: manager.token, payload: { managers_see_unblurred: true } });
   expect(changed.statusCode, changed.body).toBe(200);
-  expect(changed.json()).toEqual({ blur_third_party: true, managers_see_unblurred: true });
+  expect(changed.json()).toEqual({ blur_third_party: true, managers_see_unblurred: true, time_zone: 'Europe/Istanbul' });
   // The analysis service follows the setting from the organisation's events.
   await eventually(async () => ((await app.infra.documents.collection('analysis_org_privacy').get(orgId))?.managers_see_unblurred === true ? true : undefined), 30_000);
 
@@ -361,7 +361,7 @@ describe('faces blurred in evidence (issue 30)', () => {
 
   it('deletes the unblurred copies once the managers may no longer see them', async () => {
     const res = await app.request({ method: 'PATCH', url: `/orgs/${orgId}/settings`, token: manager.token, payload: { managers_see_unblurred: false } });
-    expect(res.json()).toEqual({ blur_third_party: true, managers_see_unblurred: false });
+    expect(res.json()).toEqual({ blur_third_party: true, managers_see_unblurred: false, time_zone: 'Europe/Istanbul' });
     await eventually(async () => ((await app.infra.objects.list(`jobs/${job.job_id}/unblurred/`)).length === 0 ? true : undefined), 30_000);
     expect((await app.request({ method: 'GET', url: `/jobs/${job.job_id}/evidence/0?unblurred=true`, token: manager.token })).statusCode).toBe(404);
     // The blurred evidence stays.

@@ -43,6 +43,23 @@ describe('links in mails', () => {
     expect(mail.text).not.toContain('localhost:8080');
   });
 
+  it('point at the address the person signed up from in their later mails too (a quota reached), not at localhost (issue 54)', async () => {
+    const email = 'loopback-user@example.com';
+    expect((await register(email, 'en', '127.0.0.1:3000')).statusCode).toBe(201);
+    await mailCount(email, 'email_verification', 1);
+    const login = await app.request({ method: 'POST', url: '/auth/login', payload: { email, password: 'correct horse battery' } });
+    const token = (login.json() as { access_token: string }).access_token;
+    const me = (await app.request({ method: 'GET', url: '/auth/me', token })).json() as { id: string };
+    const prefs = await app.request({ method: 'PUT', url: '/notifications/preferences', token, payload: { preferences: { quota: { email: true } } } });
+    expect(prefs.statusCode, prefs.body).toBe(200);
+    const limit = await app.request({ method: 'PATCH', url: `/admin/users/${me.id}/quota`, token: admin, payload: { lifetime_limit: 1 } });
+    expect(limit.statusCode, limit.body).toBe(200);
+    expect((await app.quota.client.reserve(me.id, 'job-loopback')).ok).toBe(true);
+    const mail = await mailCount(email, 'quota', 1);
+    expect(mail.text).toMatch(/http:\/\/127\.0\.0\.1:3000\/dashboard\/profile/);
+    expect(mail.text).not.toContain('localhost');
+  });
+
   it('link to a host a request named only when no one can be sent the mail, to loopback, or to an allowed origin', () => {
     expect(trustedOrigin('http://baret.lan:3000', { delivered: false, allowed: [] })).toBe(true);
     expect(trustedOrigin('https://evil.example', { delivered: true, allowed: [] })).toBe(false);

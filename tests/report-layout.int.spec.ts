@@ -71,7 +71,7 @@ describe('the PDF report’s layout', () => {
   it.each(['tr', 'en'] as const)('%s: keeps two violations on the first page with the facts, names the built-in checker in words', async (lang) => {
     const pdf = await renderJobReport({ job: job(2), lang, now: new Date('2026-03-04T11:00:00Z'), image: async (url) => (url.startsWith('/v/') ? crop : frame) });
     const pages = await pagesOf(`two-${lang}`, pdf);
-    const worker = (n: number) => (lang === 'tr' ? `${n}. çalışan` : `Worker ${n}`);
+    const worker = (n: number) => (lang === 'tr' ? `${n}. çalışan` : `worker ${n}`);
     expect(pages[0]).toContain(worker(1));
     expect(pages[0]).toContain(worker(2));
     const text = pages.join('\n');

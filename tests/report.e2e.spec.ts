@@ -154,9 +154,10 @@ describe('the PDF report of a job', () => {
     });
     const { text, images } = await inspectPdf(dir, 'violations', pdf);
     expect(text).toContain('İhlaller');
-    expect(text).toContain('2. çalışan, 3 sn: Baret');
-    expect(text).toContain('1. çalışan, 1 dk 5 sn: Yüksek görünürlüklü yelek (görüntü yüklenemedi)');
-    expect(text).toContain('3. çalışan, 1 dk 10 sn – 1 dk 22 sn arası (4 kare): Baret');
+    // Moments in the video as the job page writes them (issue 54): whole seconds cut down, m:ss.
+    expect(text).toContain('Baret — 0:03 anında 2. çalışan');
+    expect(text).toContain('Yüksek görünürlüklü yelek — 1:05 anında 1. çalışan (görüntü yüklenemedi)');
+    expect(text).toContain('Baret — 3. çalışan, 1:10–1:22 arası (4 kare)');
     expect(asked).toEqual(expect.arrayContaining([`/jobs/${job.job_id}/violations/0`, `/jobs/${job.job_id}/violations/1`]));
     // A result without the field (an older job) renders, with no violations section.
     const { violations: _none, ...older } = job.result as Record<string, unknown>;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROGRESS_EVENTS, type JobEvent } from '../services/job/src/job/job.js';
+import { REPORT_LABELS } from '../services/job/src/report/labels.js';
 
 const locale = (lang: string) => JSON.parse(readFileSync(new URL(`../web/src/locales/${lang}.json`, import.meta.url), 'utf8')) as { events: Record<string, string> };
 
@@ -26,6 +27,10 @@ describe('timeline labels', () => {
     const { events } = locale(lang);
     const unnamed = [...PROGRESS_EVENTS, ...Object.keys(LIFECYCLE)].filter((type) => !events[type]?.trim());
     expect(unnamed).toEqual([]);
+  });
+
+  it.each(['tr', 'en'] as const)('%s: the PDF report names each event as the job page does (issue 54)', (lang) => {
+    expect(REPORT_LABELS[lang].events).toEqual(locale(lang).events);
   });
 
   it('has the sampling progress in both languages, not copied from one to the other', () => {

@@ -129,14 +129,15 @@ export const MATRIX: readonly Row[] = [
   { method: 'GET', path: '/orgs/current', access: 'user' },
   { method: 'POST', path: '/orgs/{id}/invites', access: 'org_manager', body: () => ({ email: `invitee-${randomUUID()}@example.com`, role: 'member' }) },
   { method: 'GET', path: '/orgs/{id}/invites', access: 'org_manager' },
-  // The invitation's token is the secret: whoever holds it may read what it is for.
-  { method: 'GET', path: '/invites/{token}', access: 'user' },
+  // The invitation's token is the secret: whoever holds it may read what it is for, logged in or
+  // not (issue 54: the login and sign-up pages name the inviting organisation).
+  { method: 'GET', path: '/invites/{token}', access: 'public' },
   // Only the invited address can accept it (pending@…, none of the principals).
   // Members of an organisation are told they already belong to one (409).
   { method: 'POST', path: '/invites/{token}/accept', access: 'nobody', except: { member_a: 'refused', manager_a: 'refused', member_b: 'refused', manager_b: 'refused', api_key_a: 'refused' } },
-  // Members read which blurring applies to their videos; managers change it.
+  // Members read which blurring and which time zone apply (issue 54); managers change them.
   { method: 'GET', path: '/orgs/{id}/settings', access: 'org_member' },
-  { method: 'PATCH', path: '/orgs/{id}/settings', access: 'org_manager', body: () => ({ blur_third_party: true }) },
+  { method: 'PATCH', path: '/orgs/{id}/settings', access: 'org_manager', body: () => ({ blur_third_party: true, time_zone: 'Europe/Istanbul' }) },
   { method: 'GET', path: '/orgs/{id}/members', access: 'org_member' },
   { method: 'PATCH', path: '/orgs/{id}/members/{user_id}', access: 'org_manager', destructive: true, body: () => ({ role: 'member' }) },
   // {user_id} is member_a: leaving one's organisation is one's own right.
@@ -176,6 +177,8 @@ export const MATRIX: readonly Row[] = [
   { method: 'DELETE', path: '/webhooks/{id}', access: 'owner', destructive: true },
   { method: 'GET', path: '/webhooks/{id}/deliveries', access: 'owner' },
   { method: 'GET', path: '/admin/outbox', access: 'admin' },
+  // Whether this Baret sends mail (issue 54): the sign-up and password-reset pages ask before anyone logs in.
+  { method: 'GET', path: '/mail/status', access: 'public' },
   { method: 'POST', path: '/contact', access: 'public', body: () => ({ email: 'visitor@example.com', message: 'Matrix: a question about plans.' }) },
   { method: 'GET', path: '/admin/inbox', access: 'admin' },
   { method: 'POST', path: '/admin/inbox/{id}/handled', access: 'admin', body: () => ({ handled: true }) },

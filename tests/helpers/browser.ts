@@ -118,6 +118,8 @@ export async function openBrowser(
     args?: string[];
     /** permissions granted to the server's origin (camera) */
     permissions?: string[];
+    /** a touch screen (a phone): no hover, a coarse pointer */
+    hasTouch?: boolean;
   } = {},
 ): Promise<BrowserSession> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'baret-chromium-'));
@@ -129,6 +131,7 @@ export async function openBrowser(
     reducedMotion: 'reduce',
     ...(options.bypassCSP ? { bypassCSP: true } : {}),
     ...(options.locale ? { locale: options.locale } : {}),
+    ...(options.hasTouch ? { hasTouch: true, isMobile: true } : {}),
   });
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(15_000);

@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError } from '@baret/platform';
 import { deciderSpec } from '@baret/platform/testing';
 import { membershipDecider } from '../src/membership/businessLogic.js';
@@ -75,6 +75,26 @@ describe('Organisation decider', () => {
     ]);
     spec.given(members).when(change('u1', { blur_third_party: false })).thenThrows(ForbiddenError);
     spec.given(members).when(change('stranger', { blur_third_party: false })).thenThrows(NotFoundError);
+  });
+  it('lets managers choose the time zone of the reports (issue 54): an IANA name, spelt as Intl spells it; the default Europe/Istanbul changes nothing; unknown names and offsets are refused naming the field', () => {
+    const change = (by: string, settings: Record<string, string>) => ({ type: 'change_org_settings' as const, data: { by, settings, now } });
+    const members = [...created, invited, accepted];
+    const berlin = { type: 'org_settings_changed' as const, data: { org_id: 'o1', changed_by: 'm1', at, time_zone: 'Europe/Berlin' } };
+    spec.given(members).when(change('m1', { time_zone: 'europe/berlin' })).then([berlin]);
+    spec.given(members).when(change('m1', { time_zone: 'Europe/Istanbul' })).then([]);
+    spec.given([...members, berlin]).when(change('m1', { time_zone: 'Europe/Berlin' })).then([]);
+    spec.given([...members, berlin]).when(change('m1', { time_zone: 'UTC' })).then([{ type: 'org_settings_changed', data: { org_id: 'o1', changed_by: 'm1', at, time_zone: 'UTC' } }]);
+    for (const bad of ['Mars/Olympus_Mons', '+03:00', 'Europe/Istanbul; DROP', ' ']) {
+      spec.given(members).when(change('m1', { time_zone: bad })).thenThrows(ValidationError);
+      expect(() => orgDecider.decide(change('m1', { time_zone: bad }), members.reduce(orgDecider.evolve, orgDecider.initialState()))).toThrow(/^time_zone must be a time zone name/);
+    }
+    spec.given(members).when(change('u1', { time_zone: 'UTC' })).thenThrows(ForbiddenError);
+    spec.given(members).when(change('stranger', { time_zone: 'UTC' })).thenThrows(NotFoundError);
+  });
+  it('keeps the settings of events from before the time zone existed: the default zone', () => {
+    const old = { type: 'org_settings_changed' as const, data: { org_id: 'o1', changed_by: 'm1', at, blur_third_party: false } };
+    const state = [...created, old].reduce(orgDecider.evolve, orgDecider.initialState());
+    expect(state.status === 'active' && state.settings).toEqual({ blur_third_party: false, managers_see_unblurred: false, time_zone: 'Europe/Istanbul' });
   });
 });
 

@@ -23,6 +23,8 @@ await runService(
       retentionDays: config.RETENTION_DAYS,
       retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
       readCacheItems: config.READ_CACHE_ITEMS,
+      // The name of an organisation created before the service followed org-events (issue 54).
+      directory: config.IDENTITY_URL ? clients.directory() : undefined,
     });
     return { modules: [job.module], projections: job.projections };
   },

@@ -11,6 +11,7 @@ import {
   type QuotaClient,
   type ServiceModule,
   type TaskCatalogClient,
+  type UserDirectory,
   type VideoProber,
 } from '@baret/platform';
 import type { Logger } from 'pino';
@@ -30,6 +31,7 @@ import { visibleJob } from './job/visibleJob.js';
 import { COMPLIANCE, COMPLIANCE_DAYS, COMPLIANCE_PERIODS, complianceProjection } from './readModels/compliance.js';
 import { applyJobEvent, JOBS, jobsProjection, USAGE, usageProjection, type JobDoc, type UsageDoc } from './readModels/jobs.js';
 import { JobReadCache } from './readModels/jobsCache.js';
+import { orgProfiles } from './readModels/orgs.js';
 import { CREWS, SITES, siteCrewsProjection } from './readModels/siteCrews.js';
 import { ObjectStoreDataStore } from './resumable/tusStore.js';
 import { createRetention, retentionRoutes, type Retention } from './retention.js';
@@ -63,6 +65,8 @@ export interface JobOptions {
   retentionSweepMinutes?: number;
   /** READ_CACHE_ITEMS: most list items the read cache holds (0: no cache); default 20,000 (docs/adr/0019). */
   readCacheItems?: number;
+  /** Identity's organisations: the name of one created before this service followed org-events (its reports name it). */
+  directory?: Pick<UserDirectory, 'listOrgs'>;
 }
 
 /**
@@ -182,6 +186,7 @@ function routesOf(
           const [site, crew] = await Promise.all([sitesCrews.names(orgId, 'site'), sitesCrews.names(orgId, 'crew')]);
           return { site, crew };
         },
+        orgProfile: orgProfiles(documents, opts.directory),
         audit,
         clock,
       }),

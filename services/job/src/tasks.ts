@@ -7,6 +7,7 @@ import { recordProgress } from './job/progress.js';
 import { removeUserJobs } from './job/removeUserJobs.js';
 import { reportJobsByStatus } from './metrics.js';
 import { backfillPeriods } from './readModels/compliance.js';
+import { applyOrgEvent } from './readModels/orgs.js';
 import type { Retention } from './retention.js';
 
 export interface JobTaskOptions {
@@ -20,7 +21,8 @@ export interface JobTaskOptions {
 
 /**
  * The job service's background work: the analysis worker's progress, weeks and months of the
- * compliance read model, /metrics, a deleted user's jobs, the retention sweep, abandoned uploads.
+ * compliance read model, /metrics, a deleted user's jobs, the retention sweep, abandoned uploads,
+ * the organisations' names and time zones.
  */
 export function jobTasks(deps: JobDeps, o: JobTaskOptions): BackgroundTask[] {
   const { bus, retention } = o;
@@ -63,6 +65,12 @@ export function jobTasks(deps: JobDeps, o: JobTaskOptions): BackgroundTask[] {
       // Abandoned resumable uploads: swept at start and then every quarter of the expiry (at most hourly).
       run: (signal) =>
         repeat(signal, Math.max(60_000, Math.min(3600_000, o.uploadExpiryMs / 4)), () => resumable.deleteExpired().catch((err: unknown) => log.warn({ err }, 'expired upload sweep failed'))),
+    },
+    {
+      // The organisations' names and time zones, for their reports (issue 54). Last: the sweeps above
+      // raise the signal's listener limit first.
+      name: 'job:orgs',
+      run: (signal) => runConsumer(bus, 'job-orgs', ['org-events'], async (message) => applyOrgEvent(documents, decodeEnvelope(message.value)), signal),
     },
   ];
 }

@@ -76,8 +76,10 @@ async function email(d: Delivery, notice: Notice, recipient: RecipientDoc | null
     return;
   }
   const { title, body } = noticeText(notice, lang);
-  const unsubscribe = notice.kind === 'webhook_disabled' ? undefined : link(`/notifications/unsubscribe?token=${unsubscribeToken((await d.keys()).unsubscribeSecret, notice.userId, notice.kind)}`);
-  const composed = composeMail(lang, { name: recipient.full_name, title, body, link: link(notice.path), unsubscribe });
+  // At the address the person uses, when known and trusted (issue 54), else PUBLIC_URL.
+  const at = recipient.origin;
+  const unsubscribe = notice.kind === 'webhook_disabled' ? undefined : link(`/notifications/unsubscribe?token=${unsubscribeToken((await d.keys()).unsubscribeSecret, notice.userId, notice.kind)}`, at);
+  const composed = composeMail(lang, { name: recipient.full_name, title, body, link: link(notice.path, at), unsubscribe });
   await mail(d, `${notice.eventId}:${notice.userId}:email`, notice.kind, notice.userId, {
     to: recipient.email,
     ...composed,

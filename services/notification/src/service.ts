@@ -5,6 +5,7 @@ import { createClaims, defaultOwner, type Claims } from './claims.js';
 import { createEngine, type Engine } from './engine.js';
 import { createMailer, type Mailer } from './mailer.js';
 import { createOrgHandler } from './orgs/handler.js';
+import { mailStatusRoutes } from './mailStatus.js';
 import { notificationRoutes } from './routes.js';
 import { C, collections, loadKeys, type Collections, type OutboxDoc, type ServiceKeys } from './store.js';
 import { notificationTasks } from './tasks.js';
@@ -87,6 +88,7 @@ export function createNotificationService(opts: NotificationOptions) {
 
   const routes = async (instance: FastifyInstance) => {
     await instance.register(notificationRoutes({ cols, outbox, keys, allowPrivateHosts: opts.allowPrivateHosts ?? false, clock }));
+    await instance.register(mailStatusRoutes(mailer !== null));
     await instance.register(contactRoutes({ eventStore, clock, contactRateLimit: opts.contactRateLimit }));
     await instance.register(inboxRoutes({ eventStore, inbox, clock }));
   };

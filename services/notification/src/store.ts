@@ -11,6 +11,11 @@ export interface RecipientDoc extends Record<string, unknown> {
   full_name: string | null;
   language: Lang;
   deleted: boolean;
+  /**
+   * The web address the person last asked for an account mail from (sign-up, a new link), when
+   * PUBLIC_URL is unset: their other mails link there too, not to localhost (issue 54).
+   */
+  origin?: string;
 }
 
 export type Preferences = Record<NoticeKind, Record<Channel, boolean>>;

@@ -35,6 +35,7 @@ export * from './http/schemas.js';
 export * from './http/lang.js';
 export * from './http/origin.js';
 export * from './i18n/messages.js';
+export * from './i18n/time.js';
 export { PostgresEventStore } from './distributed/postgresEventStore.js';
 export { S3ObjectStore, type S3Options } from './distributed/s3ObjectStore.js';
 export { MongoDocumentStore } from './distributed/mongoDocumentStore.js';

@@ -234,6 +234,7 @@ function jobService(w: Wiring, s: Pick<Services, 'quota' | 'analysis' | 'identit
     retentionDays: config.RETENTION_DAYS,
     retentionSweepMinutes: config.RETENTION_SWEEP_MINUTES,
     readCacheItems: config.READ_CACHE_ITEMS,
+    directory: s.identity.directory,
   });
 }
 

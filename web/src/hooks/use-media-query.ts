@@ -20,3 +20,12 @@ export function useMediaQuery(query: string): boolean {
 export function useIsDesktop(): boolean {
   return useMediaQuery(`(min-width: ${MOBILE_BREAKPOINT_PX}px)`);
 }
+
+/**
+ * A touch screen: no hover, or a coarse primary pointer (a finger). Every text that tells a person
+ * to drop, click or tap asks this one question, so a phone never reads "click" in one place and
+ * "tap" in another (issue 54).
+ */
+export function useTouchScreen(): boolean {
+  return useMediaQuery('(hover: none), (pointer: coarse)');
+}

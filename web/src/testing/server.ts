@@ -30,6 +30,8 @@ export const server = setupServer(
   // No single sign-on configured (issue 30).
   http.get('*/auth/sso', () => HttpResponse.json({ enabled: false })),
   http.get('*/orgs/:id/sign-in', () => HttpResponse.json({ password_login: true, sso_enabled: false })),
+  // A mail server is configured (issue 54 asks when there is none).
+  http.get('*/mail/status', () => HttpResponse.json({ delivers: true })),
 );
 
 export { HttpResponse, http };

@@ -104,13 +104,13 @@ describe('the face blur (issue 30)', () => {
     const [head, person] = zones as [Box, Box];
     // Around the head, and the person's top down to the chin of his judged head (issue 51: the chest starts below).
     head.forEach((v, i) => expect(v).toBeCloseTo([612.5, 185, 75, 90][i]!));
-    expect(person[1] + person[3]).toBeCloseTo(200 + 1.15 * 60);
+    expect(person[1] + person[3]).toBeCloseTo(200 + HEAD_CHIN * 60);
     // With no head judged on him, down to a little more than his width.
     const headless = faceZones({ persons: people.persons, heads: [] }, 1280, 720)[0]!;
     expect(headless[1] + headless[3]).toBeCloseTo(200 + 120);
     // A crouching worker, his box as wide as it is tall: his zone ends at his chin, not halfway down his back.
     const crouching = faceZones({ persons: [[120, 310, 230, 320]], heads: [[225, 350, 100, 110]] }, 360, 640)[1]!;
-    expect(crouching[1] + crouching[3]).toBeCloseTo(350 + 1.15 * 110);
+    expect(crouching[1] + crouching[3]).toBeCloseTo(Math.min(350 + HEAD_CHIN * 110, 310 + 0.55 * 320));
     // Clipped to the frame.
     const edge = faceZones({ persons: [], heads: [[-10, -10, 40, 40]] }, 1280, 720)[0]!;
     expect(edge[0]).toBe(0);

@@ -577,8 +577,8 @@ function mergeByHead(regions: BlurRegion[], cover: Cover): void {
  * the brows at 0.45 ({@link FACE_HEAD} in ppe.ts).
  */
 export const HEAD_BROW = 0.4;
-/** Where a face patch in a judged head ends, as a fraction of its height (issue 39): a little below its chin, not over the collar and the vest. */
-export const HEAD_CHIN = 1.15;
+/** Where a face patch in a judged head ends, as a fraction of its height (issue 39): a little below its chin, not over the collar and the vest. 1.15 left the jaw of a short head box showing, which BlazeFace found again on a rendered PDF page (issue 54); 1.25 covers it. */
+export const HEAD_CHIN = 1.25;
 /** How far a face patch in a judged head may reach past its sides, as a fraction of its width (issue 51). */
 export const HEAD_SIDE = 0.25;
 /**

@@ -33,8 +33,15 @@ const OrgSettingsSchema = Type.Object(
       description:
         'Keep an unblurred copy of the evidence that only the organisation’s managers can open (`?unblurred=true` on the evidence routes). Default false: unblurred frames are never stored. Applies to jobs analysed after the change.',
     }),
+    time_zone: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      examples: ['Europe/Istanbul'],
+      description:
+        'The IANA time zone the organisation’s reports write dates and times in, named (issue 54). Default Europe/Istanbul. An unknown name is refused with a 400; a name is answered as Intl spells it ("europe/istanbul" → "Europe/Istanbul").',
+    }),
   },
-  { description: 'How the organisation’s evidence treats faces (issue 30). Stored evidence always has faces blurred.' },
+  { description: 'How the organisation’s evidence treats faces (issue 30; stored evidence always has faces blurred) and the time zone of its reports (issue 54).' },
 );
 const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
 /** A member of an organisation: `/orgs/{id}/members/{user_id}`. */
@@ -120,18 +127,18 @@ function invitationRoutes(instance: FastifyInstance, orgs: Orgs): void {
     async (request) => orgs.pendingInvites(principalOf(request).userId, request.params.id),
   );
 
+  // Public (issue 54): the token is the secret the mail carried, and a person who has no account
+  // yet (or is logged out) must see which organisation invites them before signing up or in.
   app.get(
     '/invites/:token',
     {
-      preHandler: app.requireUser,
       schema: {
         tags: ['organisations'],
-        summary: 'What an invitation is for: the organisation, the address and the role',
-        security: bearer,
+        summary: 'What an invitation is for: the organisation, the address and the role (no login needed: the token is the secret)',
         params: TokenParams,
         response: {
           200: Type.Object({ org_id: Type.String(), org_name: Type.String(), email: Type.String(), role: Role, expires_at: Type.String(), accepted: Type.Boolean() }),
-          ...problems(400, 401, 404),
+          ...problems(400, 404),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { ForbiddenError, IllegalStateError, NotFoundError, ValidationError, type Decider } from '@baret/platform';
+import { canonicalTimeZone, ForbiddenError, IllegalStateError, NotFoundError, ValidationError, type Decider } from '@baret/platform';
 import { normaliseEmail } from '../user/emailClaim.js';
 import { evolveOrg, initialOrgState, ORG_SETTING_KEYS, type OrgEvent, type OrgRole, type OrgSettings, type OrgState } from './org.js';
 
@@ -32,6 +32,27 @@ function roleOf(state: Extract<OrgState, { status: 'active' }>, userId: string):
   const role = state.members[userId];
   if (!role) throw new NotFoundError('This organisation does not exist.');
   return role;
+}
+
+/** An IANA time zone name as Intl spells it ("europe/istanbul" → "Europe/Istanbul"); anything else is a 400 naming the field. */
+export function timeZoneOf(name: string): string {
+  const zone = canonicalTimeZone(name.trim());
+  if (!zone) throw new ValidationError(`time_zone must be a time zone name such as Europe/Istanbul or UTC; "${name.slice(0, 64)}" is not one.`);
+  return zone;
+}
+
+/** The settings asked for that differ from the organisation's (a time zone spelt as Intl spells it). */
+function settingsChanged(current: OrgSettings, asked: Partial<OrgSettings>): Partial<OrgSettings> {
+  const changed: Partial<OrgSettings> = {};
+  for (const key of ORG_SETTING_KEYS) {
+    const value = asked[key];
+    if (typeof value === 'boolean' && value !== current[key]) changed[key] = value;
+  }
+  if (asked.time_zone !== undefined) {
+    const zone = timeZoneOf(asked.time_zone);
+    if (zone !== current.time_zone) changed.time_zone = zone;
+  }
+  return changed;
 }
 
 const managers = (state: Extract<OrgState, { status: 'active' }>) => Object.values(state.members).filter((r) => r === 'manager').length;
@@ -143,11 +164,7 @@ function decideChangeOrgSettings(command: ChangeOrgSettings, state: OrgState): O
   const org = active(state);
   const { by, settings, now } = command.data;
   if (roleOf(org, by) !== 'manager') throw new ForbiddenError('Only the managers of the organisation can do this.');
-  const changed: Partial<OrgSettings> = {};
-  for (const key of ORG_SETTING_KEYS) {
-    const value = settings[key];
-    if (typeof value === 'boolean' && value !== org.settings[key]) changed[key] = value;
-  }
+  const changed = settingsChanged(org.settings, settings);
   if (Object.keys(changed).length === 0) return [];
   return [{ type: 'org_settings_changed', data: { org_id: org.id, changed_by: by, at: now.toISOString(), ...changed } }];
 }

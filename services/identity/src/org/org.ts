@@ -1,5 +1,5 @@
 /** The Organisation aggregate: its name, its members with their roles, and its invitations. */
-import { DEFAULT_EVIDENCE_PRIVACY, type EvidencePrivacy, type OrgRole } from '@baret/platform';
+import { DEFAULT_EVIDENCE_PRIVACY, DEFAULT_ORG_TIME_ZONE, type EvidencePrivacy, type OrgRole } from '@baret/platform';
 
 export type { OrgRole };
 export const ORG_ROLES = ['manager', 'member'] as const;
@@ -39,13 +39,25 @@ export type OrgInviteMailRequested = {
 /** A manager changed settings (issue 30): only the settings changed are in `data`. */
 export type OrgSettingsChanged = {
   type: 'org_settings_changed';
-  data: { org_id: string; changed_by: string; at: string } & Partial<EvidencePrivacy>;
+  data: { org_id: string; changed_by: string; at: string } & Partial<OrgSettings>;
 };
 
 /** The organisation's settings: what its events set, the defaults for the rest. */
-export type OrgSettings = EvidencePrivacy;
-export const DEFAULT_ORG_SETTINGS: Readonly<OrgSettings> = DEFAULT_EVIDENCE_PRIVACY;
+export interface OrgSettings extends EvidencePrivacy {
+  /** The IANA zone its reports write dates and times in (issue 54); absent in events before it: the default. */
+  time_zone: string;
+}
+export const DEFAULT_ORG_SETTINGS: Readonly<OrgSettings> = Object.freeze({ ...DEFAULT_EVIDENCE_PRIVACY, time_zone: DEFAULT_ORG_TIME_ZONE });
+/** The settings that are switches. */
 export const ORG_SETTING_KEYS = ['blur_third_party', 'managers_see_unblurred'] as const satisfies ReadonlyArray<keyof OrgSettings>;
+
+/** The settings after an `org_settings_changed`: those it carries, the others as they were. */
+export function changedSettings(settings: OrgSettings, data: Partial<OrgSettings>): OrgSettings {
+  const next = { ...settings };
+  for (const key of ORG_SETTING_KEYS) if (typeof data[key] === 'boolean') next[key] = data[key];
+  if (typeof data.time_zone === 'string' && data.time_zone) next.time_zone = data.time_zone;
+  return next;
+}
 
 export type OrgEvent = OrgCreated | OrgMemberAdded | OrgMemberRemoved | OrgInviteCreated | OrgPasswordLoginChanged | OrgMemberRoleChanged | OrgInviteMailRequested | OrgSettingsChanged;
 
@@ -86,11 +98,8 @@ export function evolveOrg(state: OrgState, event: OrgEvent): OrgState {
       return { ...state, password_login: event.data.enabled };
     case 'org_invite_mail_requested':
       return state;
-    case 'org_settings_changed': {
-      const settings = { ...state.settings };
-      for (const key of ORG_SETTING_KEYS) if (typeof event.data[key] === 'boolean') settings[key] = event.data[key];
-      return { ...state, settings };
-    }
+    case 'org_settings_changed':
+      return { ...state, settings: changedSettings(state.settings, event.data) };
     default: {
       const never: never = event;
       return never;

@@ -6,7 +6,7 @@ import type { OrgDeps } from './deps.js';
 import { ORG_SETTING_KEYS, type OrgSettings } from './org.js';
 
 /** An organisation setting that changed, in the audit log once (keyed by its event and the setting; ADR 0023). */
-async function auditSetting(deps: OrgDeps, byUserId: string, orgId: string, name: string, value: boolean, eventId: string, from: AuditSource) {
+async function auditSetting(deps: OrgDeps, byUserId: string, orgId: string, name: string, value: boolean | string, eventId: string, from: AuditSource) {
   await deps.audit?.record(settingChanged({ by: byUserId, name, scope: 'org', value: String(value), orgId, from, key: eventId }));
 }
 
@@ -44,8 +44,9 @@ export async function changeSettings(deps: OrgDeps, byUserId: string, orgId: str
   await requireMember(deps, orgId, byUserId);
   const result = await deps.onOrg(orgId, { type: 'change_org_settings', data: { by: byUserId, settings: patch, now: deps.clock() } });
   for (const e of result.recorded.filter((x) => x.type === 'org_settings_changed')) {
-    const data = e.data as Partial<Record<(typeof ORG_SETTING_KEYS)[number], boolean>>;
+    const data = e.data as Partial<OrgSettings>;
     for (const key of ORG_SETTING_KEYS) if (typeof data[key] === 'boolean') await auditSetting(deps, byUserId, orgId, key, data[key], e.id, from);
+    if (typeof data.time_zone === 'string') await auditSetting(deps, byUserId, orgId, 'time_zone', data.time_zone, e.id, from);
   }
   if (result.newEvents.length > 0) deps.log.info({ org_id: orgId, by: byUserId, changed: Object.keys(patch) }, 'organisation settings changed');
   const org = await deps.queries.org(orgId);

@@ -1,6 +1,6 @@
 import { isNewer, type DocumentStore, type OrgRole, type Projection, type RecordedEvent } from '@baret/platform';
 import type { MembershipEvent } from '../membership/membership.js';
-import { DEFAULT_ORG_SETTINGS, ORG_SETTING_KEYS, type OrgEvent, type OrgSettings } from '../org/org.js';
+import { changedSettings, DEFAULT_ORG_SETTINGS, type OrgEvent, type OrgSettings } from '../org/org.js';
 import { normaliseEmail } from '../user/emailClaim.js';
 
 /** One organisation: its name and how many members it has. */
@@ -97,9 +97,7 @@ export const orgsProjection: Projection = {
         return;
       case 'org_settings_changed': {
         if (!doc) return;
-        const settings = settingsOf(doc);
-        for (const key of ORG_SETTING_KEYS) if (typeof event.data[key] === 'boolean') settings[key] = event.data[key];
-        await orgs.put(orgId, { ...doc, revision: recorded.revision, settings });
+        await orgs.put(orgId, { ...doc, revision: recorded.revision, settings: changedSettings(settingsOf(doc), event.data) });
         return;
       }
       default: {

@@ -17,6 +17,11 @@ export interface ReportJob {
   work_order?: string | null;
   video_duration_sec?: number | null;
   processing_sec?: number | null;
+  /** The organisation the job was recorded in (null: a personal job) and its name, when known. */
+  org_id?: string | null;
+  org_name?: string | null;
+  /** The job's timeline, as the job page shows it. */
+  logs?: ReadonlyArray<{ event: string; timestamp: string; data?: Record<string, unknown> | null }>;
   result: Record<string, unknown> | null;
 }
 
@@ -29,6 +34,8 @@ export interface Violation {
   /** Last frame of the run (absent in results stored before workers were followed across frames). */
   end_sec: number | null;
   frames: number | null;
+  /** Time of the evidence frame, the clearest of the track without it (absent in results stored before issue 51). */
+  evidence_sec: number | null;
   /** What the worker had instead ("cap or hat, not a hard hat", "bare head"), in the report's language. */
   reason_name: string | null;
   /** Null for a violation added by a reviewer (no crop). */
@@ -70,6 +77,7 @@ export function violationsOf(result: Record<string, unknown> | null): Violation[
         time_sec: time,
         end_sec: num(r.end_sec),
         frames: num(r.frames),
+        evidence_sec: num(r.evidence_sec),
         reason_name: typeof r.reason_name === 'string' ? r.reason_name : null,
         image_url: typeof r.image_url === 'string' ? r.image_url : null,
         review,

@@ -23,7 +23,8 @@ export function factsOf(s: Sheet, job: ReportJob): Array<[string, string]> {
   const recordedBy = [job.user_full_name, job.user_email].filter(Boolean).join(' · ');
   return [
     [l.job, job.job_id],
-    [l.date, dateText(job.created_at, lang)],
+    [l.organisation, job.org_id ? job.org_name || '—' : l.noOrganisation],
+    [l.date, dateText(s, job.created_at)],
     [l.site, job.site_name || '—'],
     [l.crew, job.crew_name || '—'],
     [l.workOrder, job.work_order || '—'],
@@ -44,7 +45,7 @@ export function factsOf(s: Sheet, job: ReportJob): Array<[string, string]> {
  * page 1; the long ones (the job's id, who recorded it, the video, the checker) have a whole line.
  */
 function factLines(l: ReportLabels, facts: Array<[string, string]>): Array<Array<[string, string]>> {
-  const wide = new Set<string>([l.job, l.owner, l.video, l.model]);
+  const wide = new Set<string>([l.job, l.organisation, l.date, l.owner, l.video, l.model]);
   const lines: Array<Array<[string, string]>> = [];
   for (const fact of facts) {
     const last = lines.at(-1);

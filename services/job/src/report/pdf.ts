@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import type { Lang } from '@baret/platform';
+import { NO_ORG_TIME_ZONE, type Lang } from '@baret/platform';
 import { REPORT_LABELS } from './labels.js';
 import { modelOf, type ReportJob } from './content.js';
 import { drawEvidence } from './evidence.js';
@@ -7,6 +7,8 @@ import { drawFacts, drawTitle } from './facts.js';
 import { drawEquipmentLists, drawNote, drawRequired } from './findings.js';
 import { drawFooters } from './footer.js';
 import { BOLD, COLORS, heading, para, REGULAR, type Sheet } from './sheet.js';
+import { drawSignOff } from './signOff.js';
+import { drawTimeline } from './timeline.js';
 import { drawViolations } from './violations.js';
 
 export type { ReportJob } from './content.js';
@@ -17,11 +19,14 @@ export interface ReportInput {
   /** Loads an image the result points to (evidence, violation crops); null when it cannot. */
   image: (url: string) => Promise<Buffer | null>;
   now: Date;
+  /** The zone every date and time is written in, named: the organisation's; default UTC (a personal job). */
+  timeZone?: string;
 }
 
 /**
  * Renders a job's report as a PDF (A4), section by section: title, facts, required / worn /
- * missing / not checked, violations with their crops, evidence frames, and a footer on every page.
+ * missing / not checked, violations with their crops, the job's timeline, evidence frames, the
+ * reviewer's sign-off, and a footer on every page.
  */
 export async function renderJobReport(input: ReportInput): Promise<Buffer> {
   const { job, lang } = input;
@@ -31,7 +36,7 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
   doc.registerFont('Sans', REGULAR);
   doc.registerFont('Sans-Bold', BOLD);
   const done = bytesOf(doc);
-  const sheet: Sheet = { doc, l, lang, left: doc.page.margins.left, width: doc.page.width - doc.page.margins.left - doc.page.margins.right };
+  const sheet: Sheet = { doc, l, lang, timeZone: input.timeZone ?? NO_ORG_TIME_ZONE, left: doc.page.margins.left, width: doc.page.width - doc.page.margins.left - doc.page.margins.right };
 
   drawTitle(sheet);
   drawFacts(sheet, job);
@@ -43,8 +48,10 @@ export async function renderJobReport(input: ReportInput): Promise<Buffer> {
     drawRequired(sheet, result);
     drawEquipmentLists(sheet, result, modelOf(job).offline);
     await drawViolations(sheet, result, input.image);
-    await drawEvidence(sheet, result, input.image);
   }
+  drawTimeline(sheet, job);
+  if (result) await drawEvidence(sheet, result, input.image);
+  drawSignOff(sheet);
   drawFooters(sheet, input.now);
   doc.end();
   return done;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Lang } from '@baret/platform';
+import { zonedDateTime, type Lang } from '@baret/platform';
 import { fill, type ReportLabels } from './labels.js';
 
 /**
@@ -20,6 +20,8 @@ export interface Sheet {
   doc: PDFKit.PDFDocument;
   l: ReportLabels;
   lang: Lang;
+  /** Where the report's dates and times are written: the organisation's zone, UTC for a personal job (issue 54). */
+  timeZone: string;
   /** The text column: its left edge and its width. */
   left: number;
   width: number;
@@ -70,11 +72,8 @@ export function durationText(l: ReportLabels, seconds: number | null): string {
   return m > 0 ? fill(l.minutesSeconds, { m, s: total % 60 }) : fill(l.seconds, { s: total });
 }
 
-export function dateText(iso: string, lang: Lang): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return `${new Intl.DateTimeFormat(lang === 'tr' ? 'tr-TR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', hour12: false }).format(d)} UTC`;
-}
+/** A date and time in the report's zone, named: `29 Kas 2026 14:05 (Europe/Istanbul)`. */
+export const dateText = (s: Pick<Sheet, 'lang' | 'timeZone'>, iso: string): string => zonedDateTime(iso, s.lang, s.timeZone);
 
 export function costText(cost: number | null, currency: string, lang: Lang): string {
   if (cost === null) return '—';

@@ -1,6 +1,7 @@
-import { fill } from './labels.js';
+import { videoMoment, type Lang } from '@baret/platform';
+import { fill, plural, type ReportLabels } from './labels.js';
 import { violationsOf, type Violation } from './content.js';
-import { COLORS, dateText, durationText, ensure, heading, para, tryImage, type Sheet } from './sheet.js';
+import { COLORS, dateText, ensure, heading, para, tryImage, type Sheet } from './sheet.js';
 
 /**
  * The violations (when the result has the field): a compact row each, the worker's crop beside its
@@ -54,19 +55,33 @@ function drawEvidence(doc: PDFKit.PDFDocument, image: Buffer, x: number, y: numb
   return drawn;
 }
 
+/**
+ * A violation in the words of its caption on the job page (violation-gallery.tsx), with its times
+ * as a video player shows them (`0:06–0:07`), so the page and the PDF never differ (issue 54):
+ * the worker's track with its evidence frame, or (results stored before issue 51) the run of frames.
+ */
+export function violationText(l: ReportLabels, v: Violation, lang: Lang): string {
+  const time = videoMoment(v.time_sec);
+  const end = v.end_sec === null ? time : videoMoment(v.end_sec);
+  const names = { group: v.group_name, worker: v.worker, time, end };
+  const caption =
+    v.evidence_sec !== null && v.frames !== null
+      ? end === time
+        ? fill(plural(lang, l.violationTrackMoment, v.frames), { ...names, count: v.frames })
+        : fill(plural(lang, l.violationTrackCaption, v.frames), { ...names, count: v.frames, evidence: videoMoment(v.evidence_sec) })
+      : end === time
+        ? fill(l.violationCaption, names)
+        : fill(l.violationSpanCaption, { ...names, frames: v.frames ?? 2 });
+  return v.reason_name ? fill(l.violationWithReason, { caption, reason: v.reason_name }) : caption;
+}
+
 /** One violation: the worker's crop (or a note that it is missing), when and what they were seen without, and its review. */
 async function drawViolation(s: Sheet, v: Violation, load: (url: string) => Promise<Buffer | null>, color: string): Promise<void> {
   const { doc, l, left, width } = s;
   ensure(s, EVIDENCE_HEIGHT + 8);
   const y = doc.y;
   const image = v.image_url ? await load(v.image_url) : null;
-  const time = durationText(l, v.time_sec);
-  const end = v.end_sec === null ? time : durationText(l, v.end_sec);
-  const line =
-    end === time
-      ? fill(l.violationLine, { worker: v.worker, time, group: v.group_name })
-      : fill(l.violationSpanLine, { worker: v.worker, time, end, frames: v.frames ?? 2, group: v.group_name });
-  const text = v.reason_name ? fill(l.violationReason, { line, reason: v.reason_name }) : line;
+  const text = violationText(l, v, s.lang);
   const review = reviewText(s, v);
   const beside = EVIDENCE_WIDTH + 12;
   if (image && drawEvidence(doc, image, left, y, v.group)) {

@@ -26,6 +26,8 @@ export async function mailAccountLink(deps: { cols: Collections; engine: Pick<En
   const words = ACCOUNT_MAILS[kind][lang];
   const page = kind === 'password_reset' ? 'reset-password' : 'verify-email';
   const recipient = await cols.recipients.get(userId);
+  // The address they asked from: their later mails (a job finished, a quota) link there too (issue 54).
+  if (recipient && d.origin && recipient.origin !== d.origin) await cols.recipients.put(userId, { ...recipient, origin: d.origin });
   const composed = composeMail(lang, { name: recipient?.full_name ?? null, title: words.title, body: words.body, link: engine.link(`/${page}?token=${encodeURIComponent(d.token ?? '')}`, d.origin ?? undefined), linkLabel: words.label });
   await engine.mail(`${event.id}:email`, kind, userId, { to: d.email ?? '', ...composed }, signal);
 }

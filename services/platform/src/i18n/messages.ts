@@ -167,6 +167,7 @@ const PATTERNS: Rule[] = [
   [/^Too many failed login attempts\. Please wait (\d+) seconds and try again\.$/, (m) => `Çok fazla başarısız giriş denemesi. Lütfen ${m[1]} saniye bekleyip yeniden deneyin.`],
   [/^Too many requests\. Please wait (\d+) (minutes|seconds) and try again\.$/, (m) => `Çok fazla istek. Lütfen ${m[1]} ${m[2] === 'minutes' ? 'dakika' : 'saniye'} bekleyip yeniden deneyin.`],
   [/^(site_id|crew_id) must be the id of a site or crew of your organisation\.$/, (m) => `${m[1]} kuruluşunuzdaki bir saha veya ekibin kimliği olmalı.`],
+  [/^time_zone must be a time zone name such as Europe\/Istanbul or UTC; "(.*)" is not one\.$/s, (m) => `time_zone, Europe/Istanbul ya da UTC gibi bir saat dilimi adı olmalı; "${m[1]}" bir saat dilimi değil.`],
   [/^The work order must be at most (\d+) characters long\.$/, (m) => `İş emri en fazla ${m[1]} karakter olmalı.`],
   [/^(from|to) must be a date \(YYYY-MM-DD\) or a date-time\.$/, (m) => `${m[1]} bir tarih (YYYY-AA-GG) ya da tarih-saat olmalı.`],
   [/^No user with the email (.+)\.$/, (m) => `${m[1]} e-posta adresine sahip kullanıcı yok.`],

@@ -267,7 +267,7 @@ describe('job polling', () => {
     expect(within(result).getByText('1 dk 25 sn')).toBeInTheDocument();
     expect(within(result).getByText('6')).toBeInTheDocument();
     expect(within(result).getByText('0,0123 USD')).toBeInTheDocument();
-    expect(await within(result).findByRole('img', { name: 'Helmet, 3.5. sn' })).toHaveAttribute('src', expect.stringMatching(/^blob:/));
+    expect(await within(result).findByRole('img', { name: 'Helmet, 0:03 anında' })).toHaveAttribute('src', expect.stringMatching(/^blob:/));
 
     // free plan: JSON download disabled with the upgrade hint
     expect(within(result).getByRole('button', { name: 'JSON indir' })).toBeDisabled();

@@ -1,5 +1,6 @@
 import type { AuditRecorder, AuditSource, Collection, ObjectStore, Principal } from '@baret/platform';
 import type { JobDoc, UsageDoc } from '../../readModels/jobs.js';
+import type { OrgProfile } from '../../readModels/orgs.js';
 import type { ReceivedUpload } from '../../upload.js';
 import type { ReviewInput, reviewsOf } from '../review.js';
 
@@ -33,5 +34,7 @@ export interface JobRoutesDeps {
   planOf(principal: Principal): Promise<string>;
   /** The names of an organisation's sites and crews, archived ones included. */
   unitNames(orgId: string): Promise<UnitNames>;
+  /** An organisation's name and the time zone its reports are written in (issue 54). */
+  orgProfile(orgId: string): Promise<OrgProfile>;
   clock?: () => Date;
 }

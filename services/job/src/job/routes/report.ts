@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ForbiddenError, IdParams, planHasReports, preferredLang, principalOf, problems } from '@baret/platform';
+import { ForbiddenError, IdParams, NO_ORG_TIME_ZONE, planHasReports, preferredLang, principalOf, problems } from '@baret/platform';
 import { renderJobReport } from '../../report/pdf.js';
 import { auditAccess } from './auditAccess.js';
 import type { JobRoutesDeps } from './deps.js';
@@ -22,7 +22,8 @@ export const reportRoutes =
         schema: {
           tags: ['jobs'],
           summary: 'The job’s report as a PDF, in Turkish or English (owner or admin; Pro and Enterprise plans)',
-          description: 'Job, date, video name, job type, required / worn / missing / not checked equipment, violations with their evidence crops, evidence frames, duration, model and cost.',
+          description:
+            'Job, organisation, date, video name, job type, required / worn / missing / not checked equipment, violations with their evidence crops, the job’s timeline, evidence frames, duration, model, cost and a reviewer’s sign-off; dates and times in the organisation’s time zone, named (UTC for a personal job).',
           security: bearer,
           params: IdParams,
           querystring: Type.Object({ lang: Type.Optional(Type.Union([Type.Literal('tr'), Type.Literal('en')])) }),
@@ -46,11 +47,14 @@ export const reportRoutes =
           const res = await app.inject({ method: 'GET', url, headers: { ...headers, accept: 'image/*' } });
           return res.statusCode === 200 && /^image\/(jpeg|png)/.test(String(res.headers['content-type'])) ? res.rawPayload : null;
         };
+        // The organisation the job was recorded in names the report and its time zone; a personal job's is UTC (issue 54).
+        const org = job.org_id ? await deps.orgProfile(job.org_id) : null;
         const pdf = await renderJobReport({
-          job: { ...(await jobItem(deps, job, lang)), result: presentResult(job, lang) },
+          job: { ...(await jobItem(deps, job, lang)), org_id: job.org_id ?? null, org_name: org?.name ?? null, logs: job.logs, result: presentResult(job, lang) },
           lang,
           image,
           now: deps.clock?.() ?? new Date(),
+          timeZone: org?.time_zone ?? NO_ORG_TIME_ZONE,
         });
         return reply
           .type('application/pdf')

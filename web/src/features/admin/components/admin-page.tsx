@@ -199,7 +199,7 @@ function OrgQuotaSection() {
         {orgs.data.map((o) => (
           <QuotaEditor
             key={o.org_id}
-            row={{ user_id: o.org_id, email: t('admin.orgQuotas.members', { name: o.name, count: o.member_count }), full_name: o.name, quota: o.quota }}
+            row={{ user_id: o.org_id, email: t('admin.orgQuotas.members', { count: o.member_count }), full_name: o.name, quota: o.quota }}
             saveOrg={(changes) => update.mutateAsync({ orgId: o.org_id, changes })}
           />
         ))}

@@ -5,7 +5,8 @@ import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { useUpdateUserQuota } from '@/features/admin/api/update-user-quota';
-import { LIMIT_FIELDS, PRESETS, decideSave, draftFromQuota, isDirty, isValidLimit, type LimitField, type PresetName, type QuotaDraft } from '@/features/admin/model/quota-draft';
+import { LIMIT_FIELDS, PLAN_NAME_MAX, PRESETS, decideSave, draftFromQuota, isDirty, isValidLimit, isValidPlanName, type LimitField, type PresetName, type QuotaDraft } from '@/features/admin/model/quota-draft';
+import { serverReason } from '@/lib/api-client';
 import { PLAN_DEFINITIONS, limitsText } from '@/lib/plans';
 import type { QuotaUpdate, UserQuotaRow } from '@/types/api';
 
@@ -31,6 +32,8 @@ export function QuotaEditor({
   const [draft, setDraft] = useState<QuotaDraft>(() => draftFromQuota(row.quota));
   const [blockedInvalid, setBlockedInvalid] = useState(false);
   const [status, setStatus] = useState<'idle' | 'saved' | 'failed'>('idle');
+  /** Why the server refused the last save (its problem's detail names the field), when it said. */
+  const [refusal, setRefusal] = useState<string | null>(null);
   // A new server value (after a save or refresh) becomes the new draft.
   const serverKey = JSON.stringify(row.quota);
   const [seenServer, setSeenServer] = useState(serverKey);
@@ -39,11 +42,13 @@ export function QuotaEditor({
     setDraft(draftFromQuota(row.quota));
   }
   const dirty = isDirty(row.quota, draft);
+  const planInvalid = !isValidPlanName(draft.plan_name);
   const who = row.full_name ? `${row.full_name} (${row.email})` : row.email;
 
   const set = (field: keyof QuotaDraft, value: string) => {
     setDraft((d) => ({ ...d, [field]: value }));
     setStatus('idle');
+    setRefusal(null);
     setBlockedInvalid(false);
   };
   const applyPreset = (name: PresetName) => {
@@ -67,7 +72,8 @@ export function QuotaEditor({
       if (saveOrg) await saveOrg(decision.changes);
       else await update.mutateAsync({ userId: row.user_id, changes: decision.changes });
       setStatus('saved');
-    } catch {
+    } catch (error) {
+      setRefusal(serverReason(error));
       setStatus('failed');
     }
   };
@@ -83,11 +89,25 @@ export function QuotaEditor({
         {row.quota.can_analyze === false ? <Badge tone="danger">{t('admin.quotas.blocked')}</Badge> : null}
       </div>
       <div className="quota-fields">
-        <div className="field">
+        <div className={planInvalid ? 'field field-invalid' : 'field'}>
           <label className="field-label" htmlFor={`${baseId}-plan`}>
             {t('admin.quotas.plan')}
           </label>
-          <input id={`${baseId}-plan`} className="input" list="plan-names" value={draft.plan_name} aria-label={t('admin.quotas.planFor', { who })} onChange={(e) => set('plan_name', e.target.value)} />
+          <input
+            id={`${baseId}-plan`}
+            className="input"
+            list="plan-names"
+            value={draft.plan_name}
+            aria-label={t('admin.quotas.planFor', { who })}
+            aria-invalid={planInvalid || undefined}
+            aria-describedby={planInvalid ? `${baseId}-plan-hint` : undefined}
+            onChange={(e) => set('plan_name', e.target.value)}
+          />
+          {planInvalid ? (
+            <p id={`${baseId}-plan-hint`} className="field-error">
+              {t('admin.quotas.planTooLong', { max: PLAN_NAME_MAX })}
+            </p>
+          ) : null}
         </div>
         {LIMIT_FIELDS.map((field) => {
           const invalid = !isValidLimit(draft[field]);
@@ -141,8 +161,10 @@ export function QuotaEditor({
           )}
         </div>
       </div>
-      {blockedInvalid ? <Alert tone="error">{t('admin.quotas.invalidSave')}</Alert> : null}
-      {status === 'failed' ? <Alert tone="error">{t('errors.quotaUpdate')}</Alert> : null}
+      {blockedInvalid ? (
+        <Alert tone="error">{LIMIT_FIELDS.some((field) => !isValidLimit(draft[field])) ? t('admin.quotas.invalidSave') : t('admin.quotas.planTooLong', { max: PLAN_NAME_MAX })}</Alert>
+      ) : null}
+      {status === 'failed' ? <Alert tone="error">{refusal ? t('errors.quotaUpdateRefused', { reason: refusal }) : t('errors.quotaUpdate')}</Alert> : null}
       {status === 'saved' ? <p className="ok-text small" role="status">{t('admin.quotas.saved')}</p> : null}
     </li>
   );

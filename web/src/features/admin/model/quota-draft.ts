@@ -47,8 +47,18 @@ export function parseLimit(text: string): number | null {
   return trimmed === '' ? null : Number.parseInt(trimmed, 10);
 }
 
-export function invalidFields(draft: QuotaDraft): LimitField[] {
-  return LIMIT_FIELDS.filter((field) => !isValidLimit(draft[field]));
+/** The longest plan name the server keeps (quota's schema). */
+export const PLAN_NAME_MAX = 50;
+
+/** Blank (the free plan) or at most {@link PLAN_NAME_MAX} characters. */
+export function isValidPlanName(text: string): boolean {
+  return text.trim().length <= PLAN_NAME_MAX;
+}
+
+export type DraftField = LimitField | 'plan_name';
+
+export function invalidFields(draft: QuotaDraft): DraftField[] {
+  return [...(isValidPlanName(draft.plan_name) ? [] : (['plan_name'] as const)), ...LIMIT_FIELDS.filter((field) => !isValidLimit(draft[field]))];
 }
 
 /** Only the fields that differ from the server; an empty plan name becomes null. */
@@ -65,7 +75,7 @@ export function changedFields(server: Quota, draft: QuotaDraft): QuotaUpdate {
   return changes;
 }
 
-export type SaveDecision = { kind: 'unchanged' } | { kind: 'invalid'; fields: LimitField[] } | { kind: 'save'; changes: QuotaUpdate };
+export type SaveDecision = { kind: 'unchanged' } | { kind: 'invalid'; fields: DraftField[] } | { kind: 'save'; changes: QuotaUpdate };
 
 /** Save is sent only when something changed and every value is valid (spec section 4). */
 export function decideSave(server: Quota, draft: QuotaDraft): SaveDecision {

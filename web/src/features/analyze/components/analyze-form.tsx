@@ -11,7 +11,7 @@ import { VideoPicker } from '@/features/analyze/components/video-picker';
 import { COMPOSITES, FRAMES_PER_COMPOSITE, type AnalyzeFormEvent, type AnalyzeFormState, type StartBlocker } from '@/features/analyze/model/analyze-form';
 import { paths } from '@/config/paths';
 import { useCurrentOrg } from '@/lib/org';
-import { analysesLeft, planLabel } from '@/lib/plans';
+import { analysesLeft, limitsText, planLabel } from '@/lib/plans';
 import type { UploadProgress } from '@/lib/upload';
 import type { Quota, Task } from '@/types/api';
 
@@ -53,7 +53,7 @@ export function AnalyzeForm({
     event.preventDefault();
     if (!blocker) onSubmit();
   };
-  // A refused start (403) says the same as the quota gate that follows it: show it once.
+  // A refused start (403) says the same as the quota gate that follows it: the gate's alert says it.
   const startErrorText = startError ? (startError.text ?? t(startError.key ?? 'errors.startFailed')) : null;
   const progressDetail = progress
     ? progress.secondsLeft === null
@@ -160,15 +160,15 @@ export function AnalyzeForm({
 
       {blocker === 'quota' ? (
         <Alert tone="warning">
+          {/* The spec's text, the plan whose limit is used up, and the way to more analyses (issue 54). */}
+          <p>{t('errors.quotaExceeded')}</p>
+          {quota ? <p>{t('analyze.quota.exhaustedPlan', { plan: planLabel(t, quota.plan_name), limits: limitsText(t, quota) })}</p> : null}
           {orgMember ? (
             <OrgManagersHint text="quota" />
           ) : (
-            <>
-              {startErrorText !== t('errors.quotaExceeded') ? <p>{t('errors.quotaExceeded')}</p> : null}
-              <p>
-                <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.quota.requestUpgrade')}</Link>
-              </p>
-            </>
+            <p>
+              {t('analyze.quota.upgradePath')} <Link to={paths.pricing.getHref('upgrade')}>{t('analyze.quota.requestUpgrade')}</Link>
+            </p>
           )}
         </Alert>
       ) : quota && left !== null ? (
@@ -176,7 +176,7 @@ export function AnalyzeForm({
           {t('analyze.quota.left', { count: left, plan: planLabel(t, quota.plan_name) })}
         </p>
       ) : null}
-      {startErrorText ? <Alert tone="error">{startErrorText}</Alert> : null}
+      {startErrorText && blocker !== 'quota' ? <Alert tone="error">{startErrorText}</Alert> : null}
       {progress ? <ProgressBar value={progress.percent} label={t('analyze.upload.label')} detail={progressDetail} /> : null}
 
       <Button type="submit" size="lg" className="btn-block" disabled={blocker !== null} loading={busy && progress !== null}>

@@ -122,6 +122,9 @@ export function AnalyzePage({ top }: { top?: ReactNode } = {}) {
       }
       const started = outcome.job;
       setActiveJobId(started.job_id);
+      // The job holds one unit of the quota from now on (the server counts it at once): show the
+      // count it leaves now, not when the job ends (issue 54).
+      void refreshUser();
       dispatch({ type: 'Submitted' });
       scrollToPanel.current = true;
     } catch (error) {

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 
 import { Spinner } from '@/components/ui/spinner';
 import { useEvidenceImage } from '@/features/analyze/api/get-evidence-image';
+import { clockTime } from '@/features/analyze/model/result';
 import { useObjectUrl } from '@/hooks/use-object-url';
 import type { Evidence } from '@/types/api';
 
@@ -10,7 +11,7 @@ function EvidenceThumb({ evidence }: { evidence: Evidence }) {
   const image = useEvidenceImage(evidence.image_url);
   const url = useObjectUrl(image.data);
   const caption =
-    evidence.frame_time_sec === null || evidence.frame_time_sec === undefined ? evidence.name : t('analyze.result.evidenceAt', { name: evidence.name, seconds: evidence.frame_time_sec.toFixed(1) });
+    evidence.frame_time_sec === null || evidence.frame_time_sec === undefined ? evidence.name : t('analyze.result.evidenceAt', { name: evidence.name, time: clockTime(evidence.frame_time_sec) });
   return (
     <figure className="evidence">
       <div className="evidence-frame">

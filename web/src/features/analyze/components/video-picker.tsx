@@ -2,7 +2,7 @@ import { useId, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 
 import { Button } from '@/components/ui/button';
-import { useMediaQuery } from '@/hooks/use-media-query';
+import { useTouchScreen } from '@/hooks/use-media-query';
 import { useObjectUrl } from '@/hooks/use-object-url';
 import { formatBytes } from '@/lib/format';
 
@@ -17,8 +17,8 @@ export function VideoPicker({ file, onChange, onRemove, disabled }: { file: File
   const [dragging, setDragging] = useState(false);
   const [errorKey, setErrorKey] = useState<string | null>(null);
   const preview = useObjectUrl(file);
-  // A touch screen has nothing to drag from and no click: "tap to choose" (issue 40).
-  const touch = useMediaQuery('(hover: none) and (pointer: coarse)');
+  // A touch screen has nothing to drag from and no click: "tap to choose" (issues 40, 54).
+  const touch = useTouchScreen();
 
   const accept = (candidate: File | undefined) => {
     if (!candidate) return;

@@ -5,6 +5,7 @@ import { Modal } from '@/components/ui/modal';
 import { Spinner } from '@/components/ui/spinner';
 import { useEvidenceImage } from '@/features/analyze/api/get-evidence-image';
 import { clockTime } from '@/features/analyze/model/result';
+import { useTouchScreen } from '@/hooks/use-media-query';
 import { useObjectUrl } from '@/hooks/use-object-url';
 import { formatDateTime } from '@/lib/format';
 import type { Violation } from '@/types/api';
@@ -75,6 +76,7 @@ const violationKey = (v: Violation) => v.image_url ?? `added-${v.worker}-${v.gro
 /** The violations that count; those a reviewer dismissed apart, under their own heading (what was cleared, by whom). */
 export function ViolationGallery({ items }: { items: Violation[] }) {
   const { t } = useTranslation();
+  const touch = useTouchScreen();
   const counted = items.filter((v) => !v.dismissed);
   const dismissed = items.filter((v) => v.dismissed);
   if (items.length === 0) return null;
@@ -85,7 +87,7 @@ export function ViolationGallery({ items }: { items: Violation[] }) {
           <h3 id="violations-title" className="block-title">
             {t('analyze.result.violations')}
           </h3>
-          <p className="muted small">{t('analyze.result.violationsHint')}</p>
+          <p className="muted small">{t(touch ? 'analyze.result.violationsHintTouch' : 'analyze.result.violationsHint')}</p>
           <div className="violation-grid">
             {counted.map((item) => (
               <ViolationCard key={violationKey(item)} violation={item} />

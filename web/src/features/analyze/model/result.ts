@@ -1,6 +1,9 @@
 import { planHasReports } from '@/lib/plans';
 import type { ItemVerdict, JobResult } from '@/types/api';
 
+/** A moment in the video (`m:ss`): one rule for the page and the PDF (issue 54). */
+export { clockTime } from '@/lib/video-time';
+
 export type GroupStatus = 'present' | 'missing' | 'notChecked' | 'notJudged';
 
 export interface RequiredRow {
@@ -37,15 +40,6 @@ export function requiredRows(result: JobResult): RequiredRow[] {
 /** JSON download is for plans pro and enterprise only (case-insensitive). */
 export function canDownloadJson(planName: string | null | undefined): boolean {
   return planHasReports(planName);
-}
-
-/** `70.4` → `1:10` (minutes:seconds, seconds truncated), `3725` → `1:02:05`. */
-export function clockTime(seconds: number): string {
-  const total = Math.max(0, Math.floor(seconds));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
 /**

@@ -8,6 +8,7 @@ import { Field } from '@/components/ui/field';
 import { paths } from '@/config/paths';
 import { PASSWORD_MIN_LENGTH } from '@/features/auth/components/register-form';
 import { api, serverReason } from '@/lib/api-client';
+import { useMailDelivers } from '@/lib/mail';
 
 /** /forgot-password: one answer whatever the address (the server says nothing about accounts). */
 export function ForgotPasswordForm() {
@@ -15,6 +16,7 @@ export function ForgotPasswordForm() {
   const [email, setEmail] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [state, setState] = useState<'idle' | 'sending' | 'sent'>('idle');
+  const delivers = useMailDelivers();
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -36,7 +38,8 @@ export function ForgotPasswordForm() {
   if (state === 'sent') {
     return (
       <div className="form-stack">
-        <Alert tone="success">{t('recovery.sent')}</Alert>
+        {/* Without a mail server the link reached nobody: say so and whom to ask (issue 54). */}
+        {delivers === false ? <Alert tone="warning">{t('recovery.noMail')}</Alert> : <Alert tone="success">{t('recovery.sent')}</Alert>}
         <Link to={paths.auth.login.path}>{t('recovery.backToLogin')}</Link>
       </div>
     );

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 
+import { InvitationNotice } from '@/components/invitation-notice';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
@@ -33,6 +34,7 @@ export function LoginForm() {
   // Error KEYS are stored, so a language switch re-localises a message already shown.
   const [formError, setFormError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
+  const fillInvited = useCallback((invite: { email: string }) => setEmail((current) => current || invite.email), []);
   // A refusal the server explained (password login off, a failed company sign-in), already in the UI's language.
   const location = useLocation();
   const [reason, setReason] = useState<string | null>(() => {
@@ -80,6 +82,7 @@ export function LoginForm() {
 
   return (
     <form className="form-stack" onSubmit={onSubmit} noValidate aria-label={t('auth.login.title')}>
+      <InvitationNotice redirectTo={redirectTo} mode="login" onInvite={fillInvited} />
       {formError ? <Alert tone="error">{t(formError)}</Alert> : null}
       {reason ? <Alert tone="error">{reason}</Alert> : null}
       {sso.data?.enabled ? (

@@ -1,11 +1,12 @@
-import { useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 
+import { InvitationNotice } from '@/components/invitation-notice';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
-import { paths } from '@/config/paths';
+import { paths, safeRedirect } from '@/config/paths';
 import { serverReason } from '@/lib/api-client';
 import { useAuth } from '@/lib/auth';
 
@@ -35,11 +36,16 @@ export function RegisterForm() {
   const { t } = useTranslation();
   const { register } = useAuth();
   const navigate = useNavigate();
+  // Where the person was going (an invitation's accept page, issue 54): after signing up they go on there.
+  const [params] = useSearchParams();
+  const redirectTo = safeRedirect(params.get('redirectTo'));
   const [values, setValues] = useState<RegisterValues>({ email: '', password: '', confirm: '', fullName: '' });
   const [errors, setErrors] = useState<RegisterErrors>({});
   /** A translation key (the spec's generic message) or the server's own reason. */
   const [formError, setFormError] = useState<{ key: string } | { text: string } | null>(null);
   const [submitting, setSubmitting] = useState(false);
+
+  const fillInvited = useCallback((invite: { email: string }) => setValues((v) => (v.email ? v : { ...v, email: invite.email })), []);
 
   const set = (key: keyof RegisterValues) => (event: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: event.target.value }));
 
@@ -54,7 +60,7 @@ export function RegisterForm() {
     setSubmitting(true);
     try {
       await register({ email: values.email, password: values.password, full_name: values.fullName });
-      navigate(paths.app.dashboard.path, { replace: true });
+      navigate(redirectTo ?? paths.app.dashboard.path, { replace: true });
     } catch (error) {
       const reason = serverReason(error);
       setFormError(reason ? { text: reason } : { key: 'errors.registerFailed' });
@@ -66,6 +72,7 @@ export function RegisterForm() {
 
   return (
     <form className="form-stack" onSubmit={onSubmit} noValidate aria-label={t('auth.register.title')}>
+      <InvitationNotice redirectTo={redirectTo} mode="register" onInvite={fillInvited} />
       <Alert tone="info">{t('auth.register.creditsNotice')}</Alert>
       {formError ? <Alert tone="error">{'text' in formError ? formError.text : t(formError.key)}</Alert> : null}
       <Field label={t('auth.fullName')} optional={t('common.optional')} error={err('fullName')}>
@@ -88,7 +95,7 @@ export function RegisterForm() {
         {submitting ? t('auth.register.submitting') : t('auth.register.submit')}
       </Button>
       <p className="form-foot">
-        {t('auth.register.haveAccount')} <Link to={paths.auth.login.path}>{t('auth.register.loginLink')}</Link>
+        {t('auth.register.haveAccount')} <Link to={paths.auth.login.getHref(redirectTo)}>{t('auth.register.loginLink')}</Link>
       </p>
     </form>
   );

@@ -32,7 +32,10 @@ function useDebounced(value: string, ms: number): string {
   return debounced;
 }
 
-/** A manager chooses between their own jobs and every job of the organisation (`?scope=org`). */
+/**
+ * A manager chooses between every job of the organisation (the default, `?scope=org`) and their own
+ * jobs (`?scope=mine`): a manager opens History to see the team's work (issue 54).
+ */
 function ScopeTabs({ team, onChange }: { team: boolean; onChange: (team: boolean) => void }) {
   const { t } = useTranslation();
   return (
@@ -53,8 +56,8 @@ export function HistoryPage() {
   const org = useCurrentOrg(!isAdmin);
   const manager = !isAdmin && org.data?.role === 'manager' ? org.data : null;
   const [params, setParams] = useSearchParams();
-  const team = manager !== null && params.get('scope') === 'org';
-  const chooseScope = (next: boolean) => setParams(next ? new URLSearchParams({ scope: 'org' }) : new URLSearchParams(), { replace: true });
+  const team = manager !== null && params.get('scope') !== 'mine';
+  const chooseScope = (next: boolean) => setParams(new URLSearchParams({ scope: next ? 'org' : 'mine' }), { replace: true });
   const [search, setSearch] = useState('');
   const serverSearch = useDebounced(search, 300);
   const [cancelling, setCancelling] = useState<ReadonlySet<string>>(new Set());

@@ -16,6 +16,7 @@ import { formatDateTime, formatNumber } from '@/lib/format';
 import { planLabel } from '@/lib/plans';
 import { useCurrentOrg, useOrgUnits, type UnitKind } from '@/lib/org';
 import { PrivacySettings } from '@/features/organisation/components/privacy-settings';
+import { TimeZoneSetting } from '@/features/organisation/components/time-zone-setting';
 import type { CreatedInvite, Org, OrgMember, OrgRole } from '@/types/api';
 import { RetentionSetting } from '@/components/retention-setting';
 
@@ -274,6 +275,7 @@ export function OrganisationPage({ auditLog }: { auditLog?: (orgId: string) => R
           {org.role === 'manager' ? <Invites org={org} /> : null}
           {org.role === 'manager' ? <SignInSettings org={org} /> : null}
           {org.role === 'manager' ? <RetentionSetting orgId={org.id} /> : null}
+          <TimeZoneSetting org={org} />
           <Units org={org} kind="site" />
           <Units org={org} kind="crew" />
           {org.role === 'manager' && auditLog ? auditLog(org.id) : null}
