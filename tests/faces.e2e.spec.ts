@@ -184,7 +184,7 @@ beforeAll(async () => {
   const remade = await buildComposites(plainFrames, { targetComposites: 2, framesPerComposite: 2 });
   const violations = (job as unknown as { result: { violations: Array<{ time_sec: number; box: { x: number; y: number; w: number; h: number } }> } }).result.violations;
   headsOf = async (key) => {
-    const [, kind, n] = /\/(frames|composites|violations)\/(\d+)\.jpg$/.exec(key) ?? [];
+    const [, kind, n, whole] = /\/(frames|composites|violations)\/(\d+)(-frame)?\.jpg$/.exec(key) ?? [];
     if (kind === 'frames') return frameHeads(Number(n));
     if (kind === 'composites') {
       const cells = remade[Number(n)]!.cells;
@@ -194,6 +194,11 @@ beforeAll(async () => {
     if (kind === 'violations') {
       const v = violations[Number(n)]!;
       const i = times.reduce((best, t, j) => (Math.abs(t - v.time_sec) < Math.abs(times[best]! - v.time_sec) ? j : best), 0);
+      // The whole frame a violation offers (issue 53): the frame's heads, at the stored frame's size.
+      if (whole) {
+        const scale = ((await sharp(await read(key)).metadata()).width ?? 640) / 640;
+        return (await frameHeads(i)).map(([x, y, w, h]): Box => [x * scale, y * scale, w * scale, h * scale]);
+      }
       const cut = await cropWorker(plainFrames[i]!.jpeg, v.box);
       return (await frameHeads(i)).map(([x, y, w, h]): Box => [(x - cut.left) * cut.scale, (y - cut.top) * cut.scale, w * cut.scale, h * cut.scale]);
     }

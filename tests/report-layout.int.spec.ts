@@ -109,7 +109,7 @@ describe('the PDF report’s layout', () => {
     const text = (await pagesOf(`reviewed-${lang}`, pdf)).join('\n').replace(/\s+/g, ' ');
     const [violationsPart, dismissedPart] = text.split(lang === 'tr' ? 'İncelemede düşülen bulgular' : 'Findings dismissed by review');
     expect(dismissedPart, 'a heading for the dismissed findings').toBeDefined();
-    const worker = (n: number) => (lang === 'tr' ? `${n}. çalışan` : `Worker ${n}`);
+    const worker = (n: number) => (lang === 'tr' ? `${n}. çalışan` : `worker ${n}`);
     expect(violationsPart).not.toContain(worker(1));
     expect(dismissedPart).toContain(worker(1));
     expect(dismissedPart).toContain(lang === 'tr' ? 'inceleyene göre ekipman takılıydı' : 'the reviewer says the equipment was worn');

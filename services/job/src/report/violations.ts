@@ -29,7 +29,7 @@ export async function drawViolations(s: Sheet, result: Record<string, unknown>, 
 function reviewText(s: Sheet, v: Violation): string {
   const { l } = s;
   if (!v.review) return l.notReviewed;
-  const by = fill(l.reviewedBy, { name: v.review.by_name ?? l.reviewerDeleted, date: dateText(v.review.at, s.lang) });
+  const by = fill(l.reviewedBy, { name: v.review.by_name ?? l.reviewerDeleted, date: dateText(s, v.review.at) });
   const what = v.added_by_review ? l.addedByReview : v.reviewed_verdict === 'worn' ? l.dismissedWorn : v.reviewed_verdict === 'not_a_worker' ? l.dismissedNotWorker : null;
   const note = v.review.note ? fill(l.reviewNote, { note: v.review.note }) : null;
   return [by, what, note].filter(Boolean).join(' · ');
@@ -37,7 +37,7 @@ function reviewText(s: Sheet, v: Violation): string {
 
 /** The evidence's width: a third of the page (issue 53), and its height (a window onto the worker's crop). */
 export const EVIDENCE_WIDTH = 200;
-export const EVIDENCE_HEIGHT = 100;
+export const EVIDENCE_HEIGHT = 90;
 const HEAD_CODES = new Set(['pic1', 'pic2', 'pic3']);
 
 /**
@@ -60,7 +60,7 @@ function drawEvidence(doc: PDFKit.PDFDocument, image: Buffer, x: number, y: numb
  * as a video player shows them (`0:06–0:07`), so the page and the PDF never differ (issue 54):
  * the worker's track with its evidence frame, or (results stored before issue 51) the run of frames.
  */
-export function violationText(l: ReportLabels, v: Violation, lang: Lang): string {
+export function violationText(l: ReportLabels, v: Pick<Violation, 'group_name' | 'worker' | 'time_sec' | 'end_sec' | 'frames' | 'evidence_sec' | 'reason_name'>, lang: Lang): string {
   const time = videoMoment(v.time_sec);
   const end = v.end_sec === null ? time : videoMoment(v.end_sec);
   const names = { group: v.group_name, worker: v.worker, time, end };
