@@ -39,6 +39,8 @@ function reviewText(s: Sheet, v: Violation): string {
 export const EVIDENCE_WIDTH = 200;
 export const EVIDENCE_HEIGHT = 90;
 const HEAD_CODES = new Set(['pic1', 'pic2', 'pic3']);
+/** Which part of the crop the evidence window shows: its top (head and shoulders) for a hard hat, its middle for anything else. */
+export const evidenceValign = (group: readonly string[]): 'top' | 'center' => (group.some((c) => HEAD_CODES.has(c)) ? 'top' : 'center');
 
 /**
  * The worker's crop a third of the page wide, in a window of the part the finding is about: the head
@@ -48,8 +50,7 @@ const HEAD_CODES = new Set(['pic1', 'pic2', 'pic3']);
 function drawEvidence(doc: PDFKit.PDFDocument, image: Buffer, x: number, y: number, group: readonly string[]): boolean {
   doc.save();
   doc.rect(x, y, EVIDENCE_WIDTH, EVIDENCE_HEIGHT).clip();
-  const head = group.some((c) => HEAD_CODES.has(c));
-  const drawn = tryImage(doc, image, x, y, { cover: [EVIDENCE_WIDTH, EVIDENCE_HEIGHT], align: 'center', ...(head ? {} : { valign: 'center' as const }) });
+  const drawn = tryImage(doc, image, x, y, { cover: [EVIDENCE_WIDTH, EVIDENCE_HEIGHT], align: 'center', ...(evidenceValign(group) === 'center' ? { valign: 'center' as const } : {}) });
   doc.restore();
   if (drawn) doc.rect(x, y, EVIDENCE_WIDTH, EVIDENCE_HEIGHT).lineWidth(0.5).strokeColor(COLORS.line).stroke();
   return drawn;
