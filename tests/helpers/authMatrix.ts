@@ -203,6 +203,9 @@ export const MATRIX: readonly Row[] = [
     body: () => ({ worker: 1, group: 'pic1,pic2,pic3', verdict: 'worn' }),
     except: { member_a: 403, api_key_a: 403, admin: 403 },
   },
+  // The organisation's reviewed findings as a labelled set (issue 53): its managers only, signed in as themselves (member_a and their
+  // API key: 403; the admin and organisation B: 404, ADR 0033).
+  { method: 'GET', path: '/orgs/{id}/reviews/export', access: 'org_manager', except: { member_a: 403, api_key_a: 403, admin: 404, manager_b: 404, member_b: 404, stranger: 404 } },
   { method: 'GET', path: '/admin/jobs', access: 'admin' },
   { method: 'POST', path: '/admin/jobs/{id}/cancel', access: 'admin', destructive: true },
   { method: 'DELETE', path: '/admin/jobs/{id}', access: 'admin', destructive: true },

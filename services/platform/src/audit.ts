@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'job.cancelled',
   'job.deleted',
   'job.finding_reviewed',
+  'reviews.exported',
   'member.role_changed',
   'quota.changed',
   'setting.changed',

@@ -5,6 +5,7 @@ import { adminRoutes } from './routes/admin.js';
 import { evidenceRoutes } from './routes/evidence.js';
 import { listRoutes } from './routes/list.js';
 import { reportRoutes } from './routes/report.js';
+import { reviewExportRoutes } from './routes/reviewExport.js';
 import { reviewRoutes } from './routes/reviews.js';
 import { uploadRoutes } from './routes/upload.js';
 import { viewRoutes } from './routes/view.js';
@@ -13,7 +14,7 @@ export type { JobRoutesDeps, UnitNames } from './routes/deps.js';
 
 /**
  * The job's routes (one plugin per resource, in routes/): upload, your jobs, a job, its evidence,
- * its PDF report, its reviews, and the admin's jobs and usage. Multipart bodies are read for all of them.
+ * its PDF report, its reviews, the organisation's reviewed set, and the admin's jobs and usage. Multipart bodies are read for all of them.
  */
 export const jobRoutes =
   (deps: JobRoutesDeps): FastifyPluginAsync =>
@@ -25,5 +26,6 @@ export const jobRoutes =
     await instance.register(evidenceRoutes(deps));
     await instance.register(reportRoutes(deps));
     await instance.register(reviewRoutes(deps));
+    await instance.register(reviewExportRoutes(deps));
     await instance.register(adminRoutes(deps));
   };

@@ -18,7 +18,7 @@ export interface AuditFilters {
 
 /** The actions the log records (the server's names; their words are under audit.actions). */
 export const AUDIT_ACTIONS: readonly string[] =
-  'job.viewed job.downloaded_json job.downloaded_pdf jobs.downloaded_csv job.cancelled job.deleted job.finding_reviewed member.role_changed quota.changed setting.changed auth.signed_in auth.sign_in_failed auth.password_reset auth.sso_linked'.split(' ');
+  'job.viewed job.downloaded_json job.downloaded_pdf jobs.downloaded_csv job.cancelled job.deleted job.finding_reviewed reviews.exported member.role_changed quota.changed setting.changed auth.signed_in auth.sign_in_failed auth.password_reset auth.sso_linked'.split(' ');
 
 const base = (scope: AuditScope) => (scope.kind === 'org' ? `/orgs/${encodeURIComponent(scope.orgId)}/audit` : '/admin/audit');
 const clean = (filters: AuditFilters) => Object.fromEntries(Object.entries(filters).filter(([k]) => k !== 'objectLabel').filter(([, v]) => typeof v === 'string' && v.trim() !== '').map(([k, v]) => [k, (v as string).trim()]));
