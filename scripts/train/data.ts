@@ -96,31 +96,60 @@ function toBoxes(objects: YoloObject[], cls: SubsetClasses, w: number, h: number
   return out;
 }
 
-/** Lists the training photos with their labels in pixels (sizes come from `sizeOf`). */
-export async function listTrainingPhotos(sizeOf: (file: string) => Promise<{ width: number; height: number }>): Promise<TrainingPhoto[]> {
+type SizeOf = (file: string) => Promise<{ width: number; height: number }>;
+
+/** The photos of one folder in the YOLO layout (`images/`, `labels/`), as `subset`, with its classes. */
+async function listFolder(dir: string, subset: string, cls: SubsetClasses, sizeOf: SizeOf, foldOf: (hash: number) => Pick<TrainingPhoto, 'fold' | 'cvFold'>): Promise<TrainingPhoto[]> {
   const photos: TrainingPhoto[] = [];
-  for (const [subset, cls] of Object.entries(SUBSETS)) {
-    const dir = path.join(TRAINING_DIR, subset);
-    const files = (await readdir(path.join(dir, 'images'))).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
-    for (const file of files) {
-      const imagePath = path.join(dir, 'images', file);
-      const text = await readFile(path.join(dir, 'labels', file.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
-      const { width, height } = await sizeOf(imagePath);
-      const hash = stableHash(`${subset}/${file}`);
-      const cvFold = subset === CV_SUBSET ? hash % CV_FOLDS : undefined;
-      photos.push({
-        subset,
-        file,
-        imagePath,
-        boxes: toBoxes(parseYoloLabels(text), cls, width, height),
-        vestMasked: cls.vest === null,
-        fold: cvFold !== undefined || hash % 100 >= 15 ? 'train' : 'holdout',
-        ...(cvFold !== undefined ? { cvFold } : {}),
-        headDetector: cls.headDetector,
-      });
-    }
+  const files = (await readdir(path.join(dir, 'images'))).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort();
+  for (const file of files) {
+    const imagePath = path.join(dir, 'images', file);
+    const text = await readFile(path.join(dir, 'labels', file.replace(/\.[^.]+$/, '.txt')), 'utf8').catch(() => '');
+    const { width, height } = await sizeOf(imagePath);
+    photos.push({
+      subset,
+      file,
+      imagePath,
+      boxes: toBoxes(parseYoloLabels(text), cls, width, height),
+      vestMasked: cls.vest === null,
+      ...foldOf(stableHash(`${subset}/${file}`)),
+      headDetector: cls.headDetector,
+    });
   }
   return photos;
+}
+
+/** Lists the training photos with their labels in pixels (sizes come from `sizeOf`). */
+export async function listTrainingPhotos(sizeOf: SizeOf): Promise<TrainingPhoto[]> {
+  const photos: TrainingPhoto[] = [];
+  for (const [subset, cls] of Object.entries(SUBSETS)) {
+    const cv = subset === CV_SUBSET;
+    photos.push(
+      ...(await listFolder(path.join(TRAINING_DIR, subset), subset, cls, sizeOf, (hash) => {
+        const cvFold = cv ? hash % CV_FOLDS : undefined;
+        return { fold: cvFold !== undefined || hash % 100 >= 15 ? 'train' : 'holdout', ...(cvFold !== undefined ? { cvFold } : {}) };
+      })),
+    );
+  }
+  return photos;
+}
+
+/**
+ * The classes of an organisation's reviewed set (`GET /orgs/{id}/reviews/export`, ADR 0033): the ids
+ * of safety-vest-v4-train. Its crops are cut round one worker already: not for the head detector.
+ */
+export const REVIEWED_SET_CLASSES: SubsetClasses = { helmet: 0, other: null, bare: 2, vest: 1, noVest: 3, headDetector: false };
+export const REVIEWED_SET_NAMES = ['helmet', 'vest', 'no_helmet', 'no_vest'];
+
+/**
+ * The photos of an exported reviewed set (`npm run train -- --from-review DIR`), all in the training
+ * fold: the hold-out fold that picks the thresholds stays the shared set's, so the figures stay
+ * comparable with the committed model's. Refused when its `classes.txt` is not the export's.
+ */
+export async function listReviewedPhotos(dir: string, sizeOf: SizeOf): Promise<TrainingPhoto[]> {
+  const names = (await readFile(path.join(dir, 'classes.txt'), 'utf8')).split(/\r?\n/).filter(Boolean);
+  if (names.join(',') !== REVIEWED_SET_NAMES.join(',')) throw new Error(`${dir}: classes.txt is not a Baret reviewed set's (${REVIEWED_SET_NAMES.join(', ')})`);
+  return listFolder(dir, `reviewed:${path.basename(path.resolve(dir))}`, REVIEWED_SET_CLASSES, sizeOf, () => ({ fold: 'train' }));
 }
 
 export async function readJsonCache<T>(name: string): Promise<T | null> {

@@ -15,6 +15,9 @@
  *    heads/train_heads.py) and check tfjs against TensorFlow the same way;
  * 6. write the weights.
  *
+ * `--from-review DIR` (issue 53, fromReview.ts): reads an organisation's exported reviewed set and
+ * prints what it would fine-tune; it trains nothing yet (ADR 0033).
+ *
  * `../shared/data/ppe-photos` (the validation set) is never read here.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -36,6 +39,7 @@ import { boxGeometry, trainHeadDetector, trainLiteHeadDetector } from './heads/h
 import { dumpLiteCrops, LITE_DIR, type LiteCropsMeta } from './lite/crops.js';
 import { rounded, trainLiteHead, type LiteHead } from './lite/head.js';
 import { dumpPatternCrops } from './lite/patterns.js';
+import { planFromReview } from './fromReview.js';
 import { calibrate, type Calibration } from './samples.js';
 import { curve, headThresholds, pick, type Curve } from './thresholds.js';
 
@@ -394,6 +398,14 @@ async function main(): Promise<void> {
   const cv = process.argv.includes('--cv');
   log(`training data: ${TRAINING_DIR}\n`);
   if (process.argv.includes('--export-onnx')) return exportOnnx();
+  const fromReview = process.argv.indexOf('--from-review');
+  if (fromReview >= 0) {
+    // Issue 53: the skeleton of fine-tuning on an organisation's reviewed set — it only says what it would do (ADR 0033).
+    const dir = process.argv[fromReview + 1];
+    if (!dir || dir.startsWith('--')) throw new Error('--from-review needs the folder of an unzipped reviewed set (GET /orgs/{id}/reviews/export)');
+    console.log(JSON.stringify({ ...(await planFromReview(dir, sizeOf)), trained: false }, null, 2));
+    return;
+  }
   let photos = await listTrainingPhotos(sizeOf);
   if (process.argv.includes('--head-detector-only')) return headDetectorOnly(await python(), photos, started);
   const lite = await dumpLiteCrops(photos, SEED, log);
