@@ -188,6 +188,39 @@ describe('the team’s review queue', () => {
     expect(asked.filter((q) => q.includes('scope=org')).every((q) => q.includes('reviewed=false'))).toBe(true);
   });
 
+  it('a manager downloads the reviewed findings as a labelled set (GET /orgs/{id}/reviews/export); a refusal is said', async () => {
+    const asked: string[] = [];
+    let status = 200;
+    server.use(
+      http.get('*/orgs/current', () => HttpResponse.json(ORG)),
+      http.get('*/orgs/:id/sites', () => HttpResponse.json([])),
+      http.get('*/orgs/:id/crews', () => HttpResponse.json([])),
+      http.get('*/jobs', () => HttpResponse.json([])),
+      http.get('*/orgs/:id/reviews/export', ({ params }) => {
+        asked.push(String(params.id));
+        return status === 200 ? new HttpResponse(new Uint8Array([0x50, 0x4b, 0x05, 0x06]), { headers: { 'Content-Type': 'application/zip' } }) : HttpResponse.json({ code: 'forbidden' }, { status });
+      }),
+    );
+    const created: Blob[] = [];
+    const [create, revoke] = [URL.createObjectURL, URL.revokeObjectURL];
+    URL.createObjectURL = (blob: Blob) => (created.push(blob), 'blob:test');
+    URL.revokeObjectURL = () => undefined;
+    try {
+      renderApp('/dashboard', { user: user() });
+      const card = await screen.findByRole('region', { name: 'İncelenecek bulgular' });
+      const button = within(card).getByRole('button', { name: 'İncelenmiş bulguları dışa aktar (ZIP)' });
+      await userEvent.setup().click(button);
+      await waitFor(() => expect(created).toHaveLength(1));
+      expect(asked).toEqual(['org-1']);
+      status = 403;
+      await userEvent.setup().click(button);
+      expect(await within(card).findByRole('alert')).toHaveTextContent('Dışa aktarma indirilemedi. Yeniden deneyin.');
+    } finally {
+      URL.createObjectURL = create;
+      URL.revokeObjectURL = revoke;
+    }
+  });
+
   it('a crew member sees no queue on the dashboard', async () => {
     server.use(http.get('*/orgs/current', () => HttpResponse.json({ ...ORG, role: 'member' })));
     renderApp('/dashboard', { user: user() });
