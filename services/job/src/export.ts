@@ -1,6 +1,4 @@
-import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
-import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
@@ -8,6 +6,7 @@ import { principalOf, problems, type Collection, type ObjectStore, type Personal
 import type { Logger } from 'pino';
 import { ownerStillMayRead, type JobDoc } from './readModels/jobs.js';
 import { maySeeUnblurred, unblurredPrefix } from './unblurred.js';
+import { zipStream } from './zipStream.js';
 
 /**
  * `GET /me/export` (issue 30, docs/adr/0025): a ZIP of everything Baret keeps about the caller —
@@ -41,42 +40,14 @@ function jobOut(job: JobDoc): Record<string, unknown> {
 }
 
 export function writeExport(deps: ExportDeps, principal: Principal): Readable {
-  const out = new PassThrough();
-  let failed = false;
-  const zip = new Zip((err, chunk, final) => {
-    if (err) {
-      failed = true;
-      out.destroy(err);
-      return;
-    }
-    out.write(chunk);
-    if (final) out.end();
-  });
-  const drained = async () => {
-    if (out.writableNeedDrain) await once(out, 'drain');
-  };
-  const addJson = async (name: string, value: unknown) => {
-    const file = new ZipDeflate(name, { level: 6 });
-    zip.add(file);
-    file.push(new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`), true);
-    await drained();
-  };
-  const addObject = async (name: string, key: string) => {
-    const file = new ZipPassThrough(name); // JPEGs do not compress further
-    zip.add(file);
-    for await (const chunk of await deps.objects.get(key)) {
-      file.push(new Uint8Array(chunk as Buffer));
-      await drained();
-      if (failed) return;
-    }
-    file.push(new Uint8Array(0), true);
-  };
+  const zip = zipStream();
+  const { out } = zip;
+  const addJson = (name: string, value: unknown) => zip.add(name, new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`), true);
+  const addObject = async (name: string, key: string) => zip.addStream(name, await deps.objects.get(key));
 
   void (async () => {
     try {
-      const readme = new ZipDeflate('README.txt', { level: 6 });
-      zip.add(readme);
-      readme.push(new TextEncoder().encode(README), true);
+      await zip.add('README.txt', new TextEncoder().encode(README), true);
       await addJson('export.json', { user_id: principal.userId, exported_at: deps.clock().toISOString(), format: 1 });
       const sourced = new Set<string>();
       for (const source of deps.sources) {
@@ -98,12 +69,12 @@ export function writeExport(deps: ExportDeps, principal: Principal): Readable {
         ),
       );
       for (const job of theirs) {
-        if (failed) return;
+        if (zip.failed()) return;
         await addJson(`jobs/${job.id}/job.json`, jobOut(job));
         // The unblurred copy only for those the evidence routes show it to: the organisation's managers.
         const unblurred = maySeeUnblurred(principal, job) ? null : unblurredPrefix(job.id);
         for (const key of await deps.objects.list(`jobs/${job.id}/`)) {
-          if (failed) return;
+          if (zip.failed()) return;
           if (unblurred && key.startsWith(unblurred)) continue;
           await addObject(key, key);
         }

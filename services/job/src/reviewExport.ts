@@ -16,12 +16,11 @@
  *   analyzer's geometry when it has no keypoints (ppe.ts `headGeometry`'s box fallback,
  *   `torsoBelowHead`). Other workers seen in a crop are not labelled.
  */
-import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
-import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
-import type { Collection, ObjectStore } from '@baret/platform';
+import type { Readable } from 'node:stream';
+import { jpegSize, type Collection, type ObjectStore } from '@baret/platform';
 import { currentReviews, findingKey, groupKeyOf, modelFindings, reviewedVerdict, type FindingReviewedData } from './job/findings.js';
 import type { JobDoc } from './readModels/jobs.js';
+import { zipStream } from './zipStream.js';
 
 /** The classes, with the ids of the training set's safety-vest-v4-train subset (its README's common mapping). */
 export const EXPORT_CLASSES = ['helmet', 'vest', 'no_helmet', 'no_vest'] as const;
@@ -106,24 +105,6 @@ export function exportSamples(job: Pick<JobDoc, 'id' | 'result' | 'reviews'>): E
   return samples;
 }
 
-/** Width and height from a JPEG's SOF marker (as the analysis service's `jpegSize`), or undefined. */
-export function jpegSize(buf: Buffer): { width: number; height: number } | undefined {
-  let i = 2;
-  while (i + 9 < buf.length) {
-    if (buf[i] !== 0xff) return undefined;
-    const marker = buf[i + 1] ?? 0;
-    if (marker === 0xff) {
-      i++;
-      continue;
-    }
-    const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isSof) return { height: buf.readUInt16BE(i + 5), width: buf.readUInt16BE(i + 7) };
-    if (marker === 0xda) return undefined;
-    i += 2 + buf.readUInt16BE(i + 2);
-  }
-  return undefined;
-}
-
 /** The set's README (TR and EN) and data.yaml, naming the classes and the source jobs. */
 export function describeSet(orgId: string, at: string, jobs: ReadonlyArray<{ id: string; completed_at: string | null; images: number }>): { readme: string; yaml: string } {
   const names = EXPORT_CLASSES.map((c, i) => `${i} ${c}`).join(', ');
@@ -170,23 +151,8 @@ export async function reviewedSamples(deps: Pick<ReviewExportDeps, 'jobs'>, orgI
 
 /** Streams the set as a ZIP (one crop in memory at a time); `at`: when it was exported. */
 export function writeReviewExport(deps: ReviewExportDeps, orgId: string, sets: Array<{ job: JobDoc; samples: ExportSample[] }>, at: string): Readable {
-  const out = new PassThrough();
-  let failed = false;
-  const zip = new Zip((err, chunk, final) => {
-    if (err) {
-      failed = true;
-      out.destroy(err);
-      return;
-    }
-    out.write(chunk);
-    if (final) out.end();
-  });
-  const add = async (name: string, data: Uint8Array, deflate: boolean) => {
-    const file = deflate ? new ZipDeflate(name, { level: 6 }) : new ZipPassThrough(name);
-    zip.add(file);
-    file.push(data, true);
-    if (out.writableNeedDrain) await once(out, 'drain');
-  };
+  const zip = zipStream();
+  const { out, add } = zip;
   const text = (s: string) => new TextEncoder().encode(s);
   void (async () => {
     try {
@@ -195,7 +161,7 @@ export function writeReviewExport(deps: ReviewExportDeps, orgId: string, sets: A
       for (const { job, samples } of sets) {
         let images = 0;
         for (const s of samples) {
-          if (failed) return;
+          if (zip.failed()) return;
           const key = `jobs/${job.id}/violations/${s.n}.jpg`;
           if (!(await deps.objects.head(key))) continue;
           const chunks: Buffer[] = [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { exportClass, exportSamples, jpegSize, labelLine } from '../src/reviewExport.js';
+import { jpegSize } from '@baret/platform';
+import { exportClass, exportSamples, labelLine } from '../src/reviewExport.js';
 import { HAT, RESULT, VEST } from './fixtures/reviewResult.js';
 
 const numbers = (line: string) => line.split(' ').map(Number);

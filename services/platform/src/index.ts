@@ -1,6 +1,7 @@
 export * from './config.js';
 export * from './decider.js';
 export * from './errors.js';
+export * from './jpeg.js';
 export * from './infrastructure.js';
 export * from './logger.js';
 export * from './relay.js';

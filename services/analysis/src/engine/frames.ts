@@ -16,6 +16,7 @@ import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { FFMPEG_PATH, FFPROBE_PATH, runProcess } from './probe.js';
 import type { PersonDetection, SampledFrame, VideoInfo } from './types.js';
+import { jpegSize } from '@baret/platform';
 
 /** Frames are scaled so their long side is at most this many pixels. */
 export const MAX_FRAME_SIDE = 1280;
@@ -75,24 +76,8 @@ interface Decoded {
 // ---------------------------------------------------------------------------------------------
 // JPEG stream helpers
 
-/** Width and height from a JPEG's SOF marker, or undefined if none is found. */
-export function jpegSize(buf: Buffer): { width: number; height: number } | undefined {
-  let i = 2;
-  while (i + 9 < buf.length) {
-    if (buf[i] !== 0xff) return undefined;
-    const marker = buf[i + 1] ?? 0;
-    if (marker === 0xff) {
-      i++;
-      continue;
-    }
-    const len = buf.readUInt16BE(i + 2);
-    const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isSof) return { height: buf.readUInt16BE(i + 5), width: buf.readUInt16BE(i + 7) };
-    if (marker === 0xda) return undefined;
-    i += 2 + len;
-  }
-  return undefined;
-}
+/** Width and height from a JPEG's SOF marker (platform's, shared with the job service's review export). */
+export { jpegSize };
 
 /**
  * Where the JPEG starting at `start` of `buf` ends (the index after its end-of-image marker), or -1

@@ -29,75 +29,51 @@ async function sendImage(reply: FastifyReply, objects: ObjectStore, key: string)
     .send(await objects.get(key));
 }
 
-/** The evidence of a job: its composite frames and its violations' crops, faces blurred (or, for managers, not). */
+/** One evidence image route: `/jobs/:id/<path>` answers the stored JPEG `<file(n)>` under the caller's evidence prefix. */
+interface EvidenceImage {
+  url: string;
+  summary: string;
+  maxN: number;
+  file: (n: number) => string;
+}
+
+const EVIDENCE_IMAGES: readonly EvidenceImage[] = [
+  { url: '/jobs/:id/evidence/:n', summary: 'An evidence image (a composite of frames) of a job, faces blurred', maxN: 99, file: (n) => `composites/${n}.jpg` },
+  { url: '/jobs/:id/violations/:n', summary: 'The evidence of a violation: the worker cropped out of the frame that shows it, faces blurred', maxN: 999, file: (n) => `violations/${n}.jpg` },
+  {
+    url: '/jobs/:id/violations/:n/frame',
+    summary: 'The whole frame of a violation with the worker boxed, faces blurred: the scene a reviewer judges the crop in (jobs analysed since issue 53; 404 before)',
+    maxN: 999,
+    file: (n) => `violations/${n}-frame.jpg`,
+  },
+];
+
+/** The evidence of a job: its composite frames, its violations' crops and their whole frames, faces blurred (or, for managers, not). */
 export const evidenceRoutes =
   (deps: JobRoutesDeps): FastifyPluginAsync =>
   async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-
-    app.get(
-      '/jobs/:id/evidence/:n',
-      {
-        preHandler: app.requireUser,
-        schema: {
-          tags: ['jobs'],
-          summary: 'An evidence image (a composite of frames) of a job, faces blurred',
-          description: UNBLURRED_DESCRIPTION,
-          security: bearer,
-          params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 99 }) }),
-          querystring: UnblurredQuery,
-          produces: ['image/jpeg'],
-          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 403, 404) },
+    for (const image of EVIDENCE_IMAGES) {
+      app.get(
+        image.url,
+        {
+          preHandler: app.requireUser,
+          schema: {
+            tags: ['jobs'],
+            summary: image.summary,
+            description: UNBLURRED_DESCRIPTION,
+            security: bearer,
+            params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: image.maxN }) }),
+            querystring: UnblurredQuery,
+            produces: ['image/jpeg'],
+            response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 403, 404) },
+          },
         },
-      },
-      async (request, reply) => {
-        const job = await deps.visibleJob(principalOf(request), request.params.id);
-        const key = `${evidencePrefix(principalOf(request), job, request.query.unblurred)}composites/${request.params.n}.jpg`;
-        return sendImage(reply, deps.objects, key);
-      },
-    );
-
-    app.get(
-      '/jobs/:id/violations/:n',
-      {
-        preHandler: app.requireUser,
-        schema: {
-          tags: ['jobs'],
-          summary: 'The evidence of a violation: the worker cropped out of the frame that shows it, faces blurred',
-          description: UNBLURRED_DESCRIPTION,
-          security: bearer,
-          params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 999 }) }),
-          querystring: UnblurredQuery,
-          produces: ['image/jpeg'],
-          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 403, 404) },
+        async (request, reply) => {
+          const job = await deps.visibleJob(principalOf(request), request.params.id);
+          const key = `${evidencePrefix(principalOf(request), job, request.query.unblurred)}${image.file(request.params.n)}`;
+          return sendImage(reply, deps.objects, key);
         },
-      },
-      async (request, reply) => {
-        const job = await deps.visibleJob(principalOf(request), request.params.id);
-        const key = `${evidencePrefix(principalOf(request), job, request.query.unblurred)}violations/${request.params.n}.jpg`;
-        return sendImage(reply, deps.objects, key);
-      },
-    );
-
-    app.get(
-      '/jobs/:id/violations/:n/frame',
-      {
-        preHandler: app.requireUser,
-        schema: {
-          tags: ['jobs'],
-          summary: 'The whole frame of a violation with the worker boxed, faces blurred: the scene a reviewer judges the crop in (jobs analysed since issue 53; 404 before)',
-          description: UNBLURRED_DESCRIPTION,
-          security: bearer,
-          params: Type.Object({ id: IdParams.properties.id, n: Type.Integer({ minimum: 0, maximum: 999 }) }),
-          querystring: UnblurredQuery,
-          produces: ['image/jpeg'],
-          response: { 200: Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'JPEG image' }), ...problems(401, 403, 404) },
-        },
-      },
-      async (request, reply) => {
-        const job = await deps.visibleJob(principalOf(request), request.params.id);
-        const key = `${evidencePrefix(principalOf(request), job, request.query.unblurred)}violations/${request.params.n}-frame.jpg`;
-        return sendImage(reply, deps.objects, key);
-      },
-    );
+      );
+    }
   };
