@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqlite, runRelay, type Checkpoint, type Principal } from '@baret/platform';
+import { openSqlite, runRelay, type Checkpoint } from '@baret/platform';
 import { videoFixtures } from '../services/analysis/test/fixtures/videos.js';
-import { eventually, startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, recordFinishedJob, startTestApp, type TestApp } from './helpers/app.js';
 import { multipart } from './helpers/jobs.js';
 
 let app: TestApp;
@@ -61,21 +61,8 @@ async function team() {
   return { manager, alice, org };
 }
 
-const principal = async (userId: string): Promise<Principal> => ({ ...(await app.identity.auth.userById(userId))!, via: 'jwt' });
 
-async function finishedJob(userId: string) {
-  const now = new Date();
-  return app.job.recordFinishedJobWithoutVideo(await principal(userId), {
-    queued_at: new Date(now.getTime() - 60_000),
-    finished_at: now,
-    job_type: 'genel_saha_girisi',
-    input_filename: 'direk.mp4',
-    result: { job_type: 'genel_saha_girisi', required_groups: [], missing_groups: [], satisfied_equipment: [], violations: [] },
-    site_id: null,
-    crew_id: null,
-    work_order: null,
-  });
-}
+const finishedJob = (userId: string) => recordFinishedJob(app, userId, { job_type: 'genel_saha_girisi', required_groups: [], missing_groups: [], satisfied_equipment: [], violations: [] });
 
 /** The admin's view of entries matching `query`, once `count` of them have arrived from the bus. */
 async function entries(query: string, count: number): Promise<Entry[]> {

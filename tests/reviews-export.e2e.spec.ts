@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { unzipSync } from 'fflate';
-import { orgQuotaAccount, type Principal } from '@baret/platform';
+import { orgQuotaAccount } from '@baret/platform';
 import { PRESETS } from '@baret/quota';
 import { HAT, RESULT, VEST } from '../services/job/test/fixtures/reviewResult.js';
-import { eventually, startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, recordFinishedJob, startTestApp, type TestApp } from './helpers/app.js';
 
 let app: TestApp;
 let n = 0;
@@ -19,7 +19,6 @@ const person = (name: string, fullName?: string) => {
 };
 const req = (method: 'GET' | 'POST', url: string, token: string, payload?: unknown) =>
   app.request({ method, url, token, payload: payload as Record<string, unknown>, headers: { 'accept-language': 'en' } });
-const principal = async (userId: string): Promise<Principal> => ({ ...(await app.identity.auth.userById(userId))!, via: 'jwt' });
 
 /** Worker 1 without a hard hat, worker 2 without a vest (each a violation with a crop); worker 3 could not be told. */
 const RESULT2 = {
@@ -32,19 +31,7 @@ const RESULT2 = {
   ],
 };
 
-async function finishedJob(userId: string) {
-  const now = new Date();
-  return app.job.recordFinishedJobWithoutVideo(await principal(userId), {
-    queued_at: new Date(now.getTime() - 60_000),
-    finished_at: now,
-    job_type: 'genel_saha_girisi',
-    input_filename: 'direk.mp4',
-    result: RESULT2,
-    site_id: null,
-    crew_id: null,
-    work_order: null,
-  });
-}
+const finishedJob = (userId: string) => recordFinishedJob(app, userId, RESULT2);
 const jpeg = (width: number, height: number, r: number) => sharp({ create: { width, height, channels: 3, background: { r, g: 80, b: 80 } } }).jpeg().toBuffer();
 
 let team: { manager: Awaited<ReturnType<typeof person>>; alice: Awaited<ReturnType<typeof person>>; other: Awaited<ReturnType<typeof person>>; orgId: string };

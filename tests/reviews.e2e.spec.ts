@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPLIANCE, COMPLIANCE_DAYS, COMPLIANCE_PERIODS, rebuildCompliance } from '@baret/job';
-import { orgQuotaAccount, type Principal } from '@baret/platform';
+import { orgQuotaAccount } from '@baret/platform';
 import { PRESETS } from '@baret/quota';
 import { JOBS, jobsProjection } from '../services/job/src/readModels/jobs.js';
 import { HAT, RESULT, VEST } from '../services/job/test/fixtures/reviewResult.js';
-import { eventually, startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, recordFinishedJob, startTestApp, type TestApp } from './helpers/app.js';
 import { startReceiver, type TestReceiver } from './helpers/notify.js';
 
 
@@ -49,22 +49,9 @@ async function makeTeam() {
   return { manager, manager2, alice, other, org };
 }
 
-const principal = async (userId: string): Promise<Principal> => ({ ...(await app.identity.auth.userById(userId))!, via: 'jwt' });
 
 /** A done job recorded by `userId` with the unit test's result: worker 1 without a hard hat (one violation), worker 2 wearing both, worker 3 cannot tell. */
-async function finishedJob(userId: string) {
-  const now = new Date();
-  return app.job.recordFinishedJobWithoutVideo(await principal(userId), {
-    queued_at: new Date(now.getTime() - 60_000),
-    finished_at: now,
-    job_type: 'genel_saha_girisi',
-    input_filename: 'direk.mp4',
-    result: RESULT,
-    site_id: null,
-    crew_id: null,
-    work_order: null,
-  });
-}
+const finishedJob = (userId: string) => recordFinishedJob(app, userId, RESULT);
 
 const range = () => `from=${new Date(Date.now() - 86_400_000).toISOString()}&to=${new Date(Date.now() + 86_400_000).toISOString()}`;
 async function figures() {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, parseConfig, type Config } from '@baret/platform';
+import { createLogger, parseConfig, type Config, type Principal } from '@baret/platform';
 import { createStandalone, type Standalone, type StandaloneOptions } from '@baret/standalone';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 
@@ -109,4 +109,27 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A principal as the gateway hands it on, for calling a service's commands directly in a test. */
+export async function principalFor(app: TestApp, userId: string): Promise<Principal> {
+  return { ...(await app.identity.auth.userById(userId))!, via: 'jwt' };
+}
+
+/**
+ * A job of `userId` recorded as finished a minute ago with `result` (no video, no analysis), the way
+ * the tests of reviews and the audit log start from a done job.
+ */
+export async function recordFinishedJob(app: TestApp, userId: string, result: Record<string, unknown>): Promise<string> {
+  const now = new Date();
+  return app.job.recordFinishedJobWithoutVideo(await principalFor(app, userId), {
+    queued_at: new Date(now.getTime() - 60_000),
+    finished_at: now,
+    job_type: 'genel_saha_girisi',
+    input_filename: 'direk.mp4',
+    result,
+    site_id: null,
+    crew_id: null,
+    work_order: null,
+  });
 }
