@@ -1,10 +1,12 @@
-/** `npm run train -- --from-review DIR` (issue 53): an exported reviewed set read through the training's label pipeline. */
+/** `npm run train -- --from-review DIR` (issue 53): an exported reviewed set read through the training's label pipeline, and the fine-tune's optimiser. */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countBoxes } from '../scripts/train/fromReview.js';
 import { listReviewedPhotos } from '../scripts/train/data.js';
+import { meanLoss, tuneMlp } from '../scripts/train/review/tuneMlp.js';
+import { predictMlp, type MlpModel } from '../services/analysis/src/engine/ppeModel.js';
 
 let dir: string;
 const size = async () => ({ width: 200, height: 400 });
@@ -41,5 +43,42 @@ describe('a reviewed set for training', () => {
   it('refuses a folder whose classes are not the export’s', async () => {
     await writeFile(join(dir, 'classes.txt'), 'helmet\nhead\nperson\n');
     await expect(listReviewedPhotos(dir, size)).rejects.toThrow(/not a Baret reviewed set/);
+  });
+});
+
+describe('fine-tuning a shipped classifier on reviewed crops (tuneMlp)', () => {
+  // A shipped two-class model that reads one feature: class 0 when it is positive.
+  const shipped: MlpModel = { classes: ['a', 'b'], featureMean: [0, 0], featureStd: [1, 1], layers: [{ weights: [[2, 0], [-2, 0]], bias: [0, 0] }] };
+  const options = { epochs: 200, learningRate: 0.05, anchor: 0 };
+
+  it('moves the verdict of a reviewed crop the model had wrong toward the reviewer’s', () => {
+    const reviewed = { features: [1, 1], label: 1, weight: 1 };
+    expect(predictMlp(shipped, reviewed.features)[1]).toBeLessThan(0.1);
+    const { model, losses } = tuneMlp(shipped, [reviewed], options);
+    expect(predictMlp(model, reviewed.features)[1]).toBeGreaterThan(0.9);
+    expect(losses.at(-1)).toBeLessThan(losses[0]!);
+    expect(meanLoss(model, [reviewed])).toBeLessThan(meanLoss(shipped, [reviewed]));
+    // The standardisation and the classes stay as shipped.
+    expect(model.classes).toEqual(shipped.classes);
+    expect(model.featureMean).toEqual(shipped.featureMean);
+  });
+
+  it('keeps what replayed crops say, and a strong pull keeps the shipped weights', () => {
+    const reviewed = { features: [1, 1], label: 1, weight: 1 };
+    const replay = [
+      { features: [1, -1], label: 0, weight: 1 },
+      { features: [-1, -1], label: 1, weight: 1 },
+    ];
+    const { model } = tuneMlp(shipped, [reviewed, ...replay], options);
+    expect(predictMlp(model, reviewed.features)[1]).toBeGreaterThan(0.5);
+    expect(predictMlp(model, replay[0]!.features)[0]).toBeGreaterThan(0.5);
+    const pulled = tuneMlp(shipped, [reviewed], { ...options, anchor: 1000 }).model;
+    expect(predictMlp(pulled, reviewed.features)[1]).toBeLessThan(0.1);
+  });
+
+  it('refuses labels and features the model does not have', () => {
+    expect(() => tuneMlp(shipped, [{ features: [1, 1], label: 2, weight: 1 }], options)).toThrow(/label 2/);
+    expect(() => tuneMlp(shipped, [{ features: [1], label: 0, weight: 1 }], options)).toThrow(/1 features/);
+    expect(() => tuneMlp(shipped, [], options)).toThrow(/no samples/);
   });
 });

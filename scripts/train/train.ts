@@ -15,8 +15,10 @@
  *    heads/train_heads.py) and check tfjs against TensorFlow the same way;
  * 6. write the weights.
  *
- * `--from-review DIR` (issue 53, fromReview.ts): reads an organisation's exported reviewed set and
- * prints what it would fine-tune; it trains nothing yet (ADR 0033).
+ * `--from-review DIR [--out DIR] [--no-eval] [--no-videos]` (issue 53, fromReview.ts): fine-tunes the
+ * shipped head and torso classifiers on an organisation's exported reviewed set, on top of the
+ * shipped model, writes the result to tmp/ppe-train/from-review (never over the shipped model) and
+ * prints `npm run eval` before and after on the validation photos and the videos made of them (ADR 0033).
  *
  * `../shared/data/ppe-photos` (the validation set) is never read here.
  */
@@ -39,7 +41,8 @@ import { boxGeometry, trainHeadDetector, trainLiteHeadDetector } from './heads/h
 import { dumpLiteCrops, LITE_DIR, type LiteCropsMeta } from './lite/crops.js';
 import { rounded, trainLiteHead, type LiteHead } from './lite/head.js';
 import { dumpPatternCrops } from './lite/patterns.js';
-import { planFromReview } from './fromReview.js';
+import { FROM_REVIEW_OUT, trainFromReview } from './fromReview.js';
+import { compareRows, evalLine, evalSets } from './review/evalBeforeAfter.js';
 import { calibrate, type Calibration } from './samples.js';
 import { curve, headThresholds, pick, type Curve } from './thresholds.js';
 
@@ -393,19 +396,43 @@ async function headDetectorOnly(py: string, photos: TrainingPhoto[], started: nu
   console.log(JSON.stringify({ model: HEAD_DETECTOR_PATH, seconds: Math.round((performance.now() - started) / 1000), holdout: heads.file.metrics!.holdoutImageLevel, parity: heads.file.metrics!.parityMaxHeatmapDifference }, null, 2));
 }
 
+/**
+ * `npm run train -- --from-review DIR`: the fine-tune on a reviewed set (fromReview.ts), then
+ * `npm run eval` with the shipped and the tuned model on the sets nobody reviewed (unless `--no-eval`;
+ * `--no-videos` leaves out the made videos). Prints the before/after table and one JSON line.
+ */
+async function fineTuneFromReview(dir: string | undefined): Promise<void> {
+  if (!dir || dir.startsWith('--')) throw new Error('--from-review needs the folder of an unzipped reviewed set (GET /orgs/{id}/reviews/export)');
+  const outArg = process.argv.indexOf('--out');
+  const out = outArg >= 0 ? path.resolve(process.argv[outArg + 1] ?? '') : FROM_REVIEW_OUT;
+  const report = await trainFromReview(path.resolve(dir), out, sizeOf, log);
+  log(`\nthe tuned model: ${report.model} (${report.seconds} s; the shipped model is unchanged)\n`);
+  for (const kind of ['head', 'torso'] as const) {
+    const [b, a] = [report.before[kind], report.after[kind]];
+    log(`${kind}: shared hold-out accuracy ${String(b.holdout.accuracy)} → ${String(a.holdout.accuracy)} (${JSON.stringify(b.holdout.right)} → ${JSON.stringify(a.holdout.right)}); reviewed crops ${String(b.reviewed.accuracy)} → ${String(a.reviewed.accuracy)}\n`);
+  }
+  const evaluation: Record<string, { before: unknown; after: unknown }> = {};
+  if (!process.argv.includes('--no-eval')) {
+    const rows = ['| set | measure | before (shipped) | after (tuned) |', '|---|---|---|---|'];
+    for (const set of evalSets(!process.argv.includes('--no-videos'))) {
+      log(`npm run eval on ${set.name}, before and after…\n`);
+      const before = await evalLine(set, null, log);
+      const after = await evalLine(set, report.model, log);
+      evaluation[set.name] = { before, after };
+      rows.push(...compareRows(set.name, before, after));
+    }
+    log(`\n${rows.join('\n')}\n`);
+  }
+  console.log(JSON.stringify({ fromReview: report, eval: evaluation }));
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const cv = process.argv.includes('--cv');
   log(`training data: ${TRAINING_DIR}\n`);
   if (process.argv.includes('--export-onnx')) return exportOnnx();
   const fromReview = process.argv.indexOf('--from-review');
-  if (fromReview >= 0) {
-    // Issue 53: the skeleton of fine-tuning on an organisation's reviewed set — it only says what it would do (ADR 0033).
-    const dir = process.argv[fromReview + 1];
-    if (!dir || dir.startsWith('--')) throw new Error('--from-review needs the folder of an unzipped reviewed set (GET /orgs/{id}/reviews/export)');
-    console.log(JSON.stringify({ ...(await planFromReview(dir, sizeOf)), trained: false }, null, 2));
-    return;
-  }
+  if (fromReview >= 0) return fineTuneFromReview(process.argv[fromReview + 1]);
   let photos = await listTrainingPhotos(sizeOf);
   if (process.argv.includes('--head-detector-only')) return headDetectorOnly(await python(), photos, started);
   const lite = await dumpLiteCrops(photos, SEED, log);
