@@ -116,6 +116,20 @@ describe('the result as it counts once reviewed', () => {
     expect(r.workers[1]!.items[HAT]).toMatchObject({ verdict: 'worn', reviewed_verdict: 'worn', review: null });
     expect((r.names as { en: { missing_groups_name: string[] } }).en.missing_groups_name).toEqual([]);
     expect(countedViolations(RESULT, [data(dismissHat)])).toEqual([]);
+    // The hard hat cleared by the review is seen worn now (worker 2 wore one), as the required list says.
+    expect(r.satisfied_equipment).toEqual(['pic23', 'pic1']);
+    const names = r.names as Record<'en' | 'tr', { satisfied_equipment_name: string[] }>;
+    expect(names.en.satisfied_equipment_name).toEqual(['Vest', 'Hard hat']);
+    expect(names.tr.satisfied_equipment_name).toEqual(['Yelek', 'Baret']);
+  });
+
+  it('lists a group cleared by review as seen worn only when a worker wore it, by the model’s word or the reviewer’s', () => {
+    const nobodyWore = { ...RESULT, workers: RESULT.workers.map((w) => (w.worker === 2 ? { ...w, items: { ...w.items, [HAT]: { ...w.items[HAT]!, verdict: 'cannot_tell' } } } : w)) };
+    const notAWorker = reviewed({ worker: 1, group: HAT, model_verdict: 'missing', verdict: 'not_a_worker', violation_count: 0, previous_violation_count: 1 });
+    const r = reviewedResult(nobodyWore, [data(notAWorker)]) as Record<string, unknown>;
+    expect(r.missing_groups).toEqual([]);
+    expect(r.satisfied_equipment).toEqual(['pic23']);
+    expect((reviewedResult(nobodyWore, [data(dismissHat)]) as Record<string, unknown>).satisfied_equipment).toEqual(['pic23', 'pic1']);
   });
 
   it('appends a violation added by review (no crop: the model’s keep their index), and its group becomes missing, not satisfied', () => {

@@ -43,6 +43,23 @@ function groupName(result: Result, key: string, lang: Lang): string {
   return (violation >= 0 ? names?.violation_group_names?.[violation] : undefined) ?? key;
 }
 
+/**
+ * Required groups the reviews cleared: the model called them missing (so it listed none of their
+ * equipment as seen), no violation of them counts any more, and a worker was seen wearing them (by the
+ * model, or by a reviewer's "worn"). They join the equipment seen worn, as their first code, the way
+ * the analyzer names a satisfied group (result.ts), so "seen worn" agrees with "required: present".
+ */
+function clearedGroups(required: string[][], missingKeys: ReadonlySet<string>, satisfied: readonly string[], findings: readonly ModelFinding[], verdictOf: (f: ModelFinding) => string | null): string[][] {
+  return required.filter(
+    (g) => g.length > 0 && !missingKeys.has(groupKeyOf(g)) && !g.some((c) => satisfied.includes(c)) && findings.some((f) => f.group === groupKeyOf(g) && verdictOf(f) === 'worn'),
+  );
+}
+
+/** The title of a group's first code: its name up to the analyzer's separator (" / ", catalog.ts groupName). */
+function firstTitle(result: Result, group: string[], lang: Lang): string {
+  return groupName(result, groupKeyOf(group), lang).split(' / ')[0]!;
+}
+
 /** The violation a reviewer added: the worker's track, no evidence frame (the web shows the worker's own frames). */
 function addedViolation(result: Result, r: FindingReviewedData) {
   const w = workerOf(result, r.worker);
@@ -97,6 +114,7 @@ export function reviewedResult<R extends Record<string, unknown>>(stored: R, rev
   const missingKeys = new Set(missing.map(groupKeyOf));
   const satisfied = Array.isArray(result.satisfied_equipment) ? (result.satisfied_equipment as string[]) : [];
   const keepSatisfied = satisfied.map((code) => !required.some((g) => g.includes(code) && missingKeys.has(groupKeyOf(g))));
+  const cleared = clearedGroups(required, missingKeys, satisfied, Object.values(findings), verdictOf);
   const names = Object.fromEntries(
     LANGS.flatMap((lang) => {
       const n = result.names?.[lang];
@@ -107,7 +125,7 @@ export function reviewedResult<R extends Record<string, unknown>>(stored: R, rev
           {
             ...n,
             missing_groups_name: missing.map((g) => groupName(result, groupKeyOf(g), lang)),
-            satisfied_equipment_name: (n.satisfied_equipment_name ?? []).filter((_x, i) => keepSatisfied[i] !== false),
+            satisfied_equipment_name: [...(n.satisfied_equipment_name ?? []).filter((_x, i) => keepSatisfied[i] !== false), ...cleared.map((g) => firstTitle(result, g, lang))],
             violation_group_names: violations.map((v, i) => n.violation_group_names?.[i] ?? groupName(result, groupKeyOf(v.group ?? []), lang)),
             violation_reasons: violations.map((_v, i) => n.violation_reasons?.[i] ?? null),
           },
@@ -131,7 +149,7 @@ export function reviewedResult<R extends Record<string, unknown>>(stored: R, rev
     ...stored,
     ...(typeof result.workers_seen === 'number' ? { workers_seen: Math.max(0, result.workers_seen - notWorkers(result, reviews)) } : {}),
     missing_groups: missing,
-    satisfied_equipment: satisfied.filter((_c, i) => keepSatisfied[i]),
+    satisfied_equipment: [...satisfied.filter((_c, i) => keepSatisfied[i]), ...cleared.map((g) => g[0]!)],
     violations,
     ...(workers ? { workers } : {}),
     missing_evidence: missing.map((g) => {
