@@ -102,6 +102,24 @@ describe('the review screen', () => {
     ]);
   });
 
+  it('tells a keyboard its keys, and a phone (a touch screen) only its buttons', async () => {
+    serve(doneJob({ job_id: 'job-9', may_review: true, result: result() }));
+    const desk = renderApp('/dashboard/jobs/job-9', { user: user() });
+    await screen.findByRole('list', { name: 'İncelenecek bulgular' });
+    expect(screen.getByText(/^Tuşlar: j \/ k/)).toBeInTheDocument();
+    desk.unmount();
+    const matchMedia = window.matchMedia;
+    window.matchMedia = ((query: string) => ({ ...matchMedia(query), matches: query.includes('pointer: coarse') })) as typeof window.matchMedia;
+    try {
+      renderApp('/dashboard/jobs/job-9', { user: user() });
+      const list = await screen.findByRole('list', { name: 'İncelenecek bulgular' });
+      expect(screen.queryByText(/^Tuşlar:/)).toBeNull();
+      expect(within(within(list).getAllByRole('article')[3]!).getByRole('button', { name: 'Baret yok' })).toBeInTheDocument();
+    } finally {
+      window.matchMedia = matchMedia;
+    }
+  });
+
   it('opens the whole frame of a violation with f (fetched when opened), and keys in the dialog review nothing', async () => {
     const { posted } = serve(doneJob({ job_id: 'job-9', may_review: true, result: result() }));
     const frames: string[] = [];

@@ -4,6 +4,7 @@ import { useLocation } from 'react-router-dom';
 
 import { FindingCard } from '@/features/review/components/finding-card';
 import { reviewFindings, workerGroups } from '@/features/review/model/findings';
+import { useTouchScreen } from '@/hooks/use-media-query';
 import type { JobDetail } from '@/types/api';
 
 const NEXT = new Set(['j', 'ArrowDown']);
@@ -20,6 +21,8 @@ export function ReviewBoard({ job }: { job: JobDetail }) {
   const findings = useMemo(() => (job.status === 'done' && job.result ? reviewFindings(job.result) : []), [job.status, job.result]);
   const cards = useRef<(HTMLElement | null)[]>([]);
   const actionable = job.may_review === true;
+  // The keys are a keyboard's: a phone shows the buttons alone (issue 54's one question, useTouchScreen).
+  const touch = useTouchScreen();
   const { hash } = useLocation();
   const arrived = useRef(false);
   // Opened from a notice (`#review`): the first finding not yet reviewed has the focus, ready for the keys.
@@ -49,7 +52,7 @@ export function ReviewBoard({ job }: { job: JobDetail }) {
         {t(actionable ? 'review.title' : 'review.titleReadOnly')}
       </h2>
       <p className="muted small">{t(actionable ? 'review.hint' : 'review.hintReadOnly')}</p>
-      {actionable ? (
+      {actionable && !touch ? (
         <p className="small review-keys" id="review-keys">
           {t('review.keys')}
         </p>
