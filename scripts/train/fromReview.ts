@@ -18,11 +18,11 @@
  */
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HEAD_DETECTOR_PATH } from '../../services/analysis/src/engine/headDetector.js';
 import { liteEmbedCrops } from '../../services/analysis/src/engine/liteBackbone.js';
 import { backboneWeightsPath, embedCrops, type CropKind } from '../../services/analysis/src/engine/ppeEmbedding.js';
 import { HEAD_EMBEDDING_ID, liteBackboneFile, MODEL_PATH, predictMlp, type MlpModel, type PpeModelFile } from '../../services/analysis/src/engine/ppeModel.js';
 import { CACHE_DIR, listReviewedPhotos, listTrainingPhotos, type TrainingPhoto } from './data.js';
+import { copyCommittedHeadDetector } from './heads/heads.js';
 import { rounded } from './lite/head.js';
 import { tuneMlp, type Sample } from './review/tuneMlp.js';
 import { loadRaw, planCrops, rng, type Calibration } from './samples.js';
@@ -107,11 +107,10 @@ export interface FromReviewReport {
 
 /** Copies what the run time reads beside a model file (backbones, Lite2, head detector) next to `out`. */
 async function copyCompanions(shipped: PpeModelFile, outDir: string): Promise<void> {
-  const files = [backboneWeightsPath('torso'), liteBackboneFile(shipped).file, HEAD_DETECTOR_PATH];
+  const files = [backboneWeightsPath('torso'), liteBackboneFile(shipped).file];
   if (shipped.backbones.head) files.push(backboneWeightsPath('head'));
-  const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { weights?: { file?: string } };
-  if (detector.weights?.file) files.push(path.join(path.dirname(HEAD_DETECTOR_PATH), detector.weights.file));
   for (const f of files) await copyFile(f, path.join(outDir, path.basename(f)));
+  await copyCommittedHeadDetector(outDir);
 }
 
 /** Fewer shared photos, for a quick run (tests): every n-th of the replay and of the hold-out fold. */
@@ -171,7 +170,7 @@ export async function trainFromReview(dir: string, outDir: string, sizeOf: SizeO
     settings: FROM_REVIEW,
     seconds: Math.round((performance.now() - started) / 1000),
   };
-  tunedModel.metrics = { ...shipped.metrics, fromReview: { ...report, before: undefined, after: undefined, holdout: { before, after } } };
+  tunedModel.metrics = { ...shipped.metrics, fromReview: report };
   await copyCompanions(shipped, outDir);
   await writeFile(report.model, JSON.stringify(tunedModel) + '\n');
   return report;

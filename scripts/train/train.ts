@@ -37,12 +37,12 @@ import { addConfusion, emptyConfusion, formatConfusion, type HeadConfusion } fro
 import { CACHE_DIR, CV_FOLDS, CV_SUBSET, listTrainingPhotos, readJsonCache, SUBSETS, TRAINING_DIR, type TrainingPhoto } from './data.js';
 import { detectAll, photoKey, sizeOf, type Detections } from './detect.js';
 import { bytesPerCrop, dumpCrops, type CropRow, type CropsMeta } from './finetune/dump-crops.js';
-import { boxGeometry, trainHeadDetector, trainLiteHeadDetector } from './heads/heads.js';
+import { boxGeometry, copyCommittedHeadDetector, trainHeadDetector, trainLiteHeadDetector } from './heads/heads.js';
 import { dumpLiteCrops, LITE_DIR, type LiteCropsMeta } from './lite/crops.js';
 import { rounded, trainLiteHead, type LiteHead } from './lite/head.js';
 import { dumpPatternCrops } from './lite/patterns.js';
 import { FROM_REVIEW_OUT, trainFromReview } from './fromReview.js';
-import { compareRows, evalLine, evalSets } from './review/evalBeforeAfter.js';
+import { compareRows, evalJson, evalLine, evalSets } from './review/evalBeforeAfter.js';
 import { calibrate, type Calibration } from './samples.js';
 import { curve, headThresholds, pick, type Curve } from './thresholds.js';
 
@@ -181,17 +181,6 @@ function counts(kind: CropKind, rows: CropRow[]): Record<string, number> {
   };
 }
 
-/** Runs a command and resolves with what it printed on stdout (stderr shown); rejects when it fails. */
-function output(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} failed (exit ${String(code)})`))));
-  });
-}
-
 /** What `npm run eval` prints (its JSON line), the parts the cross-validation adds up. */
 interface EvalLine {
   measures: Record<string, { tp: number; fp: number; fn: number }>;
@@ -266,11 +255,8 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
     await copyFile(backboneWeightsPath('torso'), path.join(dir, 'ppe-backbone-torso.bin'));
     // The head detector, found beside the model file: one trained without this fold's photos, or the committed one.
     const detectorStarted = performance.now();
-    if (committedDetector) {
-      const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { weights: { file: string } };
-      await copyFile(HEAD_DETECTOR_PATH, path.join(dir, path.basename(HEAD_DETECTOR_PATH)));
-      await copyFile(path.join(path.dirname(HEAD_DETECTOR_PATH), detector.weights.file), path.join(dir, detector.weights.file));
-    } else {
+    if (committedDetector) await copyCommittedHeadDetector(dir);
+    else {
       const heads = liteDetector
         ? await trainLiteHeadDetector(exportPython('--cv-lite-detector'), run, photos, await committedCrop(), log, k)
         : await trainHeadDetector(py, run, photos, await committedCrop(), log, k);
@@ -286,8 +272,8 @@ async function crossValidate(py: string, photos: TrainingPhoto[], meta: LiteCrop
         await symlink(path.join(path.dirname(path.dirname(p.imagePath)), 'labels', label), path.join(dir, 'labels', label)).catch(() => undefined);
       }),
     );
-    const evalArgs = ['--import', 'tsx', path.join(HERE, '..', 'eval.ts'), '--images', path.join(dir, 'images'), '--labels', path.join(dir, 'labels'), '--helmet', String(cls.helmet), '--bare-head', `${cls.bare},${cls.other}`, '--other-headgear', String(cls.other)];
-    const line = JSON.parse((await output(process.execPath, evalArgs, { ...process.env, BARET_PPE_MODEL: path.join(dir, 'ppe-classifier.json') })).trim().split('\n').pop()!) as EvalLine;
+    const evalArgs = ['--images', path.join(dir, 'images'), '--labels', path.join(dir, 'labels'), '--helmet', String(cls.helmet), '--bare-head', `${cls.bare},${cls.other}`, '--other-headgear', String(cls.other)];
+    const line = await evalJson<EvalLine>(evalArgs, path.join(dir, 'ppe-classifier.json'), true);
     add(sums.measures, line.measures);
     add(sums.workers, line.workers);
     if (line.heads) addConfusion(sums.heads!, line.heads);

@@ -8,13 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   HEAD_DETECTOR_FEATURES,
   HEAD_DETECTOR_LITE2_VERSION,
   HEAD_DETECTOR_INPUT,
+  HEAD_DETECTOR_PATH,
   HEAD_DETECTOR_STRIDE,
   HEAD_DETECTOR_VERSION,
   headDetectorInput,
@@ -257,4 +258,11 @@ export async function trainLiteHeadDetector(
     metrics: { seed: SEED, epochs: HEAD_EPOCHS, photos: meta.photos.length, ...trained.report },
   };
   return { file, weights };
+}
+
+/** Copies the committed head detector (its model file and weights) into `dir`, where the analyzer finds it beside a model file there (`BARET_PPE_MODEL`). */
+export async function copyCommittedHeadDetector(dir: string): Promise<void> {
+  const detector = JSON.parse(await readFile(HEAD_DETECTOR_PATH, 'utf8')) as { weights: { file: string } };
+  await copyFile(HEAD_DETECTOR_PATH, path.join(dir, path.basename(HEAD_DETECTOR_PATH)));
+  await copyFile(path.join(path.dirname(HEAD_DETECTOR_PATH), detector.weights.file), path.join(dir, detector.weights.file));
 }

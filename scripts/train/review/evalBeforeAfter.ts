@@ -33,24 +33,34 @@ export function evalSets(videos: boolean): EvalSet[] {
   return sets;
 }
 
-/** The JSON line `npm run eval` prints, run with `modelFile` (or the shipped model). */
-export function evalLine(set: EvalSet, modelFile: string | null, log: (s: string) => void): Promise<Record<string, unknown>> {
+/**
+ * `npm run eval -- ARGS` in a child process with `modelFile` (`BARET_PPE_MODEL`; null: the shipped
+ * model): the JSON line it ends with. `progress`: its stderr (progress bar, tables) shown as it
+ * runs; otherwise kept for the error when it fails.
+ */
+export function evalJson<T = Record<string, unknown>>(args: readonly string[], modelFile: string | null, progress = false): Promise<T> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     if (modelFile) env.BARET_PPE_MODEL = modelFile;
     else delete env.BARET_PPE_MODEL;
-    const child = spawn(process.execPath, ['--import', 'tsx', EVAL, ...set.args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(process.execPath, ['--import', 'tsx', EVAL, ...args], { stdio: ['ignore', 'pipe', progress ? 'inherit' : 'pipe'], env });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`npm run eval -- ${set.args.join(' ')} failed (exit ${String(code)}): ${err.slice(-2000)}`));
-      log(`  ${set.name}, ${modelFile ? 'tuned' : 'shipped'}: done\n`);
-      resolve(JSON.parse(out.trim().split('\n').pop()!) as Record<string, unknown>);
+      if (code !== 0) return reject(new Error(`npm run eval -- ${args.join(' ')} failed (exit ${String(code)})${err ? `: ${err.slice(-2000)}` : ''}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as T);
     });
   });
+}
+
+/** One set judged with `modelFile` (or the shipped model), quietly: its JSON line. */
+export async function evalLine(set: EvalSet, modelFile: string | null, log: (s: string) => void): Promise<Record<string, unknown>> {
+  const line = await evalJson(set.args, modelFile);
+  log(`  ${set.name}, ${modelFile ? 'tuned' : 'shipped'}: done\n`);
+  return line;
 }
 
 type Figure = { precision?: number | null; recall?: number | null; tp: number; fp: number; fn: number };
