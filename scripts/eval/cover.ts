@@ -60,6 +60,8 @@ export interface CoverFigures {
   crops: number;
   /** Crops whose patches cover more than 10 % of their worker's own labelled hard hat above the brim (a hat whose centre lies in the worker's box). */
   cropsOverHat: number;
+  /** Of those, the crops whose patches cover more than a third of it: a hat a reviewer can no longer see (issue 53). */
+  cropsHidingHat: number;
   /** Crops whose patches cover more than 10 % of their worker's own labelled vest or torso box outside its head and chin. */
   cropsOverTorso: number;
   /** Faces BlazeFace finds at its default score on a covered crop where it found one on the same crop of the photo, on a labelled head. */
@@ -89,21 +91,44 @@ export const ownHeadAndChin = ([x, y, w, h]: Box): Box => [x, y, w, h * (1 + 1 /
  */
 export const hatAboveBrim = ([x, y, w, h]: Box): Box => [x, y, w, 0.3 * h];
 
+/**
+ * The labelled hard hat a worker's crop judges (issue 53: a patch never hides the item judged): the
+ * one on the head the judge placed on that worker (`head`: a labelled hard-hat head holding its
+ * centre, or whose centre it holds; the nearest of several). A worker the judge gave no head is
+ * judged on the hard hat nearest the top middle of their box, among those whose centre lies in it.
+ * In a crowd a worker's box holds their neighbours' heads too: those are not the item judged.
+ */
+export function ownHat(person: Box, head: Box | undefined, hats: readonly Box[]): Box | undefined {
+  const mid = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
+  const nearest = (to: [number, number], among: readonly Box[]) =>
+    [...among].sort((a, b) => Math.hypot(mid(a)[0] - to[0], mid(a)[1] - to[1]) - Math.hypot(mid(b)[0] - to[0], mid(b)[1] - to[1]))[0];
+  if (head) return nearest(mid(head), hats.filter((h) => centreIn(head, [h]) || centreIn(h, [head])));
+  return nearest([person[0] + person[2] / 2, person[1]], hats.filter((h) => centreIn(h, [person])));
+}
+
 /** How faces are covered: only the faces of the people found (what a job does, FaceBlurOptions.people), or every face found (before issue 39). */
 export type CoverRule = 'every face' | 'people';
 
 /** A job's cover of one frame: judged first, then faces covered on the judge's workers (`people`, answered too), or, `every face`, all faces found. */
-export async function coverAsJob(jpeg: Buffer, rule: CoverRule = 'people'): Promise<FaceBlurResult & { people?: People }> {
+export async function coverAsJob(jpeg: Buffer, rule: CoverRule = 'people'): Promise<FaceBlurResult & { people?: People; workers?: Array<{ box: Box; head?: Box }> }> {
   if (rule === 'every face') return blurFaces(jpeg, { quality: 90 });
   const { data, info } = await sharp(jpeg).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const frame: RawImage = { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
   // The judge's search of the frame gives the cover its whole-image faces, as in a job (pipeline.ts cover).
   const { persons, faces } = await judgeFrameRaw(frame);
   const people = { persons: persons.map((p) => p.box), heads: persons.flatMap((p) => (p.head ? [p.head] : [])) };
-  return { ...(await blurFaces(jpeg, { quality: 90, people, faces })), people };
+  const workers = persons.map((p) => ({ box: p.box, ...(p.head ? { head: p.head } : {}) }));
+  return { ...(await blurFaces(jpeg, { quality: 90, people, faces })), people, workers };
 }
 
-export async function measureCover(photos: ReadonlyArray<{ image: string; labelText: string }>, classes: ClassIds, rule: CoverRule = 'people', onProgress?: (done: number, total: number) => void): Promise<CoverFigures> {
+export async function measureCover(
+  photos: ReadonlyArray<{ image: string; labelText: string }>,
+  classes: ClassIds,
+  rule: CoverRule = 'people',
+  onProgress?: (done: number, total: number) => void,
+  /** Each crop whose patches cover more than 10 % of its worker's hard hat above the brim (to look at). */
+  onOverHat?: (c: { photo: string; crop: Buffer; share: number; hatWidth: number }) => void,
+): Promise<CoverFigures> {
   const headClasses = new Set([classes.helmet, ...(classes.bareHead ?? []), classes.otherHeadgear].filter((c): c is number => c !== undefined));
   const torsoClasses = new Set([classes.vest, classes.noVest].filter((c): c is number => c !== undefined));
   const f: CoverFigures = {
@@ -123,6 +148,7 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
     remainingOnHeadsShowing: 0,
     crops: 0,
     cropsOverHat: 0,
+    cropsHidingHat: 0,
     cropsOverTorso: 0,
     cropFacesLeft: 0,
   };
@@ -134,7 +160,8 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
     const torsos = labels.filter((l) => torsoClasses.has(l.cls)).map((l) => l.box);
     f.photos++;
     const labelledHeads = labels.filter((l) => headClasses.has(l.cls)).map((l) => l.box);
-    const hats = labels.filter((l) => l.cls === classes.helmet).map((l) => hatAboveBrim(l.box));
+    const hatHeads = labels.filter((l) => l.cls === classes.helmet).map((l) => l.box);
+    const hats = hatHeads.map(hatAboveBrim);
     const own = torsos.map((t) => ownHead(t, labelledHeads));
     f.heads += labelledHeads.length;
     f.torsos += torsos.length;
@@ -164,7 +191,7 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
     f.remainingOnHeads += onHeads.length;
     f.remainingOnHeadsShowing += onHeads.filter((x) => coveredIn(covered.filled, x.box) < 0.5 * coveredIn([x.box], x.box)).length;
     // Each worker's crop, covered as a violation's is: their own hard hat and torso (centre in their box).
-    for (const person of covered.people?.persons ?? []) {
+    for (const { box: person, head } of covered.workers ?? []) {
       const box = { x: person[0] / width, y: person[1] / height, w: person[2] / width, h: person[3] / height };
       const crop = await coverWorkerCrop((image, opts) => blurFaces(image, opts), covered, box, covered.regions.map((r) => r.box), covered.people);
       const { left: cx, top: cy, scale } = crop.cut;
@@ -172,7 +199,13 @@ export async function measureCover(photos: ReadonlyArray<{ image: string; labelT
       const shareOf = (b: Box, except: Box[] = []) => coveredIn(crop.filled, inCrop(b), except.map(inCrop)) / Math.max(1, coveredIn([inCrop(b)], inCrop(b)));
       const mine = (b: Box) => centreIn(b, [person]);
       f.crops++;
-      if (hats.some((h) => mine(h) && shareOf(h) > 0.1)) f.cropsOverHat++;
+      const hat = ownHat(person, head, hatHeads);
+      const hatShare = hat ? shareOf(hatAboveBrim(hat)) : 0;
+      if (hatShare > 0.1) {
+        f.cropsOverHat++;
+        if (hatShare > 1 / 3) f.cropsHidingHat++;
+        onOverHat?.({ photo: photo.image, crop: crop.jpeg, share: hatShare, hatWidth: hat![2] });
+      }
       if (torsos.some((t, k) => mine(t) && shareOf(t, own[k] ? [ownHeadAndChin(own[k])] : []) > 0.1)) f.cropsOverTorso++;
       const plain = (await detectFaces((await cropWorker(jpeg, box)).jpeg)).faces.map((x) => x.box);
       f.cropFacesLeft += (await detectFaces(crop.jpeg)).faces.filter((x) => sameFace(x.box, plain) && sameFace(x.box, heads.map(inCrop))).length;
@@ -195,7 +228,7 @@ export function formatCover(f: CoverFigures, rule: CoverRule = 'people'): string
     `faces still found at BlazeFace's default score where the photo had one: ${f.remaining}, of them on a labelled head (a worker's face): ${f.remainingOnHeads}, ` +
     `of them with less than half of the face's box covered: ${f.remainingOnHeadsShowing}` +
     (f.crops > 0
-      ? `; each of the ${f.crops} workers found cut out as a violation's crop: ${f.cropsOverHat} crops cover more than 10 % of the worker's own hard hat above the brim, ` +
+      ? `; each of the ${f.crops} workers found cut out as a violation's crop: ${f.cropsOverHat} crops cover more than 10 % of the worker's own hard hat above the brim (the hat on the head the judge placed on them, issue 53), ${f.cropsHidingHat} more than a third of it, ` +
         `${f.cropsOverTorso} more than 10 % of their own vest or torso outside their head and chin (target none: ${f.cropsOverHat + f.cropsOverTorso === 0 ? 'met' : 'NOT met'}); ` +
         `faces still found on the crops where the photo's crop had one, on a labelled head: ${f.cropFacesLeft}`
       : '') +

@@ -17,9 +17,11 @@ import {
   faceRegion,
   faceTiles,
   faceZones,
+  hatZone,
   headFaceRegion,
   headOf,
   sameFace,
+  spareHats,
   torsoZones,
   zoneTiles,
 } from './faceBlur.js';
@@ -300,6 +302,25 @@ describe('patches on the face, not on the evidence (issue 51)', () => {
     // The torso: the person box below the chin of the head judged on it; none with no head judged.
     torsoZones({ persons: [[80, 90, 100, 300]], heads: [head] })[0]!.forEach((v, i) => expect(v).toBeCloseTo([80, chin, 100, 390 - chin][i]!));
     expect(torsoZones({ persons: [[80, 90, 100, 300]], heads: [] })).toEqual([]);
+  });
+
+  it('keeps a patch off the hard hats of the judged heads, except a face BlazeFace is sure of (issue 53)', () => {
+    // A worker's head, and a neighbour's beside it.
+    const head: Box = [100, 100, 40, 50];
+    const neighbour: Box = [200, 100, 40, 50];
+    const hat = hatZone(head);
+    // A "face" too wide for any head, found over the worker's hat and the face below it (issue 53: it hid the hat).
+    const wide: Box = [70, 95, 90, 80];
+    const cut = spareHats(wide, [head, neighbour]);
+    expect(coveredIn([cut], hat)).toBe(0);
+    // What it keeps is the larger part beside the hat: below it, the face, whole.
+    const below: Box = [70, hat[1] + hat[3], 90, 95 + 80 - (hat[1] + hat[3])];
+    expect(coveredIn([cut], below)).toBe(coveredIn([below], below));
+    // A face BlazeFace is sure of in front of the hat stays covered whole: privacy first.
+    const sure: Box = [95, 105, 40, 40];
+    expect(coveredIn([spareHats(sure, [head], sure)], sure)).toBe(coveredIn([sure], sure));
+    // A patch away from every hat is as it was.
+    expect(spareHats([300, 300, 20, 20], [head, neighbour])).toEqual([300, 300, 20, 20]);
   });
 
   it("covers a crouching worker seen from behind and his neighbour under their hard hats, never the hats, never the worker's back", async () => {
