@@ -27,7 +27,7 @@ import { equipmentOptions, findTask, taskOptions } from './catalog/index.js';
 import { buildComposites } from './engine/composites.js';
 import type { FaceBlurFn, FaceBlurResult, People } from './engine/faceBlur.js';
 import type { OfflineCompositeAnalysis } from './engine/offlineAnalyzer.js';
-import { readFramesAt, samplePersonFocus, sampleUniform, type DetectFn, type FrameMeta } from './engine/frames.js';
+import { outputSize, readFramesAt, samplePersonFocus, sampleUniform, type DetectFn, type FrameMeta } from './engine/frames.js';
 import { estimateCost, type ModelPricing } from './engine/pricing.js';
 import { probeVideo } from './engine/probe.js';
 import type { Composite, CompositeAnalysis, RelBox, SampledFrame, TokenUsage, VideoInfo, VisionAnalyzer } from './engine/types.js';
@@ -157,6 +157,28 @@ export async function sample(ctx: StepContext): Promise<Sampled> {
 export function framePixels(ctx: StepContext, sampled: Sampled): () => Promise<SampledFrame[]> {
   let pixels: Promise<SampledFrame[]> | undefined = sampled.pixels && Promise.resolve(sampled.pixels);
   return () => (pixels ??= ctx.video().then((path) => readFramesAt(path, sampled.info, sampled.frames, { signal: ctx.signal })));
+}
+
+/**
+ * The frames of `indices` read again from the video at its own size (issue 53: a violation's crop
+ * at the frame's full resolution, not the sampler's {@link MAX_FRAME_SIDE} pixels), by frame index.
+ * None when the sampler already decoded the video at its own size; a frame that cannot be read
+ * again is left out (its crop is cut from the sampled frame, as before).
+ */
+export function fullSizeFrames(ctx: StepContext, sampled: Sampled): (indices: readonly number[]) => Promise<Map<number, SampledFrame>> {
+  return async (indices) => {
+    const wanted = sampled.frames.filter((f) => indices.includes(f.index));
+    const { width, height } = outputSize(sampled.info);
+    if (wanted.length === 0 || (width >= sampled.info.width && height >= sampled.info.height)) return new Map();
+    try {
+      const frames = await readFramesAt(await ctx.video(), sampled.info, wanted, { maxSide: Math.max(sampled.info.width, sampled.info.height), signal: ctx.signal });
+      return new Map(frames.map((f) => [f.index, f]));
+    } catch (err) {
+      ctx.signal.throwIfAborted();
+      ctx.log.warn({ err }, 'the frames of the violations could not be read again at the video size; their crops are cut from the sampled frames');
+      return new Map();
+    }
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,7 +471,13 @@ export interface Stored {
  * frames, searched once more) and the crop of each violation's worker (searched for faces once
  * more: enlarged, a face too small to find in the frame may show). Journal: `stored`.
  */
-export async function storeEvidence(ctx: StepContext, covered: Covered, judged: Judged, plain: () => Promise<SampledFrame[]>): Promise<Stored> {
+export async function storeEvidence(
+  ctx: StepContext,
+  covered: Covered,
+  judged: Judged,
+  plain: () => Promise<SampledFrame[]>,
+  fullSize: (indices: readonly number[]) => Promise<Map<number, SampledFrame>> = async () => new Map(),
+): Promise<Stored> {
   const done = ctx.journal.doc.stored;
   if (done) return done;
   const { objects } = ctx;
@@ -480,6 +508,8 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
     for (const c of await buildComposites(plainFrames, options)) await objects.put(unblurredKey(jobId, compositeKey(jobId, c.index)), c.jpeg, { contentType: 'image/jpeg' });
   }
   const violations = judged.findings.violations;
+  // The violations' frames at the video's own size: their crops are cut from those (issue 53).
+  const large = await fullSize([...new Set(violations.map((v) => v.frame_index))]);
   // One worker in one frame missing two items is two violations with the same crop: it is made
   // (cut, searched, covered) once and stored under each violation's key.
   const crops = new Map<string, Promise<{ covered: Buffer; original?: Buffer } | undefined>>();
@@ -494,9 +524,15 @@ export async function storeEvidence(ctx: StepContext, covered: Covered, judged: 
     const frame = covered.frames.find((f) => f.index === v.frame_index);
     if (!frame) return undefined;
     const here = judged.people.get(frame.index);
-    const crop = await coverWorkerCrop(ctx.blurFaces, frame, v.box, covered.patches.get(frame.index) ?? [], here && peopleIn(here, frame.width, frame.height));
-    const original = plainFrames.find((f) => f.index === v.frame_index);
-    return { covered: crop.jpeg, original: original && (await cropWorker(original.jpeg, v.box)).jpeg };
+    // At the video's own size, the frame's patches scaled to it go along: what covered a face in the
+    // sampled frame covers it there, and the crop is searched again as before.
+    const full = large.get(frame.index);
+    const source = full ?? frame;
+    const k = source.width / frame.width;
+    const patches = (covered.patches.get(frame.index) ?? []).map((p) => p.map((c) => c * k) as PixelBox);
+    const crop = await coverWorkerCrop(ctx.blurFaces, source, v.box, patches, here && peopleIn(here, source.width, source.height));
+    const original = full ?? plainFrames.find((f) => f.index === v.frame_index);
+    return { covered: crop.jpeg, original: ctx.keepUnblurred && original ? (await cropWorker(original.jpeg, v.box)).jpeg : undefined };
   };
   // The crops alongside the composites: the detector pool keeps both threads busy. Beside each crop,
   // the whole frame with the worker boxed (issue 53: a reviewer judges the worker in their scene).
@@ -636,7 +672,7 @@ export async function runPipeline(ctx: StepContext): Promise<void> {
     covered = await cover(ctx, sampled, plain, judged.people);
   }
   await at('store');
-  await storeEvidence(ctx, covered, judged, plain);
+  await storeEvidence(ctx, covered, judged, plain, fullSizeFrames(ctx, sampled));
   await at('report');
   await report(ctx, judged);
 }

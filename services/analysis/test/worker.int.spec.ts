@@ -1,10 +1,14 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { create, fromBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobProgressSchema, JobQueuedSchema } from '@baret/proto';
 import { createEmbeddedInfrastructure, createLogger, PROGRESS_TOPIC, type Infrastructure } from '@baret/platform';
+import { FACE_DEFAULT_MIN_SCORE, detectFaces } from '../src/engine/detector.js';
 import { blurFaces } from '../src/engine/faceBlur.js';
 import { ModelPricing } from '../src/engine/pricing.js';
 import type { DetectFn } from '../src/engine/frames.js';
@@ -45,11 +49,12 @@ const seesHats: VisionAnalyzer = {
 let counter = 0;
 async function runJob(
   prepare?: (jobId: string) => Promise<void>,
-  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number; analyzer?: VisionAnalyzer; jobType?: string; blurFaces?: typeof blurFaces } = {},
+  opts: { sampling?: 'person' | 'uniform'; detect?: DetectFn; targetComposites?: number; analyzer?: VisionAnalyzer; jobType?: string; blurFaces?: typeof blurFaces; video?: Buffer } = {},
 ) {
   const jobId = `job${++counter}`;
   const videoKey = `uploads/${jobId}/video`;
-  await infra.objects.put(videoKey, video);
+  const clip = opts.video ?? video;
+  await infra.objects.put(videoKey, clip);
   await prepare?.(jobId);
   const worker = new AnalysisWorker({
     objects: infra.objects,
@@ -68,7 +73,7 @@ async function runJob(
       userId: 'u1',
       inputFilename: 'w.mp4',
       videoKey,
-      videoSize: BigInt(video.length),
+      videoSize: BigInt(clip.length),
       params: { jobType: opts.jobType ?? 'auto', sampling: opts.sampling ?? 'uniform', targetComposites: opts.targetComposites ?? 1, framesPerComposite: 2, dedupeByEquipment: true },
     }),
   );
@@ -256,6 +261,25 @@ describe('dedupe with a paid model (issue 39)', () => {
     }
     expect(crops).toBe(new Set(violations.map((v) => `${v.frame_index}${JSON.stringify(v.box)}`)).size);
   }, 120_000);
+
+  it("cuts a violation's crop from the video at its own size, not the sampler's 1280 pixels, with its faces covered (issue 53)", async () => {
+    // The clip of photos at 1920 × 1080: the sampler decodes it at 1280 × 720.
+    const large = join(fx.dir, 'large.mp4');
+    await promisify(execFile)('ffmpeg', ['-v', 'error', '-y', '-i', (await fx.photos('w-large-src.mp4', 4)).path, '-vf', 'scale=1920:1080,setsar=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', large]);
+    const { jobId, reports } = await runJob(undefined, { targetComposites: 1, analyzer: bareModel().analyzer, jobType: 'genel_saha_girisi', video: readFileSync(large) });
+    const violations = (reports.at(-1)!.data.result as { violations: Array<{ frame_index: number; box: { x: number; y: number; w: number; h: number } }> }).violations;
+    expect(violations.length).toBeGreaterThan(0);
+    const crop = Buffer.concat(await (await infra.objects.get(`jobs/${jobId}/violations/0.jpg`)).toArray());
+    const meta = await sharp(crop).metadata();
+    // The worker's box with its margins (a quarter of its width each side, cropWorker) at 1920 pixels, not at 1280.
+    const { box } = violations[0]!;
+    expect(meta.width).toBe(Math.min(1920, Math.ceil(box.w * 1.5 * 1920)));
+    expect(meta.width).toBeGreaterThan(Math.ceil(box.w * 1.5 * 1280) + 100);
+    // The frame beside it stays the sampled frame, its faces covered as stored.
+    expect((await sharp(Buffer.concat(await (await infra.objects.get(`jobs/${jobId}/violations/0-frame.jpg`)).toArray())).metadata()).width).toBe(1280);
+    // No face BlazeFace finds at its default score on the stored crop.
+    expect((await detectFaces(crop, { minScore: FACE_DEFAULT_MIN_SCORE })).faces).toEqual([]);
+  }, 180_000);
 
   it('with the built-in analyzer (not third-party) every composite is asked about everything, whatever dedupe says', async () => {
     const model = bareModel();

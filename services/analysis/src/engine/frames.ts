@@ -735,8 +735,9 @@ export type FrameMeta = Omit<SampledFrame, 'jpeg'>;
 
 /**
  * The pixels of frames sampled before (a job resumed after its sampling step): each frame decoded
- * again at its time, at the size the sampler decoded it, and cut to its region when the sampler
- * cropped it around the workers — the same picture, without scoring candidates again.
+ * again at its time, at the size the sampler decoded it (or `maxSide`: a violation's crop is cut
+ * from the video at its own size, issue 53), and cut to its region when the sampler cropped it
+ * around the workers — the same picture, without scoring candidates again.
  */
 export async function readFramesAt(path: string, info: VideoInfo, frames: readonly FrameMeta[], opts: { maxSide?: number; signal?: AbortSignal } = {}): Promise<SampledFrame[]> {
   if (frames.length === 0) return [];
@@ -746,11 +747,12 @@ export async function readFramesAt(path: string, info: VideoInfo, frames: readon
     frames.map(async (f) => {
       const nearest = [...decoded].sort((a, b) => Math.abs(a.timeSec - f.timeSec) - Math.abs(b.timeSec - f.timeSec))[0];
       if (!nearest) throw new FrameExtractionError(`the frame at ${f.timeSec} s could not be read again`);
-      if (!f.region) return { ...f, jpeg: nearest.jpeg };
+      if (!f.region) return { ...f, jpeg: nearest.jpeg, width: nearest.width, height: nearest.height };
       const left = Math.round(f.region.x * nearest.width);
       const top = Math.round(f.region.y * nearest.height);
-      const width = Math.min(f.width, nearest.width - left);
-      const height = Math.min(f.height, nearest.height - top);
+      // (The region's share of the frame: at the sampler's size, the frame's own width and height; larger at the video's own size.)
+      const width = Math.max(1, Math.min(Math.round(f.region.w * nearest.width), nearest.width - left));
+      const height = Math.max(1, Math.min(Math.round(f.region.h * nearest.height), nearest.height - top));
       const jpeg = await sharp(nearest.jpeg).extract({ left, top, width, height }).jpeg({ quality: 90 }).toBuffer();
       return { ...f, jpeg, width, height };
     }),
