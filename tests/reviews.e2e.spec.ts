@@ -183,6 +183,29 @@ describe('reviews of findings', () => {
     expect((await req('GET', '/jobs?scope=org&reviewed=false', team.alice.token)).statusCode).toBe(403);
   });
 
+  it('puts a job finished before reviews existed in the queue by its result (its document has no count of findings to review)', async () => {
+    const jobId = await finishedJob(team.alice.id);
+    const jobs = app.infra.documents.collection<Record<string, unknown> & { id: string; revision: number }>(JOBS);
+    const doc = (await jobs.get(jobId))!;
+    // The document as the projection wrote it before issue 53, of a job with a violation and of one with none.
+    const { to_review: _counted, ...before } = doc;
+    await jobs.put(jobId, before);
+    const clean = `${jobId.slice(0, -4)}c1ea`;
+    await jobs.put(clean, { ...before, id: clean, has_violations: false, violation_count: 0, result: { ...(before.result as object), violations: [], workers: [] } });
+    const queue = async (reviewed: boolean, extra = '') =>
+      ((await req('GET', `/jobs?scope=org&limit=100&reviewed=${reviewed}${extra}`, team.manager.token)).json() as Array<{ job_id: string }>).map((j) => j.job_id);
+    expect(await queue(false)).toContain(jobId);
+    expect(await queue(false)).not.toContain(clean);
+    expect(await queue(true)).toContain(clean);
+    expect(await queue(true)).not.toContain(jobId);
+    // Filtered as the others are: not a job of another status.
+    expect(await queue(false, '&status=error')).not.toContain(jobId);
+    // Its first review writes the count (the projection folds the stream again).
+    expect((await review(jobId, team.manager.token, { worker: 1, group: HAT, verdict: 'confirmed' })).statusCode).toBe(200);
+    expect(await eventually(async () => (await jobs.get(jobId))?.to_review as number | undefined)).toBeGreaterThan(0);
+    await jobs.delete(clean);
+  });
+
   it('lets the owner of a personal job review it', async () => {
     const solo = await person('solo', 'Solo Kullanıcı');
     const { plan_name, daily_limit, monthly_limit, lifetime_limit } = PRESETS.enterprise;

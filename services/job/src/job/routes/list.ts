@@ -3,6 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ForbiddenError, IdParams, preferredLang, principalOf, problems, type Filter } from '@baret/platform';
 import { dateBound } from '../../compliance/queries.js';
+import type { JobDoc } from '../../readModels/jobs.js';
+import { findingsToReview } from '../findings.js';
 import type { JobRoutesDeps } from './deps.js';
 import { listItem, NO_NAMES } from './present.js';
 import { bearer, DateParam, JobItemSchema, StatusSchema } from './schemas.js';
@@ -22,7 +24,7 @@ export const listRoutes =
           summary: 'Your jobs, newest first; with scope=org, every job of your organisation (managers)',
           description:
             'Filters: `site_id`, `crew_id`, `user_id` (who recorded it), `status`, `from` and `to` (the day the job was recorded, UTC; `to` includes its day), `has_violations` (finished jobs with or without violations), ' +
-            '`reviewed` (false: the review queue — finished jobs with findings, violations or cannot tell, that no review stands for yet; true: finished jobs with none left; jobs finished before issue 53 are in neither). ' +
+            '`reviewed` (false: the review queue — finished jobs with findings, violations or cannot tell, that no review stands for yet; true: finished jobs with none left; a job finished before reviews existed is counted from its result). ' +
             '`scope=org` lists the jobs of every member of your organisation, with who recorded them: managers only (403 for members).',
           security: bearer,
           querystring: Type.Object({
@@ -52,22 +54,37 @@ export const listRoutes =
         if (q.user_id && org) where.user_id = q.user_id;
         if (q.status) where.status = q.status;
         if (q.has_violations !== undefined) where.has_violations = q.has_violations;
+        // A job finished before reviews existed (issue 53) has no count of findings to review in its
+        // document: it is read apart and counted from its result (no review can stand for it yet).
+        const legacy: Filter | undefined = q.reviewed !== undefined && (!q.status || q.status === 'done') ? { ...where, status: 'done', to_review: null } : undefined;
         if (q.reviewed !== undefined) where.to_review = q.reviewed ? 0 : { $gt: 0 };
         if (q.from || q.to) {
           const range: { $gte?: string; $lt?: string } = {};
           if (q.from) range.$gte = dateBound(q.from, 'from', new Date(0));
           if (q.to) range.$lt = dateBound(q.to, 'to', new Date(0));
           where.created_at = range;
+          if (legacy) legacy.created_at = range;
         }
         const query = { where, orderBy: [{ field: 'created_at', direction: 'desc' as const }], limit: q.limit };
+        const inList = (j: JobDoc) => (findingsToReview(j.result) > 0) !== q.reviewed;
         const lang = preferredLang(request.headers['accept-language']);
         // One's own jobs are the personal ones and those of the organisation one belongs to now: a job
         // recorded for an organisation one left stays with it (issue 37).
         const orgIds = org ? [undefined] : [null, ...(principal.orgId ? [principal.orgId] : [])];
         const load = async () => {
           const names = principal.orgId ? await deps.unitNames(principal.orgId) : NO_NAMES;
-          const found = (await Promise.all(orgIds.map((orgId) => deps.jobs.find(orgId === undefined ? query : { ...query, where: { ...where, org_id: orgId } })))).flat();
-          if (orgIds.length > 1) found.sort((a, b) => b.created_at.localeCompare(a.created_at));
+          const queries = [query, ...(legacy ? [{ ...query, where: legacy }] : [])];
+          const found = (
+            await Promise.all(
+              queries.flatMap((one) =>
+                orgIds.map(async (orgId) => {
+                  const jobs = await deps.jobs.find(orgId === undefined ? one : { ...one, where: { ...one.where, org_id: orgId } });
+                  return one === query ? jobs : jobs.filter(inList);
+                }),
+              ),
+            )
+          ).flat();
+          if (queries.length * orgIds.length > 1) found.sort((a, b) => b.created_at.localeCompare(a.created_at));
           return found.slice(0, q.limit).map((j) => listItem(j, org, lang, names));
         };
         // The user's own list (what the web app polls) comes from the read cache; an organisation's is read afresh.
