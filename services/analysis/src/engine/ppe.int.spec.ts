@@ -23,6 +23,8 @@ import {
   passesFluorescentGate,
   PPE_THRESHOLDS,
   torsoRect,
+  VEST_SHADE,
+  vestShade,
   type PpePerson,
 } from './ppe.js';
 import { rgbToHsv } from './ppeFeatures.js';
@@ -105,6 +107,28 @@ describe('the fluorescent gate of hi-vis (drawn workers, synthetic SVG)', () => 
     expect(fluorescentFraction(grey, torso)).toBe(0);
     expect(passesFluorescentGate(fluorescentFraction(yellow, torso))).toBe(true);
     expect(passesFluorescentGate(0)).toBe(false);
+  });
+
+  // Issue 51: an orange vest in the worker's own shadow (the straps of an open vest on 08: hue 11–16°,
+  // saturation 0.9–1.0, value 0.25–0.45) fails the gate's value floor, and the classifier may not
+  // see an open vest at all; its colour at any light keeps the worker from "hi-vis missing".
+  it('sees a vest colour at any light on an orange vest in shadow and a backlit lime one, not on skin, tan leather or khaki; such a torso is never "no vest"', async () => {
+    const shaded = { 'orange vest in shadow': '#5a1c04', 'backlit lime vest': '#4c5c10' };
+    for (const [name, colour] of Object.entries(shaded)) {
+      const img = await drawWorker({ crown: '#f4f4f0', torso: colour });
+      expect(fluorescentFraction(img, torso), name).toBe(0);
+      expect(vestShade(img, torso), name).toBeGreaterThan(0.8);
+      const [p] = await analyzePersons(img, [DRAWN_PERSON], []);
+      expect(p!.hiVis, name).not.toBe('absent');
+      // (The classifier alone does not see the drawn orange vest in shadow: its "no vest" is the colour rule's to stop.)
+      if (name === 'orange vest in shadow') expect(p!.scores.hiVisProbability).toBeLessThan(0.1);
+    }
+    for (const [name, colour] of Object.entries({ skin: '#c8906a', 'tan leather': '#a0661f', khaki: '#8a7a4a', grey: GREY })) {
+      expect(vestShade(await drawWorker({ crown: '#f4f4f0', torso: colour }), torso), name).toBeLessThan(VEST_SHADE.min);
+    }
+    // The grey torso is still "no vest": the rule takes nothing else from the verdict.
+    const [grey] = await analyzePersons(await drawWorker({ crown: '#2a1d14', torso: GREY }), [DRAWN_PERSON], []);
+    expect(grey!.hiVis).toBe('absent');
   });
 
   // Issue 26, the hi-vis rule: a fluorescent garment is hi-vis, ordinary clothing in a bright colour

@@ -56,6 +56,12 @@ export interface PpeScores {
   hiVisOrange: number;
   /** Hi-vis score, 0..1: `p(hi-vis)` (0 when the torso was not judged). */
   hiVis: number;
+  /**
+   * Torso box: pixels of a fluorescent hue and saturation at any light ({@link VEST_SHADE}; issue
+   * 51): a vest in shadow, or worn open, that the classifier may miss. From {@link VEST_SHADE}.min
+   * up, the torso is no evidence of a missing vest.
+   */
+  vestShade?: number;
   /** Learned model: probability that the head wears a hard hat (absent when the head was not judged). */
   hatProbability?: number;
   /** Learned model: probability that the head is bare. */
@@ -131,8 +137,9 @@ export const PPE_THRESHOLDS = {
   headCutByTop: 0.05,
   /**
    * A person in shadow (backlit, under a roof) is brightened before their torso is judged: by the
-   * gain that brings the brightest of their upper body (the 95th percentile of each pixel's
-   * brightest channel) to this level, at most {@link PPE_THRESHOLDS}.maxExposureGain and only when
+   * gain that brings the brightest of their face and torso (the 95th percentile of each pixel's
+   * brightest channel, from the eyes down: a white hard hat in the sun is no measure of the vest's
+   * light) to this level, at most {@link PPE_THRESHOLDS}.maxExposureGain and only when
    * it is at least {@link PPE_THRESHOLDS}.minExposureGain (issue 51: the backlit lime vests of a
    * framing crew measured V 0.32 under a white hard hat at 0.48).
    */
@@ -143,7 +150,7 @@ export const PPE_THRESHOLDS = {
 
 /**
  * The exposure gain of a person (see {@link PPE_THRESHOLDS}.exposureTarget): 1 for a person already
- * lit, more for one in shadow. `region` is the person's own head and torso (working pixels), not
+ * lit, more for one in shadow. `region` is the person's own face and torso (working pixels), not
  * their box, whose corners show the lit background behind a backlit worker.
  */
 export function exposureGain(img: RawImage, region: Rect): number {
@@ -335,13 +342,38 @@ function torsoStats(img: RawImage, r: Rect, gain = 1): Pick<PpeScores, 'hiVisYel
   return { hiVisYellow, hiVisOrange, hiVis: hiVisYellow + hiVisOrange };
 }
 
+/**
+ * Fluorescent hues at any light (issue 51): yellow-green and orange as saturated as only
+ * fluorescent dyes are, however dim — the straps of an open orange vest in a worker's own shadow
+ * measured hue 11–16°, saturation 0.9–1.0, value 0.25–0.45, below the gate's value floor
+ * ({@link FLUO}); skin and khaki stay below these saturations, and orange stops at 24° (up to 36°
+ * a worker's tan leather bib overalls on safety-vest-v4 passed too).
+ */
+export const VEST_SHADE = { yellow: { hueMin: 52, hueMax: 100, sat: 0.8 }, orange: { hueMin: 6, hueMax: 24, sat: 0.88 }, val: 0.2, min: 0.03 } as const;
+
+/** The share of a torso rectangle's pixels (brightened by `gain`) of a fluorescent hue at any light ({@link VEST_SHADE}). */
+export function vestShade(img: RawImage, r: Rect, gain = 1): number {
+  const rect = clipRect(r, img);
+  if (!rect) return 0;
+  const { yellow: Y, orange: O, val } = VEST_SHADE;
+  let n = 0;
+  let shade = 0;
+  for (const [red, g, b] of pixels(img, rect)) {
+    n++;
+    const c = rgbToHsv(Math.min(255, red * gain), Math.min(255, g * gain), Math.min(255, b * gain));
+    if (c.v >= val && ((c.h >= Y.hueMin && c.h <= Y.hueMax && c.s >= Y.sat) || (c.h >= O.hueMin && c.h <= O.hueMax && c.s >= O.sat))) shade++;
+  }
+  return n === 0 ? 0 : shade / n;
+}
+
 /** The head and torso regions of a person, the torso's fluorescent fractions, and the scores to fill in. */
 function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores; gain: number } {
   const head = headGeometry(person);
   const torso = torsoRect(person, head);
-  // The person's own head and torso, from the crown down.
-  const [hx, hy, hw] = geometryHeadBox(head);
-  const gain = exposureGain(img, { x0: Math.min(torso.x0, hx), x1: Math.max(torso.x1, hx + hw), y0: hy, y1: torso.y1 });
+  // The person's own face and torso, from the eyes down: not the headwear above them (issue 51: a
+  // white hard hat in the sun kept a backlit worker's lime vest at its own dim light).
+  const [hx, , hw] = geometryHeadBox(head);
+  const gain = exposureGain(img, { x0: Math.min(torso.x0, hx), x1: Math.max(torso.x1, hx + hw), y0: head.eyeY, y1: torso.y1 });
   const ts = torsoStats(img, torso, gain);
   const scores: PpeScores = {
     person: person.score,
@@ -353,6 +385,7 @@ function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; 
     hiVisOrange: ts?.hiVisOrange ?? 0,
     hiVis: 0,
   };
+  scores.vestShade = vestShade(img, torso, gain);
   return { head, torso, scores, gain };
 }
 
@@ -572,7 +605,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
       model,
       img,
       [...torsos.map((m) => m.torso), ...aloneTorsos.map((t) => t.rect)],
-      torsos.map((m) => m.gain),
+      [...torsos.map((m) => m.gain), ...aloneTorsos.map((t) => t.gain)],
     ),
   ]);
   const headP = new Map<MeasuredPerson, number[][]>();
@@ -646,7 +679,7 @@ function headPlacer(geometry: Parameters<typeof headBoxPlace>[1]): (head: Detect
 interface AloneHead {
   head: DetectedHead;
   place: HeadPlace;
-  torso: { rect: Rect; stats: NonNullable<ReturnType<typeof torsoStats>> } | null;
+  torso: { rect: Rect; stats: NonNullable<ReturnType<typeof torsoStats>>; gain: number } | null;
 }
 
 /**
@@ -663,8 +696,11 @@ function headsOnNoPerson(img: RawImage, placed: PlacedHeads, placeOf: (head: Det
     const place = placed.matched.includes(head) || (!placed.fromFace.has(head) && cutByTop(head)) ? null : placeOf(head);
     if (!place) return [];
     const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
-    const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect) : null;
-    return [{ head, place, torso: stats ? { rect, stats } : null }];
+    // Lit as a person's torso is (issue 51: the backlit lime vest of a worker the person detector
+    // missed was judged unlit, "hi-vis missing").
+    const gain = exposureGain(img, { ...rect, y0: place.eyeY });
+    const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect, gain) : null;
+    return [{ head, place, torso: stats ? { rect, stats, gain } : null }];
   });
 }
 
@@ -716,8 +752,9 @@ function judgedPerson(T: Thresholds, m: MeasuredPerson, placed: PlacedHeads, hea
     const [pVest = 0, pNone = 0] = torso;
     scores.hiVisProbability = pVest;
     scores.hiVis = pVest;
-    // A missing vest needs a torso large enough to see.
-    hiVis = hiVisVerdict(T, pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, scores.torsoHeightPx >= PPE_THRESHOLDS.minAbsentTorsoPx);
+    // A missing vest needs a torso large enough to see, with no vest colour on it in any light.
+    const shaded = (scores.vestShade ?? 0) >= VEST_SHADE.min;
+    hiVis = hiVisVerdict(T, pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, scores.torsoHeightPx >= PPE_THRESHOLDS.minAbsentTorsoPx && !shaded);
   }
   const matched = placed.matched[m.index];
   const headBox = matched && m.headRects[1] ? matched.box : m.headRects[0] ? geometryHeadBox(m.head) : undefined;
