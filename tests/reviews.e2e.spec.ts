@@ -53,6 +53,10 @@ async function makeTeam() {
 /** A done job recorded by `userId` with the unit test's result: worker 1 without a hard hat (one violation), worker 2 wearing both, worker 3 cannot tell. */
 const finishedJob = (userId: string) => recordFinishedJob(app, userId, RESULT);
 
+/** The team's review queue (`reviewed=false`) or the reviewed jobs, as the manager lists them. */
+const queue = async (reviewed: boolean, extra = ''): Promise<string[]> =>
+  ((await req('GET', `/jobs?scope=org&limit=100&reviewed=${reviewed}${extra}`, team.manager.token)).json() as Array<{ job_id: string }>).map((j) => j.job_id);
+
 const range = () => `from=${new Date(Date.now() - 86_400_000).toISOString()}&to=${new Date(Date.now() + 86_400_000).toISOString()}`;
 async function figures() {
   const res = await req('GET', `/orgs/${team.org.id}/compliance?${range()}&by=site&interval=day`, team.manager.token);
@@ -165,8 +169,6 @@ describe('reviews of findings', () => {
 
   it('keeps a job in the team’s review queue (reviewed=false) until no violation or cannot-tell finding is left unreviewed', async () => {
     const jobId = await finishedJob(team.alice.id);
-    const queue = async (reviewed: boolean) =>
-      ((await req('GET', `/jobs?scope=org&limit=100&reviewed=${reviewed}`, team.manager.token)).json() as Array<{ job_id: string }>).map((j) => j.job_id);
     expect(await queue(false)).toContain(jobId);
     expect(await queue(true)).not.toContain(jobId);
     // The manager's notice of the finished job (with a violation) opens its review; the crew member's, the page.
@@ -192,8 +194,6 @@ describe('reviews of findings', () => {
     await jobs.put(jobId, before);
     const clean = `${jobId.slice(0, -4)}c1ea`;
     await jobs.put(clean, { ...before, id: clean, has_violations: false, violation_count: 0, result: { ...(before.result as object), violations: [], workers: [] } });
-    const queue = async (reviewed: boolean, extra = '') =>
-      ((await req('GET', `/jobs?scope=org&limit=100&reviewed=${reviewed}${extra}`, team.manager.token)).json() as Array<{ job_id: string }>).map((j) => j.job_id);
     expect(await queue(false)).toContain(jobId);
     expect(await queue(false)).not.toContain(clean);
     expect(await queue(true)).toContain(clean);

@@ -15,7 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
-import { blurFaces, centreIn, coveredIn, sameFace, type FaceBlurResult, type People } from '../../services/analysis/src/engine/faceBlur.js';
+import { blurFaces, centreIn, centreOf, coveredIn, sameFace, type FaceBlurResult, type People } from '../../services/analysis/src/engine/faceBlur.js';
 import { judgeFrameRaw } from '../../services/analysis/src/engine/ppe.js';
 import { coverWorkerCrop, cropWorker } from '../../services/analysis/src/pipeline.js';
 import { parseYoloLabels } from '../yolo.js';
@@ -99,10 +99,9 @@ export const hatAboveBrim = ([x, y, w, h]: Box): Box => [x, y, w, 0.3 * h];
  * In a crowd a worker's box holds their neighbours' heads too: those are not the item judged.
  */
 export function ownHat(person: Box, head: Box | undefined, hats: readonly Box[]): Box | undefined {
-  const mid = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
-  const nearest = (to: [number, number], among: readonly Box[]) =>
-    [...among].sort((a, b) => Math.hypot(mid(a)[0] - to[0], mid(a)[1] - to[1]) - Math.hypot(mid(b)[0] - to[0], mid(b)[1] - to[1]))[0];
-  if (head) return nearest(mid(head), hats.filter((h) => centreIn(head, [h]) || centreIn(h, [head])));
+  const away = (b: Box, [x, y]: [number, number]) => Math.hypot(centreOf(b)[0] - x, centreOf(b)[1] - y);
+  const nearest = (to: [number, number], among: readonly Box[]) => [...among].sort((a, b) => away(a, to) - away(b, to))[0];
+  if (head) return nearest(centreOf(head), hats.filter((h) => centreIn(head, [h]) || centreIn(h, [head])));
   return nearest([person[0] + person[2] / 2, person[1]], hats.filter((h) => centreIn(h, [person])));
 }
 

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { create, fromBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,8 +262,7 @@ describe('dedupe with a paid model (issue 39)', () => {
 
   it("cuts a violation's crop from the video at its own size, not the sampler's 1280 pixels, with its faces covered (issue 53)", async () => {
     // The clip of photos at 1920 × 1080: the sampler decodes it at 1280 × 720.
-    const large = join(fx.dir, 'large.mp4');
-    await promisify(execFile)('ffmpeg', ['-v', 'error', '-y', '-i', (await fx.photos('w-large-src.mp4', 4)).path, '-vf', 'scale=1920:1080,setsar=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', large]);
+    const large = await fx.scaled((await fx.photos('w-large-src.mp4', 4)).path, 'large.mp4', '1920:1080');
     const { jobId, reports } = await runJob(undefined, { targetComposites: 1, analyzer: bareModel().analyzer, jobType: 'genel_saha_girisi', video: readFileSync(large) });
     const violations = (reports.at(-1)!.data.result as { violations: Array<{ frame_index: number; box: { x: number; y: number; w: number; h: number } }> }).violations;
     expect(violations.length).toBeGreaterThan(0);

@@ -216,7 +216,7 @@ export function sameFace(face: Box, before: readonly Box[]): boolean {
   return before.some((b) => centreIn(face, [b]) || centreIn(b, [face]));
 }
 
-const centreOf = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
+export const centreOf = (b: Box): [number, number] => [b[0] + b[2] / 2, b[1] + b[3] / 2];
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
 

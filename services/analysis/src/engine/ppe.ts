@@ -324,22 +324,29 @@ export function passesFluorescentGate(fluorescent: number): boolean {
   return fluorescent >= PPE_THRESHOLDS.hiVisMinFluorescent;
 }
 
-function torsoStats(img: RawImage, r: Rect, gain = 1): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis'> | null {
+/**
+ * A torso rectangle's colours in one pass (brightened by `gain`): its fluorescent yellow-green and
+ * orange fractions (the gate) and its share of vest colour at any light ({@link VEST_SHADE}).
+ */
+function torsoStats(img: RawImage, r: Rect, gain = 1): Pick<PpeScores, 'hiVisYellow' | 'hiVisOrange' | 'hiVis' | 'vestShade'> | null {
   const rect = clipRect(r, img);
   if (!rect) return null;
+  const { yellow: Y, orange: O, val } = VEST_SHADE;
   let n = 0;
   let yellow = 0;
   let orange = 0;
+  let shade = 0;
   for (const [red, g, b] of pixels(img, rect)) {
     n++;
     const hsv = rgbToHsv(Math.min(255, red * gain), Math.min(255, g * gain), Math.min(255, b * gain));
     if (isFluoYellow(hsv)) yellow++;
     else if (isFluoOrange(hsv)) orange++;
+    if (hsv.v >= val && ((hsv.h >= Y.hueMin && hsv.h <= Y.hueMax && hsv.s >= Y.sat) || (hsv.h >= O.hueMin && hsv.h <= O.hueMax && hsv.s >= O.sat))) shade++;
   }
   if (n === 0) return null;
   const hiVisYellow = yellow / n;
   const hiVisOrange = orange / n;
-  return { hiVisYellow, hiVisOrange, hiVis: hiVisYellow + hiVisOrange };
+  return { hiVisYellow, hiVisOrange, hiVis: hiVisYellow + hiVisOrange, vestShade: shade / n };
 }
 
 /**
@@ -353,27 +360,23 @@ export const VEST_SHADE = { yellow: { hueMin: 52, hueMax: 100, sat: 0.8 }, orang
 
 /** The share of a torso rectangle's pixels (brightened by `gain`) of a fluorescent hue at any light ({@link VEST_SHADE}). */
 export function vestShade(img: RawImage, r: Rect, gain = 1): number {
-  const rect = clipRect(r, img);
-  if (!rect) return 0;
-  const { yellow: Y, orange: O, val } = VEST_SHADE;
-  let n = 0;
-  let shade = 0;
-  for (const [red, g, b] of pixels(img, rect)) {
-    n++;
-    const c = rgbToHsv(Math.min(255, red * gain), Math.min(255, g * gain), Math.min(255, b * gain));
-    if (c.v >= val && ((c.h >= Y.hueMin && c.h <= Y.hueMax && c.s >= Y.sat) || (c.h >= O.hueMin && c.h <= O.hueMax && c.s >= O.sat))) shade++;
-  }
-  return n === 0 ? 0 : shade / n;
+  return torsoStats(img, r, gain)?.vestShade ?? 0;
+}
+
+/**
+ * The exposure gain of a worker's torso measured on their face and torso, from the eyes down (issue
+ * 51: not the headwear above — a white hard hat in the sun kept a backlit worker's lime vest at its
+ * own dim light): `head` the head's middle, eye line and width.
+ */
+function torsoGain(img: RawImage, head: Pick<HeadGeometry, 'cx' | 'eyeY' | 'width'>, torso: Rect): number {
+  return exposureGain(img, { x0: Math.min(torso.x0, head.cx - head.width / 2), x1: Math.max(torso.x1, head.cx + head.width / 2), y0: head.eyeY, y1: torso.y1 });
 }
 
 /** The head and torso regions of a person, the torso's fluorescent fractions, and the scores to fill in. */
 function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; torso: Rect; scores: PpeScores; gain: number } {
   const head = headGeometry(person);
   const torso = torsoRect(person, head);
-  // The person's own face and torso, from the eyes down: not the headwear above them (issue 51: a
-  // white hard hat in the sun kept a backlit worker's lime vest at its own dim light).
-  const [hx, , hw] = geometryHeadBox(head);
-  const gain = exposureGain(img, { x0: Math.min(torso.x0, hx), x1: Math.max(torso.x1, hx + hw), y0: head.eyeY, y1: torso.y1 });
+  const gain = torsoGain(img, head, torso);
   const ts = torsoStats(img, torso, gain);
   const scores: PpeScores = {
     person: person.score,
@@ -384,8 +387,8 @@ function measure(img: RawImage, person: PersonDetection): { head: HeadGeometry; 
     hiVisYellow: ts?.hiVisYellow ?? 0,
     hiVisOrange: ts?.hiVisOrange ?? 0,
     hiVis: 0,
+    vestShade: ts?.vestShade ?? 0,
   };
-  scores.vestShade = vestShade(img, torso, gain);
   return { head, torso, scores, gain };
 }
 
@@ -696,10 +699,11 @@ function headsOnNoPerson(img: RawImage, placed: PlacedHeads, placeOf: (head: Det
     const place = placed.matched.includes(head) || (!placed.fromFace.has(head) && cutByTop(head)) ? null : placeOf(head);
     if (!place) return [];
     const rect = torsoBelowHead(place, { x0: 0, x1: img.width, y0: 0, y1: img.height });
+    if (rect.y1 - rect.y0 < PPE_THRESHOLDS.minTorsoHeightPx) return [{ head, place, torso: null }];
     // Lit as a person's torso is (issue 51: the backlit lime vest of a worker the person detector
     // missed was judged unlit, "hi-vis missing").
-    const gain = exposureGain(img, { ...rect, y0: place.eyeY });
-    const stats = rect.y1 - rect.y0 >= PPE_THRESHOLDS.minTorsoHeightPx ? torsoStats(img, rect, gain) : null;
+    const gain = torsoGain(img, place, rect);
+    const stats = torsoStats(img, rect, gain);
     return [{ head, place, torso: stats ? { rect, stats, gain } : null }];
   });
 }
