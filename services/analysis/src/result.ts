@@ -60,7 +60,9 @@ export interface WorkerReport {
  * without it for a while only (takes the hard hat off, puts it on later), in a run of
  * `minRunWithout` frames judged in a row (frames it could not judge do not break a run, a frame
  * with the item does). One blurred, turned or bent frame never decides, nor do frames the analyzer
- * could barely place either way. The item is worn when the frames that showed it worn weigh at least as much as
+ * could barely place either way; nor does a worker with as many frames as a violation needs that
+ * showed a reason the item cannot be judged on them (`undecidable`: reflective tape on a garment of
+ * a colour the model does not know). The item is worn when the frames that showed it worn weigh at least as much as
  * those without; otherwise the worker is *cannot tell*. A track seen in fewer than `minFrames`
  * frames of a shot sampled more often than that, or never judged for anything (too small, too far),
  * is not counted as a worker — a glimpse, a reflection, a false detection; a worker of a shot
@@ -203,6 +205,7 @@ export class Findings {
           verdicts: w.verdicts,
           ...(w.reasons ? { reasons: w.reasons } : {}),
           ...(w.confidence ? { confidence: w.confidence } : {}),
+          ...(w.undecidable ? { undecidable: w.undecidable } : {}),
         });
         for (const group of this.requiredGroups) if (violates(w.verdicts, group)) violatedHere.set(groupKey(group), [...group]);
       }
@@ -443,8 +446,10 @@ function trackVerdict(track: readonly TrackSighting[], group: readonly string[],
   const share = wWithout / (wWithout + wWorn);
   const isSure = (s: TrackSighting) => weight(s) >= TRACK_RULES.sureWithout;
   const sure = without.filter(isSure).length;
-  const verdict: ItemVerdict =
-    (sure >= minWithout && share >= TRACK_RULES.minShareWithout) || longestRun(track, group, isSure) >= TRACK_RULES.minRunWithout ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
+  // Frames that showed why the item cannot be judged on this worker, as many as a violation needs, settle it: no violation.
+  const undecidable = track.filter((s) => group.some((c) => s.undecidable?.[c] !== undefined)).length;
+  const missing = undecidable < minWithout && ((sure >= minWithout && share >= TRACK_RULES.minShareWithout) || longestRun(track, group, isSure) >= TRACK_RULES.minRunWithout);
+  const verdict: ItemVerdict = missing ? 'missing' : wWorn >= wWithout ? 'worn' : 'cannot_tell';
   const item = { verdict, frames_worn: worn.length, frames_without: without.length, confidence: Math.round((verdict === 'worn' ? 1 - share : share) * 100) / 100 };
   if (verdict !== 'missing') return { item };
   const clarity = (s: TrackSighting) => weight(s) * Math.sqrt(s.box.w * s.box.h);

@@ -71,6 +71,26 @@ describe('Findings: one verdict per worker and item, from the whole track (issue
     expect(f.workers[0]!.items['pic1']!.verdict).toBe('worn');
   });
 
+  it('a worker whose vest showed reflective tape in as many frames as a violation needs is "cannot tell", though other frames say no vest', () => {
+    const noVest = { pic23: 'not_worn', pic24: 'not_worn' } as const;
+    const taped = (frame: number) => ({ ...sighting(frame, 0.3, { pic23: 'unknown', pic24: 'unknown' }), undecidable: { pic23: 'reflective_tape', pic24: 'reflective_tape' } as const });
+    const f = new Findings([VEST]);
+    f.add(0, analysis([taped(0), sighting(1, 0.3, noVest), taped(2), sighting(3, 0.3, noVest), sighting(4, 0.3, noVest), sighting(5, 0.3, noVest), sighting(6, 0.3, noVest)]));
+    expect(f.violations).toEqual([]);
+    expect(f.workers[0]!.items['pic23,pic24']).toMatchObject({ verdict: 'cannot_tell', frames_without: 5 });
+    // Tape in one frame only: the five frames without a vest decide.
+    const g = new Findings([VEST]);
+    g.add(0, analysis([taped(0), ...[1, 2, 3, 4, 5, 6].map((i) => sighting(i, 0.3, noVest))]));
+    expect(g.violations.map((v) => [v.worker, v.frames])).toEqual([[1, 6]]);
+    // A very short video decides from one frame: one frame with tape is enough to tell nothing.
+    const h = new Findings([VEST]);
+    h.add(0, analysis([taped(0), sighting(1, 0.3, noVest)]));
+    expect(h.violations).toEqual([]);
+    const i = new Findings([VEST]);
+    i.add(0, analysis([sighting(0, 0.3, noVest), sighting(1, 0.3, noVest)]));
+    expect(i.violations).toHaveLength(1);
+  });
+
   it('a glimpse of the built-in detector (a track of one frame in a shot of many) is not counted as a worker, and raises nothing', () => {
     const f = new Findings([HAT]);
     const site = [0, 1, 2].map((i) => ({ frameIndex: i, look: [1, ...Array.from({ length: 15 }, () => 0)] }));

@@ -150,9 +150,11 @@ export class OfflineAnalyzer implements VisionAnalyzer {
           if (reason) reasons[code] = reason;
           if (hatSure !== undefined) sure[code] = hatSure;
         }
+        const undecidable: Record<string, 'reflective_tape'> = {};
         for (const code of hiVisAsked) {
           verdicts[code] = HI_VIS_VERDICT[p.hiVis];
           if (vestSure !== undefined) sure[code] = vestSure;
+          if ((p.scores.tape ?? 0) > 0) undecidable[code] = 'reflective_tape';
         }
         const [x, y, w, h] = p.box;
         result.workers!.push({
@@ -163,6 +165,7 @@ export class OfflineAnalyzer implements VisionAnalyzer {
           verdicts,
           ...(reason && hatAsked.length > 0 ? { reasons } : {}),
           ...(Object.keys(sure).length > 0 ? { confidence: sure } : {}),
+          ...(Object.keys(undecidable).length > 0 ? { undecidable } : {}),
           ...(p.look ? { look: p.look } : {}),
         });
       }

@@ -40,13 +40,14 @@ const FLUO_YELLOW = '#d7ff1e';
 const GREY = '#808080';
 
 /** A drawn worker: skin face, a dome (hat colour or dark hair) above the eyes, a torso. */
-async function drawWorker(opts: { crown: string; torso: string }): Promise<RawImage> {
+async function drawWorker(opts: { crown: string; torso: string; over?: string }): Promise<RawImage> {
   const svg = `<svg width="200" height="320" xmlns="http://www.w3.org/2000/svg">
     <rect width="200" height="320" fill="#5a7a96"/>
     <rect x="50" y="110" width="100" height="150" fill="${opts.torso}"/>
     <ellipse cx="100" cy="70" rx="26" ry="34" fill="#d9a07c"/>
     <path d="M 66 62 A 34 34 0 0 1 134 62 Z" fill="${opts.crown}"/>
     <circle cx="90" cy="66" r="3" fill="#222"/><circle cx="110" cy="66" r="3" fill="#222"/>
+    ${opts.over ?? ''}
   </svg>`;
   const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
@@ -129,6 +130,18 @@ describe('the fluorescent gate of hi-vis (drawn workers, synthetic SVG)', () => 
     // The grey torso is still "no vest": the rule takes nothing else from the verdict.
     const [grey] = await analyzePersons(await drawWorker({ crown: '#2a1d14', torso: GREY }), [DRAWN_PERSON], []);
     expect(grey!.hiVis).toBe('absent');
+  });
+
+  // Issue 51: a royal-blue vest with pale reflective tape (clip 01 of ppe-videos) is a safety garment
+  // the classifier was not trained on; "no vest" would be a false alarm, "vest worn" a guess.
+  it('never judges a royal-blue vest with reflective tape "no vest", and says why; the same blue without tape stays "no vest"', async () => {
+    const tape = '<rect x="68" y="110" width="9" height="150" fill="#a0afe6"/><rect x="123" y="110" width="9" height="150" fill="#a0afe6"/><rect x="50" y="215" width="100" height="9" fill="#a0afe6"/>';
+    const [taped] = await analyzePersons(await drawWorker({ crown: '#f4f4f0', torso: '#1e3cdc', over: tape }), [DRAWN_PERSON], []);
+    expect(taped!.hiVis).toBe('unknown');
+    expect(taped!.scores.tape).toBeGreaterThan(0.6);
+    const [plain] = await analyzePersons(await drawWorker({ crown: '#f4f4f0', torso: '#1e3cdc' }), [DRAWN_PERSON], []);
+    expect(plain!.hiVis).toBe('absent');
+    expect(plain!.scores.tape).toBe(0);
   });
 
   // Issue 26, the hi-vis rule: a fluorescent garment is hi-vis, ordinary clothing in a bright colour

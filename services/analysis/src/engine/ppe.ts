@@ -21,6 +21,7 @@ import { liteEmbedCrops } from './liteBackbone.js';
 import { embedCrops } from './ppeEmbedding.js';
 import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
 import { HEAD_EMBEDDING_ID, liteBackboneFile, loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
+import { tapeBand } from './tape.js';
 import type { Keypoint, PersonDetection } from './types.js';
 
 /**
@@ -62,6 +63,12 @@ export interface PpeScores {
    * up, the torso is no evidence of a missing vest.
    */
   vestShade?: number;
+  /**
+   * Torso box, measured only where the vest would be judged absent: the longest band of
+   * retroreflective tape sewn on a saturated garment, as a share of the torso's shorter side
+   * ({@link tapeBand}; 0: none). A band makes the torso no evidence of a missing vest.
+   */
+  tape?: number;
   /** Learned model: probability that the head wears a hard hat (absent when the head was not judged). */
   hatProbability?: number;
   /** Learned model: probability that the head is bare. */
@@ -614,7 +621,7 @@ export async function analyzePersons(img: RawImage, persons: PersonDetection[], 
   const headP = new Map<MeasuredPerson, number[][]>();
   headCrops.forEach((c, i) => headP.set(c.m, [...(headP.get(c.m) ?? []), headProbs[i]!]));
   const torsoP = new Map(torsos.map((m, i) => [m, torsoProbs[i]!]));
-  const judged = measured.map((m) => judgedPerson(model.thresholds, m, placed, headP.get(m), torsoP.get(m)));
+  const judged = measured.map((m) => judgedPerson(model.thresholds, img, m, placed, headP.get(m), torsoP.get(m)));
   const aloneTorsoP = new Map(aloneTorsos.map((t, i) => [t, torsoProbs[torsos.length + i]!]));
   // A head on no person is a worker only when the head check takes it for a head (ADR 0028): the
   // head and face detectors fire on test patterns (a pie chart, mandelbrot), the check does not.
@@ -739,7 +746,7 @@ const hiVisVerdict = (T: Thresholds, pVest: number, pNone: number, fluorescent: 
   pVest >= T.vestSeen ? (passesFluorescentGate(fluorescent) ? 'seen' : 'unknown') : mayBeAbsent && pNone >= T.vestAbsent ? 'absent' : 'unknown';
 
 /** A detected person's verdicts from its head crops' probabilities (averaged class by class) and its torso's. */
-function judgedPerson(T: Thresholds, m: MeasuredPerson, placed: PlacedHeads, head: number[][] | undefined, torso: number[] | undefined): PpePerson {
+function judgedPerson(T: Thresholds, img: RawImage, m: MeasuredPerson, placed: PlacedHeads, head: number[][] | undefined, torso: number[] | undefined): PpePerson {
   const { scores } = m;
   let hardHat: HardHatVerdict = 'unknown';
   if (head) {
@@ -759,6 +766,11 @@ function judgedPerson(T: Thresholds, m: MeasuredPerson, placed: PlacedHeads, hea
     // A missing vest needs a torso large enough to see, with no vest colour on it in any light.
     const shaded = (scores.vestShade ?? 0) >= VEST_SHADE.min;
     hiVis = hiVisVerdict(T, pVest, pNone, scores.hiVisYellow + scores.hiVisOrange, scores.torsoHeightPx >= PPE_THRESHOLDS.minAbsentTorsoPx && !shaded);
+    // Nor with reflective tape on it: a safety garment of a colour the model does not know.
+    if (hiVis === 'absent') {
+      scores.tape = tapeBand(img, m.torso, m.gain);
+      if (scores.tape > 0) hiVis = 'unknown';
+    }
   }
   const matched = placed.matched[m.index];
   const headBox = matched && m.headRects[1] ? matched.box : m.headRects[0] ? geometryHeadBox(m.head) : undefined;

@@ -108,6 +108,13 @@ export interface WorkerSighting {
    * whole track weighs each frame by it, and the evidence is the surest frame (issue 51).
    */
   confidence?: Record<string, number>;
+  /**
+   * Codes left undecided in this frame for a reason that holds for the worker, not the frame
+   * (issue 51: reflective tape sewn on the torso's garment — a safety garment of a colour the model
+   * does not know). A worker with as many such frames as a violation needs is never judged without
+   * the code.
+   */
+  undecidable?: Record<string, 'reflective_tape'>;
   /** What the worker looks like (the colours of their clothes, engine/appearance.ts), when the analyzer can say: it helps follow them. */
   look?: number[];
 }
