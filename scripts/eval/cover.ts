@@ -15,7 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
-import { blurFaces, centreIn, centreOf, coveredIn, sameFace, type FaceBlurResult, type People } from '../../services/analysis/src/engine/faceBlur.js';
+import { FACE_SURE_SCORE, blurFaces, centreIn, centreOf, coveredIn, sameFace, type FaceBlurResult, type People } from '../../services/analysis/src/engine/faceBlur.js';
 import { judgeFrameRaw } from '../../services/analysis/src/engine/ppe.js';
 import { coverWorkerCrop, cropWorker } from '../../services/analysis/src/pipeline.js';
 import { parseYoloLabels } from '../yolo.js';
@@ -62,6 +62,13 @@ export interface CoverFigures {
   cropsOverHat: number;
   /** Of those, the crops whose patches cover more than a third of it: a hat a reviewer can no longer see (issue 53). */
   cropsHidingHat: number;
+  /**
+   * The same two counts, leaving out the hat's pixels inside the box of another person's face
+   * BlazeFace is sure of (≥ {@link FACE_SURE_SCORE}): a face in front of the hat hides it, and its
+   * patch is the privacy the spec asks for; what is left is hat the patches hide and nothing else did.
+   */
+  cropsOverHatBesideFaces: number;
+  cropsHidingHatBesideFaces: number;
   /** Crops whose patches cover more than 10 % of their worker's own labelled vest or torso box outside its head and chin. */
   cropsOverTorso: number;
   /** Faces BlazeFace finds at its default score on a covered crop where it found one on the same crop of the photo, on a labelled head. */
@@ -148,6 +155,8 @@ export async function measureCover(
     crops: 0,
     cropsOverHat: 0,
     cropsHidingHat: 0,
+    cropsOverHatBesideFaces: 0,
+    cropsHidingHatBesideFaces: 0,
     cropsOverTorso: 0,
     cropFacesLeft: 0,
   };
@@ -181,7 +190,9 @@ export async function measureCover(
       f.worstHatShare = Math.max(f.worstHatShare, hat);
       if (hat > 0.1) f.patchesOverHat++;
     }
-    const before = (await detectFaces(jpeg)).faces.map((x) => x.box);
+    const photoFaces = (await detectFaces(jpeg)).faces;
+    const before = photoFaces.map((x) => x.box);
+    const sureFaces = photoFaces.filter((x) => x.score >= FACE_SURE_SCORE).map((x) => x.box);
     const left = (await detectFaces(covered.jpeg)).faces.filter((x) => sameFace(x.box, before));
     f.remaining += left.length;
     // A labelled head with a tenth of margin each side (hand-drawn boxes are tight).
@@ -204,6 +215,9 @@ export async function measureCover(
         f.cropsOverHat++;
         if (hatShare > 1 / 3) f.cropsHidingHat++;
         onOverHat?.({ photo: photo.image, crop: crop.jpeg, share: hatShare, hatWidth: hat![2] });
+        const beside = shareOf(hatAboveBrim(hat!), sureFaces.filter((x) => !centreIn(x, [hat!])));
+        if (beside > 0.1) f.cropsOverHatBesideFaces++;
+        if (beside > 1 / 3) f.cropsHidingHatBesideFaces++;
       }
       if (torsos.some((t, k) => mine(t) && shareOf(t, own[k] ? [ownHeadAndChin(own[k])] : []) > 0.1)) f.cropsOverTorso++;
       const plain = (await detectFaces((await cropWorker(jpeg, box)).jpeg)).faces.map((x) => x.box);
@@ -227,7 +241,8 @@ export function formatCover(f: CoverFigures, rule: CoverRule = 'people'): string
     `faces still found at BlazeFace's default score where the photo had one: ${f.remaining}, of them on a labelled head (a worker's face): ${f.remainingOnHeads}, ` +
     `of them with less than half of the face's box covered: ${f.remainingOnHeadsShowing}` +
     (f.crops > 0
-      ? `; each of the ${f.crops} workers found cut out as a violation's crop: ${f.cropsOverHat} crops cover more than 10 % of the worker's own hard hat above the brim (the hat on the head the judge placed on them, issue 53), ${f.cropsHidingHat} more than a third of it, ` +
+      ? `; each of the ${f.crops} workers found cut out as a violation's crop: ${f.cropsOverHat} crops cover more than 10 % of the worker's own hard hat above the brim (the hat on the head the judge placed on them, issue 53), ${f.cropsHidingHat} more than a third of it ` +
+        `(leaving out the pixels of another person's face in front of the hat, sure: ${f.cropsOverHatBesideFaces} and ${f.cropsHidingHatBesideFaces}), ` +
         `${f.cropsOverTorso} more than 10 % of their own vest or torso outside their head and chin (target none: ${f.cropsOverHat + f.cropsOverTorso === 0 ? 'met' : 'NOT met'}); ` +
         `faces still found on the crops where the photo's crop had one, on a labelled head: ${f.cropFacesLeft}`
       : '') +
