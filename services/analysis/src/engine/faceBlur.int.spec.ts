@@ -304,7 +304,7 @@ describe('patches on the face, not on the evidence (issue 51)', () => {
     expect(torsoZones({ persons: [[80, 90, 100, 300]], heads: [] })).toEqual([]);
   });
 
-  it('keeps a patch off the hard hats of the judged heads, except a face BlazeFace is sure of (issue 53)', () => {
+  it('keeps a patch off the hard hats of the judged heads, except a face BlazeFace is sure of, whose margins still give way (issue 53)', () => {
     // A worker's head, and a neighbour's beside it.
     const head: Box = [100, 100, 40, 50];
     const neighbour: Box = [200, 100, 40, 50];
@@ -319,6 +319,16 @@ describe('patches on the face, not on the evidence (issue 51)', () => {
     // A face BlazeFace is sure of in front of the hat stays covered whole: privacy first.
     const sure: Box = [95, 105, 40, 40];
     expect(coveredIn([spareHats(sure, [head], sure)], sure)).toBe(coveredIn([sure], sure));
+    // On a neighbour's hat (the face is another head's), its margins give way where they reach over the
+    // hat; the one below, over the chin, stays.
+    const region: Box = [89, 104, 52, 53];
+    const kept = spareHats(region, [head], sure, neighbour);
+    expect(coveredIn([kept], sure)).toBe(coveredIn([sure], sure));
+    expect(coveredIn([kept], hat)).toBe(coveredIn([sure], hat));
+    expect(coveredIn([region], hat)).toBeGreaterThan(coveredIn([sure], hat));
+    expect(kept).toEqual([95, 105, 40, 52]);
+    // Around the face of the head the hat is on, the margin stays (its outline would show as a face).
+    expect(spareHats(region, [head], sure, head)).toEqual(region);
     // A patch away from every hat is as it was.
     expect(spareHats([300, 300, 20, 20], [head, neighbour])).toEqual([300, 300, 20, 20]);
   });

@@ -422,7 +422,7 @@ export async function blurFacesRaw(img: RawImage, opts: FaceBlurOptions = {}): P
       // detector's false faces next to a filled region would otherwise grow it pass after pass).
       // With the people known, on the face of the judged head it lies in (issue 51).
       const head = headOf(f.box, people?.heads);
-      const box = spareHats(facePatch(passes === 1 ? faceRegion(f, img.width, img.height) : f.box, head, img.width, img.height, sureFace(f)), people?.heads, sureFace(f));
+      const box = spareHats(facePatch(passes === 1 ? faceRegion(f, img.width, img.height) : f.box, head, img.width, img.height, sureFace(f)), people?.heads, sureFace(f), head);
       cover(box);
       addRegion(regions, { box, source: 'face', score: f.score, ...(head ? { head } : {}) }, people !== undefined);
     }
@@ -658,11 +658,13 @@ export function hatZone([hx, hy, hw, hh]: Box): Box {
  * A patch kept off the hard hats of the judged heads (issue 53): where it overlaps a head's
  * {@link hatZone}, it keeps the largest part beside, above or below it. A face BlazeFace is sure of
  * (`keep`, its box) is never cut: a face in front of a neighbour's hat stays covered (privacy comes
- * first), only the margin around it gives way. The patches this cuts are the ones that covered a
+ * first), only the margin around it gives way — where the face lies on a neighbour's hat itself
+ * (not on `own`, the judged head it is the face of: around its own face the margin stays, or the
+ * head's outline shows as a face on a PDF page), each side of the margin that reaches over that hat. The patches this cuts are the ones that covered a
  * worker's hat on the validation photos: a face found too wide for any head (a false face, or a
  * face and the hat above it) and a neighbour's patch over a hat behind it.
  */
-export function spareHats(patch: Box, heads: readonly Box[] | undefined, keep?: Box): Box {
+export function spareHats(patch: Box, heads: readonly Box[] | undefined, keep?: Box, own?: Box): Box {
   let [x0, y0, x1, y1] = [patch[0], patch[1], patch[0] + patch[2], patch[1] + patch[3]];
   const holds = ([a, b, c, d]: number[]) => !keep || (a! <= keep[0] && b! <= keep[1] && c! >= keep[0] + keep[2] && d! >= keep[1] + keep[3]);
   const area = ([a, b, c, d]: number[]) => (c! - a!) * (d! - b!);
@@ -677,6 +679,15 @@ export function spareHats(patch: Box, heads: readonly Box[] | undefined, keep?: 
     ].filter((b) => b[2]! > b[0]! && b[3]! > b[1]! && holds(b));
     const best = parts.sort((a, b) => area(b) - area(a))[0];
     if (best) [x0, y0, x1, y1] = best as [number, number, number, number];
+    else if (keep && head !== own) {
+      // The sure face itself lies on a neighbour's hat (a face in front of it): its margins still
+      // give way where they reach over that hat (issue 53).
+      const over = (a: number, b: number, c: number, d: number) => a < zx + zw && zx < c && b < zy + zh && zy < d;
+      if (x0 < keep[0] && over(x0, y0, keep[0], y1)) x0 = keep[0];
+      if (x1 > keep[0] + keep[2] && over(keep[0] + keep[2], y0, x1, y1)) x1 = keep[0] + keep[2];
+      if (y0 < keep[1] && over(x0, y0, x1, keep[1])) y0 = keep[1];
+      if (y1 > keep[1] + keep[3] && over(x0, keep[1] + keep[3], x1, y1)) y1 = keep[1] + keep[3];
+    }
   }
   return [x0, y0, x1 - x0, y1 - y0];
 }
