@@ -658,11 +658,12 @@ export function hatZone([hx, hy, hw, hh]: Box): Box {
  * A patch kept off the hard hats of the judged heads (issue 53): where it overlaps a head's
  * {@link hatZone}, it keeps the largest part beside, above or below it. A face BlazeFace is sure of
  * (`keep`, its box) is never cut: a face in front of a neighbour's hat stays covered (privacy comes
- * first), only the margin around it gives way — where the face lies on a neighbour's hat itself
- * (not on `own`, the judged head it is the face of: around its own face the margin stays, or the
- * head's outline shows as a face on a PDF page), each side of the margin that reaches over that hat. The patches this cuts are the ones that covered a
- * worker's hat on the validation photos: a face found too wide for any head (a false face, or a
- * face and the hat above it) and a neighbour's patch over a hat behind it.
+ * first), only the margin around it gives way — where the face lies on a neighbour's hat itself,
+ * each side of the margin that reaches over that hat (not on `own`, the judged head it is the face
+ * of: there the margin stays, or the head's outline shows as a face on a PDF page). The patches
+ * this cuts are the ones that covered a worker's hat on the validation photos: a face found too
+ * wide for any head (a false face, or a face and the hat above it) and a neighbour's patch over a
+ * hat behind it.
  */
 export function spareHats(patch: Box, heads: readonly Box[] | undefined, keep?: Box, own?: Box): Box {
   let [x0, y0, x1, y1] = [patch[0], patch[1], patch[0] + patch[2], patch[1] + patch[3]];

@@ -19,7 +19,7 @@ import { DETECT_MAX_SIDE, FACE_DEFAULT_MIN_SCORE, decodeImage, detectFacesRaw, d
 import { detectHeads, headOnlyWorkerBox, loadHeadDetector, type DetectedHead } from './headDetector.js';
 import { liteEmbedCrops } from './liteBackbone.js';
 import { embedCrops } from './ppeEmbedding.js';
-import { headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
+import { clipRect, headBoxPlace, headCropRect, rgbToHsv, type Rect } from './ppeFeatures.js';
 import { HEAD_EMBEDDING_ID, liteBackboneFile, loadPpeModel, predictMlp, type PpeModelFile } from './ppeModel.js';
 import { tapeBand } from './tape.js';
 import type { Keypoint, PersonDetection } from './types.js';
@@ -197,14 +197,6 @@ interface Hsv {
   h: number;
   s: number;
   v: number;
-}
-
-function clipRect(r: Rect, img: RawImage): Rect | null {
-  const x0 = Math.max(0, Math.floor(r.x0));
-  const y0 = Math.max(0, Math.floor(r.y0));
-  const x1 = Math.min(img.width, Math.ceil(r.x1));
-  const y1 = Math.min(img.height, Math.ceil(r.y1));
-  return x1 - x0 >= 2 && y1 - y0 >= 2 ? { x0, y0, x1, y1 } : null;
 }
 
 function* pixels(img: RawImage, r: Rect): Generator<[number, number, number]> {

@@ -16,6 +16,15 @@ export interface Rect {
   y1: number;
 }
 
+/** `r` on whole pixels inside `img`; null when less than 2 pixels wide or high are left. */
+export function clipRect(r: Rect, img: Pick<RawImage, 'width' | 'height'>): Rect | null {
+  const x0 = Math.max(0, Math.floor(r.x0));
+  const y0 = Math.max(0, Math.floor(r.y0));
+  const x1 = Math.min(img.width, Math.ceil(r.x1));
+  const y1 = Math.min(img.height, Math.ceil(r.y1));
+  return x1 - x0 >= 2 && y1 - y0 >= 2 ? { x0, y0, x1, y1 } : null;
+}
+
 /** A resampled crop: RGB, 0..255 floats, row-major. */
 export interface Crop {
   data: Float32Array;

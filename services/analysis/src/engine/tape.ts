@@ -6,7 +6,7 @@
  * fluorescent cloth as well as tape).
  */
 import type { RawImage } from './detector.js';
-import { rgbToHsv, type Rect } from './ppeFeatures.js';
+import { clipRect, rgbToHsv, type Rect } from './ppeFeatures.js';
 
 /**
  * The rule's constants. The garment: pixels at least `garmentSat` saturated and `garmentVal`
@@ -15,10 +15,10 @@ import { rgbToHsv, type Rect } from './ppeFeatures.js';
  * lit by a lamp, is about as bright as the cloth). A band: a connected patch of tape at least
  * `minWidthPx` wide (the median of its pixels' runs across it) and at most `maxWidth` of the torso's
  * shorter side (tape is a few centimetres wide: not a shirt between the sides of an open jacket),
- * whose length (its area over its
- * width: bands that cross, as on a vest's back, add up) is at least `elongation` times its width and
- * at least `minLength` of the torso's shorter side (itself at least `minSidePx`), with garment
- * `besidePx` beyond both ends of the run across for at least `sewn` of its pixels.
+ * whose length (its area over its width: bands that cross, as on a vest's back, add up) is at least
+ * `elongation` times its width and at least `minLength` of the torso's shorter side (itself at least
+ * `minSidePx`), with garment `besidePx` beyond both ends of the run across for at least `sewn` of
+ * its pixels.
  */
 export const TAPE = {
   garmentSat: 0.55,
@@ -50,10 +50,11 @@ function median(values: number[]): number {
 
 /** The garment and tape masks of the torso `r` of `img` brightened by `gain`; null when too small or the garment too little saturated to tell tape from it. */
 function masks(img: RawImage, r: Rect, gain: number): TorsoMasks | null {
-  const x0 = Math.max(0, Math.floor(r.x0));
-  const y0 = Math.max(0, Math.floor(r.y0));
-  const w = Math.min(img.width, Math.ceil(r.x1)) - x0;
-  const h = Math.min(img.height, Math.ceil(r.y1)) - y0;
+  const rect = clipRect(r, img);
+  if (!rect) return null;
+  const { x0, y0 } = rect;
+  const w = rect.x1 - x0;
+  const h = rect.y1 - y0;
   if (Math.min(w, h) < TAPE.minSidePx) return null;
   const sat = new Float32Array(w * h);
   const val = new Float32Array(w * h);
@@ -108,19 +109,23 @@ function* patches(mask: Uint8Array, w: number, h: number): Generator<{ xs: numbe
   }
 }
 
+/** A run of tape along a row or a column, for each pixel of it: its first and last position. */
+interface Runs {
+  from: Int32Array;
+  to: Int32Array;
+}
+
 /**
- * Each pixel's run of tape along its row and its column: where the run starts and ends (inclusive).
- * A pixel's shorter run crosses its band; at a crossing of two bands both runs are long.
+ * Each pixel's run of tape along its row and along its column. A pixel's shorter run crosses its
+ * band; at a crossing of two bands both runs are long.
  */
-function runs(m: TorsoMasks): { rowFrom: Int32Array; rowTo: Int32Array; colFrom: Int32Array; colTo: Int32Array } {
+function runs(m: TorsoMasks): { row: Runs; col: Runs } {
   const { w, h } = m;
-  const rows = runsAlong(m.tape, h, w, (line, k) => line * w + k);
-  const cols = runsAlong(m.tape, w, h, (line, k) => k * w + line);
-  return { rowFrom: rows.from, rowTo: rows.to, colFrom: cols.from, colTo: cols.to };
+  return { row: runsAlong(m.tape, h, w, (line, k) => line * w + k), col: runsAlong(m.tape, w, h, (line, k) => k * w + line) };
 }
 
 /** For `lines` lines of `length` pixels (`at`: a pixel's index), each set pixel's run along its line: first and last position. */
-function runsAlong(mask: Uint8Array, lines: number, length: number, at: (line: number, k: number) => number): { from: Int32Array; to: Int32Array } {
+function runsAlong(mask: Uint8Array, lines: number, length: number, at: (line: number, k: number) => number): Runs {
   const from = new Int32Array(mask.length);
   const to = new Int32Array(mask.length);
   for (let line = 0; line < lines; line++) {
@@ -155,10 +160,13 @@ function band(xs: number[], ys: number[], m: TorsoMasks, r: ReturnType<typeof ru
     const x = xs[n]!;
     const y = ys[n]!;
     const i = y * m.w + x;
-    const row = r.rowTo[i]! - r.rowFrom[i]! + 1;
-    const col = r.colTo[i]! - r.colFrom[i]! + 1;
+    const row = r.row.to[i]! - r.row.from[i]! + 1;
+    const col = r.col.to[i]! - r.col.from[i]! + 1;
     across.push(Math.min(row, col));
-    const beside = row <= col ? isGarment(r.rowFrom[i]! - TAPE.besidePx, y) && isGarment(r.rowTo[i]! + TAPE.besidePx, y) : isGarment(x, r.colFrom[i]! - TAPE.besidePx) && isGarment(x, r.colTo[i]! + TAPE.besidePx);
+    const beside =
+      row <= col
+        ? isGarment(r.row.from[i]! - TAPE.besidePx, y) && isGarment(r.row.to[i]! + TAPE.besidePx, y)
+        : isGarment(x, r.col.from[i]! - TAPE.besidePx) && isGarment(x, r.col.to[i]! + TAPE.besidePx);
     if (beside) sewn++;
   }
   const width = median(across);
