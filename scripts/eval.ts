@@ -24,6 +24,9 @@
  * that way, and how many faces BlazeFace still finds on the blurred photos; the JSON line gets
  * `"blurred": {measures, workers, faces: {faceRegions, headRegions, remaining, imagesWithRemaining}},
  * "blur_drop": {"job": 0, "blurred_input": {"worst": points, "drops": {…}}}`.
+ * `--blur-out DIR` (with `--blur`) writes each violation's crop whose patches cover more than 10 %
+ * of the item judged — its worker's hard hat above the brim, or their vest or torso — as a PNG with
+ * the labelled item (green), the patches (red) and the worker's box (yellow) drawn on it, to look at.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,13 +34,13 @@ import { join } from 'node:path';
 import { sharedDataDir } from '@baret/platform';
 import { parseArgs } from 'node:util';
 import { warmUpDetector } from '../services/analysis/src/engine/detector.js';
-import { formatCover, measureCover, type CoverFigures, type CoverRule } from './eval/cover.js';
+import { formatCover, measureCover, writeCropOver, type CoverFigures, type CoverRule } from './eval/cover.js';
 import { writeMadeVideos } from './eval/motionVideos.js';
 import { clipsIn, evaluateClips, formatClips, isFile, readTruth, summarise, type ClipTruth } from './eval/videos.js';
 import { blurDrop, formatConfusion, formatTable, formatWorkerTable, labelledPhotos, measureFolder, measuresFor, photoSetOptions, progressBar, readRelabel, type ClassIds, type FolderResult } from './eval/measure.js';
 
 const USAGE =
-  'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur]\n' +
+  'usage: npm run eval -- --images DIR --labels DIR --helmet N --bare-head N[,N…] [--other-headgear N] [--vest N --no-vest N] [--relabel FILE] [--limit N] [--blur [--blur-out DIR]]\n' +
   '       npm run eval -- --videos DIR [--truth FILE] [--made] [--out DIR]   (or --made alone)';
 
 function fail(message: string): never {
@@ -117,6 +120,7 @@ async function main(): Promise<void> {
         'no-vest': { type: 'string' },
         limit: { type: 'string' },
         blur: { type: 'boolean' },
+        'blur-out': { type: 'string' },
       },
       strict: true,
     }));
@@ -177,7 +181,8 @@ async function main(): Promise<void> {
     const photos = await labelledPhotos(values.images!, values.labels!, relabel, limit);
     cover = {};
     for (const rule of ['every face', 'people'] as const) {
-      const figures = await measureCover(photos, classes, rule, (done, total) => process.stderr.write(progressBar(done, total, `(faces covered: ${rule})`)));
+      const out = rule === 'people' ? values['blur-out'] : undefined;
+      const figures = await measureCover(photos, classes, rule, (done, total) => process.stderr.write(progressBar(done, total, `(faces covered: ${rule})`)), out ? (c) => writeCropOver(out, c) : undefined);
       process.stderr.write('\n' + formatCover(figures, rule));
       cover[rule] = figures;
     }

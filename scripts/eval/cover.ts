@@ -12,7 +12,8 @@
  * chin (issue 51: a violation's crop shows the head and the torso; target: none). The faces test
  * (tests/faces.e2e) proves, apart, that no face is left.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
 import { FACE_SURE_SCORE, blurFaces, centreIn, centreOf, coveredIn, sameFace, type FaceBlurResult, type People } from '../../services/analysis/src/engine/faceBlur.js';
@@ -112,6 +113,17 @@ export function ownHat(person: Box, head: Box | undefined, hats: readonly Box[])
   return nearest([person[0] + person[2] / 2, person[1]], hats.filter((h) => centreIn(h, [person])));
 }
 
+/** A violation's crop whose patches cover more than 10 % of the item judged: the labelled item, the patches and the worker's box in its pixels. */
+export interface CropOver {
+  photo: string;
+  item: 'hard hat' | 'torso';
+  crop: Buffer;
+  share: number;
+  labelled: Box[];
+  patches: Box[];
+  worker: Box;
+}
+
 /** How faces are covered: only the faces of the people found (what a job does, FaceBlurOptions.people), or every face found (before issue 39). */
 export type CoverRule = 'every face' | 'people';
 
@@ -132,8 +144,8 @@ export async function measureCover(
   classes: ClassIds,
   rule: CoverRule = 'people',
   onProgress?: (done: number, total: number) => void,
-  /** Each crop whose patches cover more than 10 % of its worker's hard hat above the brim (to look at). */
-  onOverHat?: (c: { photo: string; crop: Buffer; share: number; hatWidth: number }) => void,
+  /** Each crop whose patches cover more than 10 % of its worker's hard hat above the brim or of their vest or torso (`--blur-out`: to look at). */
+  onOver?: (c: CropOver) => void | Promise<void>,
 ): Promise<CoverFigures> {
   const headClasses = new Set([classes.helmet, ...(classes.bareHead ?? []), classes.otherHeadgear].filter((c): c is number => c !== undefined));
   const torsoClasses = new Set([classes.vest, classes.noVest].filter((c): c is number => c !== undefined));
@@ -214,18 +226,34 @@ export async function measureCover(
       if (hatShare > 0.1) {
         f.cropsOverHat++;
         if (hatShare > 1 / 3) f.cropsHidingHat++;
-        onOverHat?.({ photo: photo.image, crop: crop.jpeg, share: hatShare, hatWidth: hat![2] });
+        await onOver?.({ photo: photo.image, item: 'hard hat', crop: crop.jpeg, share: hatShare, labelled: [inCrop(hatAboveBrim(hat!))], patches: crop.filled, worker: inCrop(person) });
         const beside = shareOf(hatAboveBrim(hat!), sureFaces.filter((x) => !centreIn(x, [hat!])));
         if (beside > 0.1) f.cropsOverHatBesideFaces++;
         if (beside > 1 / 3) f.cropsHidingHatBesideFaces++;
       }
-      if (torsos.some((t, k) => mine(t) && shareOf(t, own[k] ? [ownHeadAndChin(own[k])] : []) > 0.1)) f.cropsOverTorso++;
+      const torsoShare = Math.max(0, ...torsos.map((t, k) => (mine(t) ? shareOf(t, own[k] ? [ownHeadAndChin(own[k])] : []) : 0)));
+      if (torsoShare > 0.1) {
+        f.cropsOverTorso++;
+        await onOver?.({ photo: photo.image, item: 'torso', crop: crop.jpeg, share: torsoShare, labelled: torsos.filter(mine).map(inCrop), patches: crop.filled, worker: inCrop(person) });
+      }
       const plain = (await detectFaces((await cropWorker(jpeg, box)).jpeg)).faces.map((x) => x.box);
       f.cropFacesLeft += (await detectFaces(crop.jpeg)).faces.filter((x) => sameFace(x.box, plain) && sameFace(x.box, heads.map(inCrop))).length;
     }
     onProgress?.(i + 1, photos.length);
   }
   return f;
+}
+
+let written = 0;
+
+/** Writes a crop over its item ({@link CropOver}) into `dir` as a PNG with the labelled item (green), the patches (red) and the worker's box (yellow) drawn on it. */
+export async function writeCropOver(dir: string, c: CropOver): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const { width = 1, height = 1 } = await sharp(c.crop).metadata();
+  const rect = ([x, y, w, h]: Box, colour: string) => `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="${colour}" stroke-width="2"/>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${[...c.labelled.map((b) => rect(b, 'lime')), ...c.patches.map((b) => rect(b, 'red')), rect(c.worker, 'yellow')].join('')}</svg>`;
+  const name = `${String(++written).padStart(3, '0')}-${c.item.replace(' ', '-')}-${Math.round(c.share * 100)}pct-${basename(c.photo).replace(/\.[^.]+$/, '')}.png`;
+  await sharp(c.crop).composite([{ input: Buffer.from(svg) }]).png().toFile(join(dir, name));
 }
 
 export function formatCover(f: CoverFigures, rule: CoverRule = 'people'): string {

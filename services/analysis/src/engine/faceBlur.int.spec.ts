@@ -20,6 +20,7 @@ import {
   hatZone,
   headFaceRegion,
   headOf,
+  ownHeadOf,
   sameFace,
   spareHats,
   torsoZones,
@@ -302,6 +303,10 @@ describe('patches on the face, not on the evidence (issue 51)', () => {
     // The torso: the person box below the chin of the head judged on it; none with no head judged.
     torsoZones({ persons: [[80, 90, 100, 300]], heads: [head] })[0]!.forEach((v, i) => expect(v).toBeCloseTo([80, chin, 100, 390 - chin][i]!));
     expect(torsoZones({ persons: [[80, 90, 100, 300]], heads: [] })).toEqual([]);
+    // In a crowd, a neighbour's head lower in the worker's box (behind them) does not move their torso down (issue 53).
+    const behind: Box = [140, 200, 30, 40];
+    expect(ownHeadOf([80, 90, 100, 300], [behind, head])).toEqual(head);
+    expect(torsoZones({ persons: [[80, 90, 100, 300]], heads: [behind, head] })[0]![1]).toBeCloseTo(chin);
   });
 
   it('keeps a patch off the hard hats of the judged heads, except a face BlazeFace is sure of, whose margins still give way (issue 53)', () => {
@@ -361,19 +366,27 @@ describe('patches on the face, not on the evidence (issue 51)', () => {
     for (const r of out.regions) expect(centreIn(r.box, [head]) !== centreIn(r.box, [neighbour])).toBe(true);
   }, 60_000);
 
-  it("searches no face on the torso of a violation crop's worker, however sure BlazeFace is of it; a frame covers it", async () => {
+  it("searches no face on the torso of a violation crop's worker, however sure BlazeFace is of it, nor one it is unsure of outside the heads; a frame covers them", async () => {
     const jpeg = await gradient(480, 640);
     const worker: Box = [90, 60, 300, 560];
     const head: Box = [190, 60, 90, 110];
-    const people = { persons: [worker], heads: [head] };
-    // BlazeFace, shown the crop enlarged, sure of a face on the worker's chest.
+    // A neighbour behind the worker, their head lower in the worker's box (issue 53: it moved the torso's top below the chest).
+    const behind: Box = [300, 330, 60, 70];
+    const people = { persons: [worker], heads: [head, behind] };
+    // BlazeFace, shown the crop enlarged, sure of a face on the worker's chest, and unsure of one on their shoulder.
     const chest: Box = [200, 260, 80, 80];
-    const faces = [{ box: chest, score: 0.55 }];
+    const shoulder: Box = [310, 90, 50, 50];
+    const faces = [
+      { box: chest, score: 0.55 },
+      { box: shoulder, score: 0.3 },
+    ];
     const crop = await blurFaces(jpeg, { people, faces, worker, tiles: false, heads: false });
-    expect(coveredIn(crop.filled, torsoZones(people)[0]!)).toBe(0);
-    // On a frame (no worker named), a face BlazeFace is sure of is covered wherever it is.
+    expect(coveredIn(crop.filled, torsoZones(people)[0]!), "patches on the worker's torso").toBe(0);
+    expect(coveredIn(crop.filled, shoulder), "patches on the worker's shoulder").toBe(0);
+    // On a frame (no worker named), a face BlazeFace is sure of is covered wherever it is, and one in a person's face zone.
     const frame = await blurFaces(jpeg, { people, faces, tiles: false, heads: false });
     expect(coveredIn(frame.filled, chest)).toBe(coveredIn([chest], chest));
+    expect(coveredIn(frame.filled, shoulder)).toBe(coveredIn([shoulder], shoulder));
   }, 60_000);
 
   it.each(['valid__00409_jpg', 'valid__02594_jpg'])('cuts each worker of %s out as a violation crop with their hard hat and their torso untouched', async (prefix) => {

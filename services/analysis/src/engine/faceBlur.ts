@@ -156,13 +156,27 @@ function chinOf(person: Box, heads: readonly Box[]): number | undefined {
 }
 
 /**
- * The torsos of `people` (issue 51): each person box below the chin ({@link HEAD_CHIN}) of the judged
- * head on it (the lowest, with several); none for a person with no head judged.
+ * A person's own judged head among those on them (their centre in the person box): the one whose top
+ * middle is nearest the box's top middle. In a crowd a worker's box holds their neighbours' heads
+ * too, lower (further back, or shorter) or to a side (issue 53).
+ */
+export function ownHeadOf(person: Box, heads: readonly Box[]): Box | undefined {
+  const [px, py, pw] = person;
+  const away = ([x, y, w]: Box) => Math.hypot(x + w / 2 - (px + pw / 2), y - py);
+  return heads.filter((head) => centreIn(head, [person])).sort((a, b) => away(a) - away(b))[0];
+}
+
+/**
+ * The torsos of `people` (issue 51): each person box below the chin ({@link HEAD_CHIN}) of their own
+ * judged head ({@link ownHeadOf}; issue 53: not the lowest head in the box — a neighbour's lower
+ * head put the torso's top below the worker's chest, and the crop's face search covered the vest
+ * above it); none for a person with no head judged.
  */
 export function torsoZones(people: People): Box[] {
   return people.persons.flatMap((person): Box[] => {
     const [x, y, w, h] = person;
-    const top = chinOf(person, people.heads);
+    const own = ownHeadOf(person, people.heads);
+    const top = own && own[1] + HEAD_CHIN * own[3];
     return top !== undefined && top < y + h ? [[x, top, w, y + h - top]] : [];
   });
 }
@@ -300,17 +314,24 @@ export const TILE_MIN_SCORE = 0.5;
  */
 export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, tiles = true, people?: People, known?: FaceBlurOptions['faces'], worker?: Box): Promise<SearchedFace[]> {
   const zones = people && faceZones(people, img.width, img.height);
-  // Wholly on the torso of the worker a violation's crop shows (below their judged head's chin), and
-  // in no head's zone: no face of the workers (issue 51), however sure.
+  // On the torso of the worker a violation's crop shows — centred below their own judged head's chin,
+  // starting below that head — and in no head's zone: no face of the workers (issue 51), however sure.
+  const own = people && worker ? ownHeadOf(worker, people.heads) : undefined;
   const torsos = people && worker ? torsoZones({ persons: [worker], heads: people.heads }) : [];
   const headZones = people ? faceZones({ persons: [], heads: people.heads }, img.width, img.height) : [];
-  const onTorso = (box: Box) => torsos.some((t) => box[1] >= t[1] && centreIn(box, [t])) && !centreIn(box, headZones);
+  const onTorso = (box: Box) => !!own && box[1] >= own[1] + 0.9 * own[3] && centreIn(box, torsos) && !centreIn(box, headZones);
   const kept = (box: Box) => !onTorso(box);
   const whole =
     known && minScore >= FACE_DEFAULT_MIN_SCORE
       ? known.filter((f) => f.score >= minScore).map((f): DetectedFace => ({ box: [...f.box], score: f.score, landmarks: [] }))
       : await detectFacesRaw(img, { minScore });
-  const found: SearchedFace[] = whole.filter((f) => kept(f.box) && (!zones || f.score >= FACE_SURE_SCORE || centreIn(f.box, zones)));
+  // On a violation's crop (issue 53), a face BlazeFace is not sure of is a worker's only in a judged
+  // head's zone and no wider than that head allows ({@link FACE_HEAD_WIDTH}), or at the top of a
+  // person with no head judged: the frame was searched already, and what the enlarged crop adds
+  // elsewhere is the pattern of a jacket or a vest.
+  const headless = people && worker ? faceZones({ persons: people.persons.filter((p) => !people.heads.some((h) => centreIn(h, [p]))), heads: [] }, img.width, img.height) : [];
+  const inZone = (box: Box) => (worker ? centreIn(box, headZones) || centreIn(box, headless) : centreIn(box, zones!));
+  const found: SearchedFace[] = whole.filter((f) => kept(f.box) && (!zones || f.score >= FACE_SURE_SCORE || inZone(f.box)));
   if (!tiles) return found;
   // With the people known, the tiles are their face zones' (what a tile finds elsewhere is texture).
   // A zone whose face the whole image already showed, and BlazeFace is sure of, needs no tile of its own.
