@@ -26,7 +26,8 @@
  * "blur_drop": {"job": 0, "blurred_input": {"worst": points, "drops": {…}}}`.
  * `--blur-out DIR` (with `--blur`) writes each violation's crop whose patches cover more than 10 %
  * of the item judged — its worker's hard hat above the brim, or their vest or torso — as a PNG with
- * the labelled item (green), the patches (red) and the worker's box (yellow) drawn on it, to look at.
+ * the labelled item (green), the frame's patches (red), those of faces found on the crop itself
+ * (magenta) and the worker's box (yellow) drawn on it, to look at.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -113,14 +113,18 @@ export function ownHat(person: Box, head: Box | undefined, hats: readonly Box[])
   return nearest([person[0] + person[2] / 2, person[1]], hats.filter((h) => centreIn(h, [person])));
 }
 
-/** A violation's crop whose patches cover more than 10 % of the item judged: the labelled item, the patches and the worker's box in its pixels. */
+/**
+ * A violation's crop whose patches cover more than 10 % of the item judged: the labelled item, the
+ * patches (`regions`: the frame's, score 1, and the faces the crop's own search found) and the
+ * worker's box, in its pixels.
+ */
 export interface CropOver {
   photo: string;
   item: 'hard hat' | 'torso';
   crop: Buffer;
   share: number;
   labelled: Box[];
-  patches: Box[];
+  regions: FaceBlurResult['regions'];
   worker: Box;
 }
 
@@ -226,7 +230,7 @@ export async function measureCover(
       if (hatShare > 0.1) {
         f.cropsOverHat++;
         if (hatShare > 1 / 3) f.cropsHidingHat++;
-        await onOver?.({ photo: photo.image, item: 'hard hat', crop: crop.jpeg, share: hatShare, labelled: [inCrop(hatAboveBrim(hat!))], patches: crop.filled, worker: inCrop(person) });
+        await onOver?.({ photo: photo.image, item: 'hard hat', crop: crop.jpeg, share: hatShare, labelled: [inCrop(hatAboveBrim(hat!))], regions: crop.regions, worker: inCrop(person) });
         const beside = shareOf(hatAboveBrim(hat!), sureFaces.filter((x) => !centreIn(x, [hat!])));
         if (beside > 0.1) f.cropsOverHatBesideFaces++;
         if (beside > 1 / 3) f.cropsHidingHatBesideFaces++;
@@ -234,7 +238,7 @@ export async function measureCover(
       const torsoShare = Math.max(0, ...torsos.map((t, k) => (mine(t) ? shareOf(t, own[k] ? [ownHeadAndChin(own[k])] : []) : 0)));
       if (torsoShare > 0.1) {
         f.cropsOverTorso++;
-        await onOver?.({ photo: photo.image, item: 'torso', crop: crop.jpeg, share: torsoShare, labelled: torsos.filter(mine).map(inCrop), patches: crop.filled, worker: inCrop(person) });
+        await onOver?.({ photo: photo.image, item: 'torso', crop: crop.jpeg, share: torsoShare, labelled: torsos.filter(mine).map(inCrop), regions: crop.regions, worker: inCrop(person) });
       }
       const plain = (await detectFaces((await cropWorker(jpeg, box)).jpeg)).faces.map((x) => x.box);
       f.cropFacesLeft += (await detectFaces(crop.jpeg)).faces.filter((x) => sameFace(x.box, plain) && sameFace(x.box, heads.map(inCrop))).length;
@@ -246,12 +250,12 @@ export async function measureCover(
 
 let written = 0;
 
-/** Writes a crop over its item ({@link CropOver}) into `dir` as a PNG with the labelled item (green), the patches (red) and the worker's box (yellow) drawn on it. */
+/** Writes a crop over its item ({@link CropOver}) into `dir` as a PNG with the labelled item (green), the frame's patches (red), the crop's own (magenta) and the worker's box (yellow) drawn on it. */
 export async function writeCropOver(dir: string, c: CropOver): Promise<void> {
   await mkdir(dir, { recursive: true });
   const { width = 1, height = 1 } = await sharp(c.crop).metadata();
   const rect = ([x, y, w, h]: Box, colour: string) => `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="${colour}" stroke-width="2"/>`;
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${[...c.labelled.map((b) => rect(b, 'lime')), ...c.patches.map((b) => rect(b, 'red')), rect(c.worker, 'yellow')].join('')}</svg>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${[...c.labelled.map((b) => rect(b, 'lime')), ...c.regions.map((r) => rect(r.box, r.score === 1 ? 'red' : 'magenta')), rect(c.worker, 'yellow')].join('')}</svg>`;
   const name = `${String(++written).padStart(3, '0')}-${c.item.replace(' ', '-')}-${Math.round(c.share * 100)}pct-${basename(c.photo).replace(/\.[^.]+$/, '')}.png`;
   await sharp(c.crop).composite([{ input: Buffer.from(svg) }]).png().toFile(join(dir, name));
 }

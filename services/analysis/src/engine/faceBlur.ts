@@ -52,8 +52,9 @@ export interface FaceBlurOptions {
   minScore?: number;
   /**
    * The workers the judge found (issue 39), in pixels of the image. Given, only the faces of people
-   * are covered — a face in one of their face zones ({@link faceZones}: a head, the top of a person
-   * box), or one BlazeFace is sure of ({@link FACE_SURE_SCORE}) wherever it is — one patch per face;
+   * are covered — a face in one of their face zones ({@link faceZones}: around a judged head, the top
+   * of a person box with no head judged; issue 53), or one BlazeFace is sure of
+   * ({@link FACE_SURE_SCORE}) wherever it is — one patch per face;
    * the image's tiles are the zones' ({@link zoneTiles}) and a head with no face found is one of
    * theirs (the head detector does not run again). The trees, walls, chests and vests where BlazeFace
    * sees faces at low scores stay as they are. Absent, every face found is covered.
@@ -325,12 +326,11 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
     known && minScore >= FACE_DEFAULT_MIN_SCORE
       ? known.filter((f) => f.score >= minScore).map((f): DetectedFace => ({ box: [...f.box], score: f.score, landmarks: [] }))
       : await detectFacesRaw(img, { minScore });
-  // On a violation's crop (issue 53), a face BlazeFace is not sure of is a worker's only in a judged
-  // head's zone and no wider than that head allows ({@link FACE_HEAD_WIDTH}), or at the top of a
-  // person with no head judged: the frame was searched already, and what the enlarged crop adds
-  // elsewhere is the pattern of a jacket or a vest.
-  const headless = people && worker ? faceZones({ persons: people.persons.filter((p) => !people.heads.some((h) => centreIn(h, [p]))), heads: [] }, img.width, img.height) : [];
-  const inZone = (box: Box) => (worker ? centreIn(box, headZones) || centreIn(box, headless) : centreIn(box, zones!));
+  // A face BlazeFace is not sure of is a worker's only in a judged head's zone, or at the top of a
+  // person with no head judged (issue 53): beside a judged head, and on a violation's enlarged crop
+  // anywhere else, what it finds is grass, a jacket's pattern or a patch with the hat above it.
+  const headless = people ? faceZones({ persons: people.persons.filter((p) => !people.heads.some((h) => centreIn(h, [p]))), heads: [] }, img.width, img.height) : [];
+  const inZone = (box: Box) => centreIn(box, headZones) || centreIn(box, headless);
   const found: SearchedFace[] = whole.filter((f) => kept(f.box) && (!zones || f.score >= FACE_SURE_SCORE || inZone(f.box)));
   if (!tiles) return found;
   // With the people known, the tiles are their face zones' (what a tile finds elsewhere is texture).
