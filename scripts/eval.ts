@@ -128,6 +128,7 @@ async function main(): Promise<void> {
   } catch (err) {
     fail((err as Error).message);
   }
+  if (values['blur-out'] && !values.blur) fail('--blur-out needs --blur');
   if (!values.images || !(await isDir(values.images))) fail('--images must be a folder of photos');
   if (!values.labels || !(await isDir(values.labels))) fail('--labels must be a folder of YOLO label files');
   const classes: ClassIds = {
