@@ -52,8 +52,9 @@ export interface FaceBlurOptions {
   minScore?: number;
   /**
    * The workers the judge found (issue 39), in pixels of the image. Given, only the faces of people
-   * are covered — a face in one of their face zones ({@link faceZones}: around a judged head, the top
-   * of a person box with no head judged; issue 53), or one BlazeFace is sure of
+   * are covered — a face around a judged head or at the top of a person box with no head judged
+   * (issue 53: beside a judged head, BlazeFace's unsure faces are grass and collars), one found on a
+   * tile of their face zones ({@link faceZones}), or one BlazeFace is sure of
    * ({@link FACE_SURE_SCORE}) wherever it is — one patch per face;
    * the image's tiles are the zones' ({@link zoneTiles}) and a head with no face found is one of
    * theirs (the head detector does not run again). The trees, walls, chests and vests where BlazeFace
