@@ -331,7 +331,12 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
   // person with no head judged (issue 53): beside a judged head, and on a violation's enlarged crop
   // anywhere else, what it finds is grass, a jacket's pattern or a patch with the hat above it.
   const headless = people ? faceZones({ persons: people.persons.filter((p) => !people.heads.some((h) => centreIn(h, [p]))), heads: [] }, img.width, img.height) : [];
-  const inZone = (box: Box) => centreIn(box, headZones) || centreIn(box, headless);
+  // On a violation's crop, one that ends above the worker's own brow, in their head's zone and no
+  // other's, is the pattern of their hard hat (issue 53: a helmet's print, above a head box placed
+  // at its middle, was covered as a face): a face is below the brow.
+  const zoneOf = (h: Box) => faceZones({ persons: [], heads: [h] }, img.width, img.height);
+  const onOwnHat = (box: Box) => !!own && box[1] + box[3] <= own[1] + HEAD_BROW * own[3] && people!.heads.every((h) => centreIn(box, zoneOf(h)) === (h === own));
+  const inZone = (box: Box) => !onOwnHat(box) && (centreIn(box, headZones) || centreIn(box, headless));
   const found: SearchedFace[] = whole.filter((f) => kept(f.box) && (!zones || f.score >= FACE_SURE_SCORE || inZone(f.box)));
   if (!tiles) return found;
   // With the people known, the tiles are their face zones' (what a tile finds elsewhere is texture).
