@@ -29,7 +29,7 @@
  * the labelled item (green), the frame's patches (red), those of faces found on the crop itself
  * (magenta) and the worker's box (yellow) drawn on it, to look at.
  */
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedDataDir } from '@baret/platform';
@@ -181,6 +181,7 @@ async function main(): Promise<void> {
   let cover: Partial<Record<CoverRule, CoverFigures>> | undefined;
   if (values.blur) {
     const photos = await labelledPhotos(values.images!, values.labels!, relabel, limit);
+    if (values['blur-out']) await mkdir(values['blur-out'], { recursive: true });
     cover = {};
     for (const rule of ['every face', 'people'] as const) {
       const out = rule === 'people' ? values['blur-out'] : undefined;

@@ -12,7 +12,7 @@
  * chin (issue 51: a violation's crop shows the head and the torso; target: none). The faces test
  * (tests/faces.e2e) proves, apart, that no face is left.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { detectFaces, type RawImage } from '../../services/analysis/src/engine/detector.js';
@@ -119,6 +119,8 @@ export function ownHat(person: Box, head: Box | undefined, hats: readonly Box[])
  * worker's box, in its pixels.
  */
 export interface CropOver {
+  /** The crop's number among all the crops measured (1, 2, …). */
+  n: number;
   photo: string;
   item: 'hard hat' | 'torso';
   crop: Buffer;
@@ -230,7 +232,7 @@ export async function measureCover(
       if (hatShare > 0.1) {
         f.cropsOverHat++;
         if (hatShare > 1 / 3) f.cropsHidingHat++;
-        await onOver?.({ photo: photo.image, item: 'hard hat', crop: crop.jpeg, share: hatShare, labelled: [inCrop(hatAboveBrim(hat!))], regions: crop.regions, worker: inCrop(person) });
+        await onOver?.({ n: f.crops, photo: photo.image, item: 'hard hat', crop: crop.jpeg, share: hatShare, labelled: [inCrop(hatAboveBrim(hat!))], regions: crop.regions, worker: inCrop(person) });
         const beside = shareOf(hatAboveBrim(hat!), sureFaces.filter((x) => !centreIn(x, [hat!])));
         if (beside > 0.1) f.cropsOverHatBesideFaces++;
         if (beside > 1 / 3) f.cropsHidingHatBesideFaces++;
@@ -238,7 +240,7 @@ export async function measureCover(
       const torsoShare = Math.max(0, ...torsos.map((t, k) => (mine(t) ? shareOf(t, own[k] ? [ownHeadAndChin(own[k])] : []) : 0)));
       if (torsoShare > 0.1) {
         f.cropsOverTorso++;
-        await onOver?.({ photo: photo.image, item: 'torso', crop: crop.jpeg, share: torsoShare, labelled: torsos.filter(mine).map(inCrop), regions: crop.regions, worker: inCrop(person) });
+        await onOver?.({ n: f.crops, photo: photo.image, item: 'torso', crop: crop.jpeg, share: torsoShare, labelled: torsos.filter(mine).map(inCrop), regions: crop.regions, worker: inCrop(person) });
       }
       const plain = (await detectFaces((await cropWorker(jpeg, box)).jpeg)).faces.map((x) => x.box);
       f.cropFacesLeft += (await detectFaces(crop.jpeg)).faces.filter((x) => sameFace(x.box, plain) && sameFace(x.box, heads.map(inCrop))).length;
@@ -248,15 +250,12 @@ export async function measureCover(
   return f;
 }
 
-let written = 0;
-
-/** Writes a crop over its item ({@link CropOver}) into `dir` as a PNG with the labelled item (green), the frame's patches (red), the crop's own (magenta) and the worker's box (yellow) drawn on it. */
+/** Writes a crop over its item ({@link CropOver}) into the folder `dir` as a PNG with the labelled item (green), the frame's patches (red), the crop's own (magenta) and the worker's box (yellow) drawn on it. */
 export async function writeCropOver(dir: string, c: CropOver): Promise<void> {
-  await mkdir(dir, { recursive: true });
   const { width = 1, height = 1 } = await sharp(c.crop).metadata();
   const rect = ([x, y, w, h]: Box, colour: string) => `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="${colour}" stroke-width="2"/>`;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${[...c.labelled.map((b) => rect(b, 'lime')), ...c.regions.map((r) => rect(r.box, r.score === 1 ? 'red' : 'magenta')), rect(c.worker, 'yellow')].join('')}</svg>`;
-  const name = `${String(++written).padStart(3, '0')}-${c.item.replace(' ', '-')}-${Math.round(c.share * 100)}pct-${basename(c.photo).replace(/\.[^.]+$/, '')}.png`;
+  const name = `${String(c.n).padStart(3, '0')}-${c.item.replace(' ', '-')}-${Math.round(c.share * 100)}pct-${basename(c.photo).replace(/\.[^.]+$/, '')}.png`;
   await sharp(c.crop).composite([{ input: Buffer.from(svg) }]).png().toFile(join(dir, name));
 }
 

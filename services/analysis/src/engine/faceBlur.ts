@@ -320,7 +320,9 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
   // starting below that head — and in no head's zone: no face of the workers (issue 51), however sure.
   const own = people && worker ? ownHeadOf(worker, people.heads) : undefined;
   const torsos = people && worker ? torsoZones({ persons: [worker], heads: people.heads }) : [];
-  const headZones = people ? faceZones({ persons: [], heads: people.heads }, img.width, img.height) : [];
+  // Each judged head's zone, once (a zone wholly outside the image is none).
+  const zoneOf = new Map((people?.heads ?? []).map((h) => [h, faceZones({ persons: [], heads: [h] }, img.width, img.height)]));
+  const headZones = [...zoneOf.values()].flat();
   const onTorso = (box: Box) => !!own && box[1] >= own[1] + 0.9 * own[3] && centreIn(box, torsos) && !centreIn(box, headZones);
   const kept = (box: Box) => !onTorso(box);
   const whole =
@@ -330,12 +332,11 @@ export async function findFaces(img: RawImage, minScore = FACE_BLUR_MIN_SCORE, t
   // A face BlazeFace is not sure of is a worker's only in a judged head's zone, or at the top of a
   // person with no head judged (issue 53): beside a judged head, and on a violation's enlarged crop
   // anywhere else, what it finds is grass, a jacket's pattern or a patch with the hat above it.
-  const headless = people ? faceZones({ persons: people.persons.filter((p) => !people.heads.some((h) => centreIn(h, [p]))), heads: [] }, img.width, img.height) : [];
+  const headless = people ? faceZones({ persons: people.persons.filter((p) => !ownHeadOf(p, people.heads)), heads: [] }, img.width, img.height) : [];
   // On a violation's crop, one that ends above the worker's own brow, in their head's zone and no
   // other's, is the pattern of their hard hat (issue 53: a helmet's print, above a head box placed
   // at its middle, was covered as a face): a face is below the brow.
-  const zoneOf = (h: Box) => faceZones({ persons: [], heads: [h] }, img.width, img.height);
-  const onOwnHat = (box: Box) => !!own && box[1] + box[3] <= own[1] + HEAD_BROW * own[3] && people!.heads.every((h) => centreIn(box, zoneOf(h)) === (h === own));
+  const onOwnHat = (box: Box) => !!own && box[1] + box[3] <= own[1] + HEAD_BROW * own[3] && [...zoneOf].every(([h, zone]) => centreIn(box, zone) === (h === own));
   const inZone = (box: Box) => !onOwnHat(box) && (centreIn(box, headZones) || centreIn(box, headless));
   const found: SearchedFace[] = whole.filter((f) => kept(f.box) && (!zones || f.score >= FACE_SURE_SCORE || inZone(f.box)));
   if (!tiles) return found;
